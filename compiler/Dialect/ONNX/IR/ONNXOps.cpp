@@ -1,0 +1,483 @@
+//===- ONNXOps.cpp - onnx op type inference and verifiers -----------------===//
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace tpc::onnx;
+
+static RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static LogicalResult err(std::optional<Location> loc, const Twine &msg) {
+  return emitOptionalError(loc, msg);
+}
+
+/// Broadcasts the operands' shapes; the result element type is `elem`, or the
+/// first operand's.
+static LogicalResult inferBroadcast(std::optional<Location> loc,
+                                    ValueRange operands, Type elem,
+                                    SmallVectorImpl<Type> &results,
+                                    bool sameElementType = true) {
+  if (operands.empty())
+    return err(loc, "expects at least one operand");
+  SmallVector<ArrayRef<int64_t>> shapes;
+  Type first = tensorOf(operands[0]).getElementType();
+  for (Value v : operands) {
+    RankedTensorType t = tensorOf(v);
+    if (sameElementType && t.getElementType() != first)
+      return err(loc, "operands have different element types");
+    shapes.push_back(t.getShape());
+  }
+  FailureOr<SmallVector<int64_t>> shape = broadcastShapes(shapes);
+  if (failed(shape))
+    return err(loc, "operand shapes do not broadcast");
+  results.push_back(RankedTensorType::get(*shape, elem ? elem : first));
+  return success();
+}
+
+#define TPC_BROADCAST_OP(OP, ELEM, SAME)                                       \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    return inferBroadcast(loc, adaptor.getOperands(), ELEM, results, SAME);    \
+  }
+TPC_BROADCAST_OP(AddOp, nullptr, true)
+TPC_BROADCAST_OP(SubOp, nullptr, true)
+TPC_BROADCAST_OP(MulOp, nullptr, true)
+TPC_BROADCAST_OP(DivOp, nullptr, true)
+TPC_BROADCAST_OP(PowOp, nullptr, false)
+TPC_BROADCAST_OP(PReluOp, nullptr, true)
+TPC_BROADCAST_OP(ModOp, nullptr, true)
+TPC_BROADCAST_OP(EqualOp, IntegerType::get(ctx, 1), true)
+TPC_BROADCAST_OP(LessOp, IntegerType::get(ctx, 1), true)
+TPC_BROADCAST_OP(GreaterOp, IntegerType::get(ctx, 1), true)
+TPC_BROADCAST_OP(LessOrEqualOp, IntegerType::get(ctx, 1), true)
+TPC_BROADCAST_OP(GreaterOrEqualOp, IntegerType::get(ctx, 1), true)
+TPC_BROADCAST_OP(AndOp, nullptr, true)
+TPC_BROADCAST_OP(OrOp, nullptr, true)
+TPC_BROADCAST_OP(XorOp, nullptr, true)
+TPC_BROADCAST_OP(MaxOp, nullptr, true)
+TPC_BROADCAST_OP(MinOp, nullptr, true)
+TPC_BROADCAST_OP(SumOp, nullptr, true)
+TPC_BROADCAST_OP(MeanOp, nullptr, true)
+#undef TPC_BROADCAST_OP
+
+LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  results.push_back(RankedTensorType::get(tensorOf(adaptor.getX()).getShape(),
+                                          IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  if (tensorOf(adaptor.getX()).getElementType() !=
+      tensorOf(adaptor.getY()).getElementType())
+    return err(loc, "X and Y have different element types");
+  return inferBroadcast(loc, adaptor.getOperands(),
+                        tensorOf(adaptor.getX()).getElementType(), results,
+                        /*sameElementType=*/false);
+}
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  RankedTensorType a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());
+  if (a.getElementType() != b.getElementType())
+    return err(loc, "MatMul operands have different element types");
+  if (a.getRank() == 0 || b.getRank() == 0)
+    return err(loc, "MatMul operands must have rank >= 1");
+  SmallVector<int64_t> as(a.getShape()), bs(b.getShape());
+  bool promoteA = as.size() == 1, promoteB = bs.size() == 1;
+  if (promoteA)
+    as.insert(as.begin(), 1);
+  if (promoteB)
+    bs.push_back(1);
+  int64_t k = as.back(), kb = bs[bs.size() - 2];
+  if (k != kb)
+    return err(loc, "MatMul contraction dims differ: " + Twine(k) + " vs " +
+                        Twine(kb));
+  ArrayRef<int64_t> aBatch = ArrayRef<int64_t>(as).drop_back(2);
+  ArrayRef<int64_t> bBatch = ArrayRef<int64_t>(bs).drop_back(2);
+  FailureOr<SmallVector<int64_t>> batch = broadcastShapes({aBatch, bBatch});
+  if (failed(batch))
+    return err(loc, "MatMul batch dims do not broadcast");
+  SmallVector<int64_t> out = *batch;
+  if (!promoteA)
+    out.push_back(as[as.size() - 2]);
+  if (!promoteB)
+    out.push_back(bs.back());
+  results.push_back(RankedTensorType::get(out, a.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  RankedTensorType a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return err(loc, "Gemm operands A and B must be 2-D");
+  int64_t m = adaptor.getTransA() ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t ka = adaptor.getTransA() ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t kb = adaptor.getTransB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = adaptor.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (ka != kb)
+    return err(loc, "Gemm contraction dims differ: " + Twine(ka) + " vs " +
+                        Twine(kb));
+  if (Value c = adaptor.getC()) {
+    int64_t mn[2] = {m, n};
+    FailureOr<SmallVector<int64_t>> s =
+        broadcastShapes({tensorOf(c).getShape(), mn});
+    if (failed(s) || (*s)[0] != m || (*s)[1] != n)
+      return err(loc, "Gemm C does not broadcast to [M, N]");
+  }
+  results.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+LogicalResult LayerNormalizationOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getX());
+  if (failed(normalizeAxis(adaptor.getAxis(), x.getRank())))
+    return err(loc, "LayerNormalization axis out of range");
+  results.push_back(x);
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != x.getRank())
+    return err(loc, "Transpose perm has the wrong length");
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= x.getRank() || seen[p])
+      return err(loc, "Transpose perm is not a permutation");
+    seen[p] = true;
+    out.push_back(x.getDimSize(p));
+  }
+  results.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  if (adaptor.getInputs().empty())
+    return err(loc, "Concat needs at least one input");
+  RankedTensorType first = tensorOf(adaptor.getInputs()[0]);
+  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), first.getRank());
+  if (failed(axis))
+    return err(loc, "Concat axis out of range");
+  SmallVector<int64_t> out(first.getShape());
+  out[*axis] = 0;
+  for (Value v : adaptor.getInputs()) {
+    RankedTensorType t = tensorOf(v);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return err(loc, "Concat inputs differ in rank or element type");
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (i != *axis && t.getDimSize(i) != first.getDimSize(i))
+        return err(loc, "Concat inputs differ off the concat axis");
+    out[*axis] += t.getDimSize(*axis);
+  }
+  results.push_back(RankedTensorType::get(out, first.getElementType()));
+  return success();
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getInput());
+  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+  if (failed(axis))
+    return err(loc, "Split axis out of range");
+  int64_t total = 0;
+  for (int64_t s : adaptor.getSplit()) {
+    if (s < 0)
+      return err(loc, "Split sizes must be non-negative");
+    total += s;
+    SmallVector<int64_t> shape(x.getShape());
+    shape[*axis] = s;
+    results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  }
+  if (total != x.getDimSize(*axis))
+    return err(loc, "Split sizes sum to " + Twine(total) + ", not the axis size " +
+                        Twine(x.getDimSize(*axis)));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), ends = adaptor.getEnds(),
+                    axes = adaptor.getAxes(), steps = adaptor.getSteps();
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return err(loc, "Slice starts, ends, axes and steps differ in length");
+  SmallVector<int64_t> out(x.getShape());
+  SmallVector<bool> seen(x.getRank(), false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    FailureOr<int64_t> axis = normalizeAxis(axes[i], x.getRank());
+    if (failed(axis) || seen[*axis])
+      return err(loc, "Slice axes out of range or repeated");
+    seen[*axis] = true;
+    if (steps[i] == 0)
+      return err(loc, "Slice step is 0");
+    int64_t start = starts[i];
+    out[*axis] = sliceExtent(x.getDimSize(*axis), start, ends[i], steps[i]);
+  }
+  results.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+static LogicalResult inferGather(std::optional<Location> loc, Value data,
+                                 Value indices, int64_t axisAttr,
+                                 bool elements,
+                                 SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(data), idx = tensorOf(indices);
+  FailureOr<int64_t> axis = normalizeAxis(axisAttr, x.getRank());
+  if (failed(axis))
+    return err(loc, "gather axis out of range");
+  if (elements) {
+    if (idx.getRank() != x.getRank())
+      return err(loc, "GatherElements indices must have the data's rank");
+    results.push_back(RankedTensorType::get(idx.getShape(), x.getElementType()));
+    return success();
+  }
+  SmallVector<int64_t> out(x.getShape().take_front(*axis));
+  llvm::append_range(out, idx.getShape());
+  llvm::append_range(out, x.getShape().drop_front(*axis + 1));
+  results.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  return inferGather(loc, adaptor.getData(), adaptor.getIndices(),
+                     adaptor.getAxis(), false, results);
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  return inferGather(loc, adaptor.getData(), adaptor.getIndices(),
+                     adaptor.getAxis(), true, results);
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getData());
+  RankedTensorType idx = tensorOf(adaptor.getIndices());
+  int64_t b = adaptor.getBatchDims();
+  if (idx.getRank() < 1 || b < 0 || b >= std::min(x.getRank(), idx.getRank()))
+    return err(loc, "GatherND batch_dims or indices rank out of range");
+  int64_t k = idx.getShape().back();
+  if (k < 1 || b + k > x.getRank())
+    return err(loc, "GatherND indices' last dimension is out of range");
+  for (int64_t i = 0; i < b; ++i)
+    if (x.getDimSize(i) != idx.getDimSize(i))
+      return err(loc, "GatherND batch dimensions differ");
+  SmallVector<int64_t> out(idx.getShape().drop_back());
+  llvm::append_range(out, x.getShape().drop_front(b + k));
+  results.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> reps = adaptor.getRepeats();
+  if ((int64_t)reps.size() != x.getRank())
+    return err(loc, "Tile repeats must have one entry per axis");
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < x.getRank(); ++i) {
+    if (reps[i] < 0)
+      return err(loc, "Tile repeats must be non-negative");
+    out.push_back(x.getDimSize(i) * reps[i]);
+  }
+  results.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  if ((int64_t)pads.size() != 2 * x.getRank())
+    return err(loc, "Pad pads must have two entries per axis");
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < x.getRank(); ++i) {
+    int64_t d = x.getDimSize(i) + pads[i] + pads[i + x.getRank()];
+    if (d < 0)
+      return err(loc, "Pad makes a negative dimension");
+    out.push_back(d);
+  }
+  results.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  int64_t rank = tensorOf(adaptor.getData()).getRank();
+  int64_t start = adaptor.getStart() ? int64_t(*adaptor.getStart()) : 0;
+  int64_t end = adaptor.getEnd() ? int64_t(*adaptor.getEnd()) : rank;
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  results.push_back(RankedTensorType::get({std::max<int64_t>(end - start, 0)},
+                                          IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult SizeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                       Adaptor, SmallVectorImpl<Type> &results) {
+  results.push_back(RankedTensorType::get({}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+static LogicalResult inferReduce(std::optional<Location> loc, Value data,
+                                 ArrayRef<int64_t> axes, bool keepDims,
+                                 bool noopWithEmptyAxes, Type elem,
+                                 SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(data);
+  SmallVector<int64_t> norm;
+  if (axes.empty() && !noopWithEmptyAxes) {
+    for (int64_t i = 0; i < x.getRank(); ++i)
+      norm.push_back(i);
+  }
+  for (int64_t a : axes) {
+    FailureOr<int64_t> n = normalizeAxis(a, x.getRank());
+    if (failed(n))
+      return err(loc, "reduction axis " + Twine(a) + " out of range");
+    norm.push_back(*n);
+  }
+  results.push_back(RankedTensorType::get(
+      reducedShape(x.getShape(), norm, keepDims),
+      elem ? elem : x.getElementType()));
+  return success();
+}
+
+#define TPC_REDUCE_OP(OP)                                                      \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    return inferReduce(loc, adaptor.getData(), adaptor.getAxes(),              \
+                       adaptor.getKeepdims(), adaptor.getNoopWithEmptyAxes(),  \
+                       nullptr, results);                                      \
+  }
+TPC_REDUCE_OP(ReduceMeanOp)
+TPC_REDUCE_OP(ReduceSumOp)
+TPC_REDUCE_OP(ReduceMaxOp)
+TPC_REDUCE_OP(ReduceMinOp)
+TPC_REDUCE_OP(ReduceProdOp)
+TPC_REDUCE_OP(ReduceL2Op)
+TPC_REDUCE_OP(ReduceSumSquareOp)
+#undef TPC_REDUCE_OP
+
+LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *ctx,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  int64_t axis = adaptor.getAxis();
+  return inferReduce(loc, adaptor.getData(), {axis}, adaptor.getKeepdims(),
+                     false, IntegerType::get(ctx, 64), results);
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError("value type ")
+           << getValue().getType() << " differs from the result type "
+           << getType();
+  return success();
+}
+
+LogicalResult WeightOp::verify() {
+  RankedTensorType t = getType();
+  int64_t bits = t.getElementTypeBitWidth();
+  int64_t bytes = t.getNumElements() * (bits == 1 ? 1 : bits / 8);
+  if (getLength() != bytes)
+    return emitOpError("length ") << getLength() << " differs from the "
+                                  << bytes << " bytes of " << t;
+  if ((int64_t)getOffset() < 0)
+    return emitOpError("negative offset");
+  return success();
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", not \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+template <typename OpTy> static LogicalResult verifyAxisOp(OpTy op) {
+  if (failed(normalizeAxis(op.getAxis(), op.getType().getRank())))
+    return op.emitOpError("axis ") << op.getAxis() << " out of range";
+  return success();
+}
+LogicalResult SoftmaxOp::verify() { return verifyAxisOp(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifyAxisOp(*this); }
+
+LogicalResult CastOp::verify() {
+  Type want = onnxElementType(getContext(), getTo());
+  if (!want)
+    return emitOpError("unsupported target type number ") << getTo();
+  if (want != getType().getElementType())
+    return emitOpError("result element type ")
+           << getType().getElementType() << " differs from `to` (" << want
+           << ")";
+  if (getInput().getType().getShape() != getType().getShape())
+    return emitOpError("result shape differs from the input shape");
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (getData().getType().getNumElements() != getType().getNumElements())
+    return emitOpError("element count changes from ")
+           << getData().getType() << " to " << getType();
+  if (getData().getType().getElementType() != getType().getElementType())
+    return emitOpError("element type changes");
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getType();
+  FailureOr<SmallVector<int64_t>> s =
+      broadcastShapes({in.getShape(), out.getShape()});
+  if (failed(s) || ArrayRef<int64_t>(*s) != out.getShape())
+    return emitOpError("cannot broadcast ") << in << " to " << out;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "compiler/Dialect/ONNX/IR/ONNXOps.cpp.inc"

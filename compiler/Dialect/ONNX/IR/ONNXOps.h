@@ -1,0 +1,28 @@
+//===- ONNXOps.h - onnx dialect ---------------------------------*- C++ -*-===//
+#ifndef TPC_DIALECT_ONNX_IR_ONNXOPS_H
+#define TPC_DIALECT_ONNX_IR_ONNXOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tpc::onnx {
+/// Folds `op` when every operand is a constant, by running the CPU reference
+/// kernel of the same name on the constant data (ONNXFold.cpp).
+mlir::OpFoldResult foldOp(mlir::Operation *op,
+                          llvm::ArrayRef<mlir::Attribute> operands);
+mlir::LogicalResult
+foldMultiResultOp(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands,
+                  llvm::SmallVectorImpl<mlir::OpFoldResult> &results);
+} // namespace tpc::onnx
+
+#include "compiler/Dialect/ONNX/IR/ONNXOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h.inc"
+
+#endif // TPC_DIALECT_ONNX_IR_ONNXOPS_H

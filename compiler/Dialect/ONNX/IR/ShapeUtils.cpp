@@ -1,0 +1,96 @@
+//===- ShapeUtils.cpp - ONNX shape rules ----------------------------------===//
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace tpc::onnx {
+
+FailureOr<SmallVector<int64_t>>
+broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
+  SmallVector<int64_t> out(rank, 1);
+  for (ArrayRef<int64_t> s : shapes) {
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t d = s[i];
+      int64_t &o = out[off + i];
+      if (d == o || d == 1)
+        continue;
+      if (o != 1)
+        return failure();
+      o = d;
+    }
+  }
+  return out;
+}
+
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+int64_t sliceExtent(int64_t dim, int64_t &start, int64_t end, int64_t step) {
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return end > start ? (end - start + step - 1) / step : 0;
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  return start > end ? (start - end - step - 1) / (-step) : 0;
+}
+
+SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> normAxes, bool keepDims) {
+  SmallVector<int64_t> out;
+  for (int64_t i = 0, e = shape.size(); i < e; ++i) {
+    bool reduced = llvm::is_contained(normAxes, i);
+    if (!reduced)
+      out.push_back(shape[i]);
+    else if (keepDims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+Type onnxElementType(MLIRContext *ctx, int64_t t) {
+  Builder b(ctx);
+  switch (t) {
+  case 1: return b.getF32Type();
+  case 2: return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case 3: return b.getI8Type();
+  case 6: return b.getI32Type();
+  case 7: return b.getI64Type();
+  case 9: return b.getI1Type();
+  case 10: return b.getF16Type();
+  case 11: return b.getF64Type();
+  case 16: return b.getBF16Type();
+  default: return nullptr;
+  }
+}
+
+std::optional<int64_t> onnxTypeNumber(Type t) {
+  if (t.isF32()) return 1;
+  if (t.isUnsignedInteger(8)) return 2;
+  if (t.isSignlessInteger(8)) return 3;
+  if (t.isSignlessInteger(32)) return 6;
+  if (t.isSignlessInteger(64)) return 7;
+  if (t.isSignlessInteger(1)) return 9;
+  if (t.isF16()) return 10;
+  if (t.isF64()) return 11;
+  if (t.isBF16()) return 16;
+  return std::nullopt;
+}
+
+} // namespace tpc::onnx

@@ -1,0 +1,42 @@
+//===- ShapeUtils.h - ONNX shape rules --------------------------*- C++ -*-===//
+//
+// The shape rules of ONNX operators, shared by result-type inference, the
+// verifiers and the importer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_DIALECT_ONNX_IR_SHAPEUTILS_H
+#define TPC_DIALECT_ONNX_IR_SHAPEUTILS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace tpc::onnx {
+
+/// Numpy multidirectional broadcasting; failure when dims disagree.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+
+/// `axis` in [-rank, rank) normalised to [0, rank); failure when outside.
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// Output extent of ONNX Slice on one axis of size `dim`, with the start and
+/// end clamped as ONNX specifies; `start` is updated to the clamped start.
+int64_t sliceExtent(int64_t dim, int64_t &start, int64_t end, int64_t step);
+
+/// Result shape of a reduction.
+llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
+                                        llvm::ArrayRef<int64_t> normAxes,
+                                        bool keepDims);
+
+/// Maps an ONNX TensorProto data type number to an MLIR element type.
+mlir::Type onnxElementType(mlir::MLIRContext *ctx, int64_t onnxType);
+/// Inverse of onnxElementType; nullopt for types ONNX has no number for.
+std::optional<int64_t> onnxTypeNumber(mlir::Type elementType);
+
+} // namespace tpc::onnx
+
+#endif

@@ -1,0 +1,226 @@
+//===- ElementwiseImporters.cpp - Elementwise, GEMM and norm nodes --------===//
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/NodeImporter.h"
+
+using namespace mlir;
+using namespace tpc::onnx;
+
+namespace tpc {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+LogicalResult pushAll(FailureOr<SmallVector<Value>> r, Results &results) {
+  if (failed(r))
+    return failure();
+  results.append(r->begin(), r->end());
+  return success();
+}
+
+/// Unary ops whose result has the operand's type.
+template <typename OpTy>
+LogicalResult importUnary(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  results.append(c.create(OpTy::getOperationName(), c.input(0).getType(),
+                          c.input(0)));
+  return success();
+}
+
+/// Broadcasting and variadic ops with inferred result types.
+template <typename OpTy>
+LogicalResult importInferred(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  SmallVector<Value> operands;
+  for (Value v : c.inputs)
+    if (v)
+      operands.push_back(v);
+  return pushAll(c.createInferred<OpTy>(operands), results);
+}
+
+LogicalResult importMod(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  return pushAll(c.createInferred<ModOp>(
+                     {c.input(0), c.input(1)},
+                     {c.named("fmod", c.b.getI64IntegerAttr(
+                                          c.attrInt("fmod", 0)))}),
+                 results);
+}
+
+template <typename OpTy>
+LogicalResult importAlphaUnary(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  float dflt = std::is_same_v<OpTy, LeakyReluOp> ? 0.01f : 1.0f;
+  results.append(c.create(OpTy::getOperationName(), c.input(0).getType(),
+                          c.input(0),
+                          {c.named("alpha", c.b.getF32FloatAttr(
+                                                c.attrFloat("alpha", dflt)))}));
+  return success();
+}
+
+LogicalResult importHardSigmoid(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  results.append(c.create(
+      HardSigmoidOp::getOperationName(), c.input(0).getType(), c.input(0),
+      {c.named("alpha", c.b.getF32FloatAttr(c.attrFloat("alpha", 0.2f))),
+       c.named("beta", c.b.getF32FloatAttr(c.attrFloat("beta", 0.5f)))}));
+  return success();
+}
+
+LogicalResult importGelu(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  std::string approx = c.attrString("approximate", "none");
+  if (approx != "none" && approx != "tanh")
+    return c.error() << "approximate must be 'none' or 'tanh', not '"
+                     << approx << "'";
+  results.append(c.create(GeluOp::getOperationName(), c.input(0).getType(),
+                          c.input(0),
+                          {c.named("approximate", c.b.getStringAttr(approx))}));
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult importSoftmax(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  int64_t axis = c.attrInt("axis", -1);
+  if (failed(normalizeAxis(axis, c.inputType(0).getRank())))
+    return c.error() << "axis " << axis << " is out of range for rank "
+                     << c.inputType(0).getRank();
+  results.append(c.create(OpTy::getOperationName(), c.input(0).getType(),
+                          c.input(0),
+                          {c.named("axis", c.b.getI64IntegerAttr(axis))}));
+  return success();
+}
+
+LogicalResult castTo(NodeContext &c, Value v, Type elem, Results &results) {
+  std::optional<int64_t> to = onnxTypeNumber(elem);
+  if (!to)
+    return c.error() << "unsupported target type " << elem;
+  auto type = RankedTensorType::get(cast<RankedTensorType>(v.getType()).getShape(),
+                                    elem);
+  results.append(c.create(CastOp::getOperationName(), type, v,
+                          {c.named("to", c.b.getI64IntegerAttr(*to))}));
+  return success();
+}
+
+LogicalResult importCast(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  int64_t to = c.attrInt("to", 0);
+  Type elem = onnxElementType(c.b.getContext(), to);
+  if (!elem)
+    return c.error() << "unsupported target data type " << to;
+  return castTo(c, c.input(0), elem, results);
+}
+
+LogicalResult importCastLike(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  return castTo(c, c.input(0), c.inputType(1).getElementType(), results);
+}
+
+LogicalResult importGemm(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  SmallVector<Value> operands{c.input(0), c.input(1)};
+  if (c.input(2))
+    operands.push_back(c.input(2));
+  return pushAll(
+      c.createInferred<GemmOp>(
+          operands,
+          {c.named("alpha", c.b.getF32FloatAttr(c.attrFloat("alpha", 1.0f))),
+           c.named("beta", c.b.getF32FloatAttr(c.attrFloat("beta", 1.0f))),
+           c.named("transA", c.b.getI64IntegerAttr(c.attrInt("transA", 0))),
+           c.named("transB", c.b.getI64IntegerAttr(c.attrInt("transB", 0)))}),
+      results);
+}
+
+LogicalResult importLayerNorm(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  for (int i = 1; i < c.node.output_size(); ++i)
+    if (!c.node.output(i).empty())
+      return c.error() << "output " << i
+                       << " (mean or inverse standard deviation) is not "
+                          "supported; only Y is";
+  SmallVector<Value> operands{c.input(0), c.input(1)};
+  if (c.input(2))
+    operands.push_back(c.input(2));
+  return pushAll(
+      c.createInferred<LayerNormalizationOp>(
+          operands,
+          {c.named("axis", c.b.getI64IntegerAttr(c.attrInt("axis", -1))),
+           c.named("epsilon",
+                   c.b.getF32FloatAttr(c.attrFloat("epsilon", 1e-5f)))}),
+      results);
+}
+
+LogicalResult importDropout(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  // Inference: Dropout is the identity. The mask output is not supported.
+  if (c.node.output_size() > 1 && !c.node.output(1).empty())
+    return c.error() << "the mask output of Dropout is not supported";
+  results.push_back(c.input(0));
+  return success();
+}
+
+LogicalResult importIdentity(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  results.push_back(c.input(0));
+  return success();
+}
+
+} // namespace
+
+void addElementwiseImporters(std::vector<OpTableEntry> &t) {
+#define UNARY(NAME) t.push_back({#NAME, 13, importUnary<NAME##Op>, "onnx." #NAME});
+  UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Exp) UNARY(Log)
+  UNARY(Erf) UNARY(Tanh) UNARY(Sigmoid) UNARY(Relu) UNARY(Cos) UNARY(Sin)
+  UNARY(Floor) UNARY(Ceil) UNARY(Sign) UNARY(Softplus) UNARY(Not)
+#undef UNARY
+#define INFERRED(NAME, SINCE)                                                  \
+  t.push_back({#NAME, SINCE, importInferred<NAME##Op>, "onnx." #NAME});
+  INFERRED(Add, 13) INFERRED(Add, 14) INFERRED(Sub, 13) INFERRED(Sub, 14)
+  INFERRED(Mul, 13) INFERRED(Mul, 14) INFERRED(Div, 13) INFERRED(Div, 14)
+  INFERRED(Pow, 13) INFERRED(Pow, 15) INFERRED(PRelu, 16)
+  INFERRED(Equal, 13) INFERRED(Equal, 19) INFERRED(Less, 13)
+  INFERRED(Greater, 13) INFERRED(LessOrEqual, 12) INFERRED(LessOrEqual, 16)
+  INFERRED(GreaterOrEqual, 12) INFERRED(GreaterOrEqual, 16)
+  INFERRED(And, 7) INFERRED(Or, 7) INFERRED(Xor, 7)
+  INFERRED(Max, 13) INFERRED(Min, 13) INFERRED(Sum, 13) INFERRED(Mean, 13)
+  INFERRED(Where, 9) INFERRED(Where, 16) INFERRED(MatMul, 13) INFERRED(IsNaN, 13)
+  INFERRED(IsNaN, 20)
+#undef INFERRED
+  t.push_back({"Mod", 13, importMod, "onnx.Mod"});
+  t.push_back({"LeakyRelu", 16, importAlphaUnary<LeakyReluOp>, "onnx.LeakyRelu"});
+  t.push_back({"Elu", 6, importAlphaUnary<EluOp>, "onnx.Elu"});
+  t.push_back({"HardSigmoid", 6, importHardSigmoid, "onnx.HardSigmoid"});
+  t.push_back({"Gelu", 20, importGelu, "onnx.Gelu"});
+  t.push_back({"Softmax", 13, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
+  t.push_back({"LogSoftmax", 13, importSoftmax<LogSoftmaxOp>, "onnx.LogSoftmax"});
+  t.push_back({"Cast", 13, importCast, "onnx.Cast"});
+  t.push_back({"Cast", 19, importCast, "onnx.Cast"});
+  t.push_back({"Cast", 21, importCast, "onnx.Cast"});
+  t.push_back({"CastLike", 15, importCastLike, "onnx.Cast"});
+  t.push_back({"CastLike", 19, importCastLike, "onnx.Cast"});
+  t.push_back({"CastLike", 21, importCastLike, "onnx.Cast"});
+  t.push_back({"Gemm", 13, importGemm, "onnx.Gemm"});
+  t.push_back({"LayerNormalization", 17, importLayerNorm,
+               "onnx.LayerNormalization"});
+  t.push_back({"Dropout", 13, importDropout, "its input (inference)"});
+  t.push_back({"Identity", 13, importIdentity, "its input"});
+  t.push_back({"Identity", 14, importIdentity, "its input"});
+  t.push_back({"Identity", 16, importIdentity, "its input"});
+  t.push_back({"Identity", 19, importIdentity, "its input"});
+  t.push_back({"Identity", 21, importIdentity, "its input"});
+}
+
+} // namespace tpc

@@ -1,0 +1,385 @@
+//===- Importer.cpp - ONNX graphs to onnx-dialect functions ---------------===//
+#include "compiler/Importer/Importer.h"
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/ModelFile.h"
+#include "compiler/Importer/NodeImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+using namespace mlir;
+namespace fs = std::filesystem;
+
+namespace tpc {
+
+void addElementwiseImporters(std::vector<OpTableEntry> &t);
+void addShapeImporters(std::vector<OpTableEntry> &t);
+
+ArrayRef<OpTableEntry> opTable() {
+  static const std::vector<OpTableEntry> table = [] {
+    std::vector<OpTableEntry> t;
+    addElementwiseImporters(t);
+    addShapeImporters(t);
+    std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
+      int c = std::strcmp(a.opType, b.opType);
+      return c != 0 ? c < 0 : a.sinceVersion < b.sinceVersion;
+    });
+    return t;
+  }();
+  return table;
+}
+
+const OpTableEntry *lookupOp(StringRef opType, int opset) {
+  const OpTableEntry *best = nullptr;
+  for (const OpTableEntry &e : opTable())
+    if (opType == e.opType && e.sinceVersion <= opset)
+      best = &e;
+  return best;
+}
+
+std::vector<SupportedOp> supportedOps() {
+  std::vector<SupportedOp> out;
+  for (const OpTableEntry &e : opTable())
+    out.push_back({e.opType, e.sinceVersion, e.importsAs});
+  return out;
+}
+
+bool parseInputShape(const std::string &spec, std::string &name,
+                     std::vector<int64_t> &shape) {
+  size_t eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0)
+    return false;
+  name = spec.substr(0, eq);
+  shape.clear();
+  std::string dims = spec.substr(eq + 1);
+  if (dims.empty() || dims == "scalar")
+    return dims == "scalar";
+  size_t pos = 0;
+  while (pos <= dims.size()) {
+    size_t x = dims.find_first_of("x,", pos);
+    std::string d = dims.substr(pos, x == std::string::npos ? x : x - pos);
+    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos ||
+        d.size() > 12)
+      return false;
+    shape.push_back(std::stoll(d));
+    if (x == std::string::npos)
+      break;
+    pos = x + 1;
+  }
+  return true;
+}
+
+namespace {
+
+/// Integer and tiny initializers become IR constants (they feed shape
+/// plumbing and folding); everything else stays in the file as a Weight.
+bool keepAsConstant(Type elem, int64_t numel) {
+  if (numel <= 16)
+    return true;
+  return isa<IntegerType>(elem) && numel <= 4096;
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, const std::string &path,
+                const ImportOptions &options)
+      : ctx(ctx), b(&ctx), path(path), options(options),
+        fileName(fs::path(path).filename().string()) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  InFlightDiagnostic error() {
+    return emitError(FileLineColLoc::get(&ctx, path, 0, 0));
+  }
+  LogicalResult checkOpsets();
+  FailureOr<RankedTensorType> valueType(const ::onnx::ValueInfoProto &vi,
+                                        bool isInput);
+  LogicalResult importInitializer(const ::onnx::TensorProto &t);
+  LogicalResult importNode(const ::onnx::NodeProto &node, size_t index);
+
+  MLIRContext &ctx;
+  OpBuilder b;
+  std::string path;
+  const ImportOptions &options;
+  std::string fileName;
+  std::string modelDir;
+  ::onnx::ModelProto model;
+  std::map<std::string, WeightLocation> inlineWeights;
+  int opset = 0;
+  llvm::StringMap<Value> values;
+};
+
+LogicalResult GraphImporter::checkOpsets() {
+  bool found = false;
+  for (const ::onnx::OperatorSetIdProto &o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      opset = int(o.version());
+      found = true;
+    }
+  }
+  if (!found)
+    return error() << "'" << path << "' imports no opset of the default ONNX "
+                   << "domain";
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return error() << "'" << path << "' uses opset " << opset
+                   << " of the default domain; tpc supports opsets "
+                   << kMinOpset << " to " << kMaxOpset
+                   << " (re-export with one of them)";
+  return success();
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
+  if (!vi.type().has_tensor_type())
+    return error() << "graph value '" << vi.name() << "' is not a tensor";
+  const ::onnx::TypeProto_Tensor &tt = vi.type().tensor_type();
+  Type elem = onnx::onnxElementType(&ctx, tt.elem_type());
+  if (!elem)
+    return error() << "graph value '" << vi.name()
+                   << "' has unsupported element type " << tt.elem_type();
+  auto it = options.inputShapes.find(vi.name());
+  if (isInput && it != options.inputShapes.end()) {
+    const std::vector<int64_t> &given = it->second;
+    if (tt.has_shape() && tt.shape().dim_size() != int(given.size()))
+      return error() << "--input-shape " << vi.name() << " gives "
+                     << given.size() << " dimensions, the model's input has "
+                     << tt.shape().dim_size();
+    for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
+      const auto &d = tt.shape().dim(i);
+      if (d.has_dim_value() && d.dim_value() != given[i])
+        return error() << "--input-shape " << vi.name() << " sets dimension "
+                       << i << " to " << given[i] << ", the model fixes it to "
+                       << d.dim_value();
+    }
+    return RankedTensorType::get(given, elem);
+  }
+  if (!tt.has_shape())
+    return error() << "graph " << (isInput ? "input" : "value") << " '"
+                   << vi.name() << "' has no shape"
+                   << (isInput ? "; give it with --input-shape" : "");
+  SmallVector<int64_t> dims;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    if (!d.has_dim_value() || d.dim_value() < 0) {
+      if (!isInput)
+        return RankedTensorType(); // outputs: taken from the producer
+      return error() << "input '" << vi.name() << "' has a dynamic dimension "
+                     << i
+                     << (d.has_dim_param() ? " ('" + d.dim_param() + "')" : "")
+                     << "; give its shape with --input-shape " << vi.name()
+                     << "=DxDx...";
+    }
+    dims.push_back(d.dim_value());
+  }
+  return RankedTensorType::get(dims, elem);
+}
+
+LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
+  Type elem = onnx::onnxElementType(&ctx, t.data_type());
+  if (!elem)
+    return error() << "initializer '" << t.name()
+                   << "' has unsupported data type " << t.data_type();
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  auto type = RankedTensorType::get(dims, elem);
+  int64_t bytes = type.getNumElements() *
+                  (elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8);
+  Location loc = NameLoc::get(b.getStringAttr(t.name()),
+                              FileLineColLoc::get(&ctx, path, 0, 0));
+  WeightLocation where;
+  bool external = t.data_location() == ::onnx::TensorProto::EXTERNAL;
+  if (external) {
+    std::string err;
+    if (!resolveExternalData(t, modelDir, bytes, where, err))
+      return error() << "'" << path << "': " << err;
+  }
+  auto inl = inlineWeights.find(t.name());
+  bool inlineRaw = !external && inl != inlineWeights.end();
+  if (inlineRaw)
+    where = inl->second;
+  if (keepAsConstant(elem, type.getNumElements()) || (!external && !inlineRaw)) {
+    ::onnx::TensorProto copy;
+    const ::onnx::TensorProto *src = &t;
+    if (external || (inlineRaw && !t.has_raw_data())) {
+      // Small tensors whose bytes stayed in a file: read them now.
+      std::ifstream in(fs::path(modelDir) / where.file, std::ios::binary);
+      std::string raw(size_t(where.length), '\0');
+      in.seekg(where.offset);
+      in.read(raw.data(), where.length);
+      if (!in)
+        return error() << "cannot read initializer '" << t.name() << "'";
+      copy = t;
+      copy.clear_external_data();
+      copy.set_data_location(::onnx::TensorProto::DEFAULT);
+      copy.set_raw_data(raw);
+      src = &copy;
+    }
+    std::string err;
+    DenseElementsAttr value = tensorToAttr(&ctx, *src, err);
+    if (!value)
+      return error() << "'" << path << "': " << err;
+    values[t.name()] = b.create<onnx::ConstantOp>(loc, type, value);
+    return success();
+  }
+  if (where.length != bytes)
+    return error() << "initializer '" << t.name() << "' has " << where.length
+                   << " bytes of data, its type " << type << " needs "
+                   << bytes;
+  values[t.name()] = b.create<onnx::WeightOp>(
+      loc, type, b.getStringAttr(t.name()), b.getStringAttr(where.file),
+      b.getI64IntegerAttr(where.offset), b.getI64IntegerAttr(where.length));
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
+                                        size_t index) {
+  std::string name =
+      node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                          : node.name();
+  Location loc = NameLoc::get(b.getStringAttr(name),
+                              FileLineColLoc::get(&ctx, path, 0, 0));
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return emitError(loc) << "op '" << node.op_type() << "' (node '" << name
+                          << "') is in the custom domain '" << node.domain()
+                          << "', which tpc does not support";
+  const OpTableEntry *entry = lookupOp(node.op_type(), opset);
+  if (!entry)
+    return emitError(loc) << "unsupported ONNX op '" << node.op_type()
+                          << "' (node '" << name << "', domain '"
+                          << node.domain() << "', opset " << opset << ")";
+  SmallVector<Value> inputs;
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      inputs.push_back(Value());
+      continue;
+    }
+    auto it = values.find(in);
+    if (it == values.end())
+      return emitError(loc) << "node '" << name << "' (" << node.op_type()
+                            << ") uses '" << in
+                            << "', which no earlier node, graph input or "
+                               "initializer defines";
+    inputs.push_back(it->second);
+  }
+  ::onnx::NodeProto named = node;
+  named.set_name(name);
+  NodeContext c(b, loc, named, opset, std::move(inputs));
+  SmallVector<Value> results;
+  if (failed(entry->handler(c, results)))
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    if (size_t(i) >= results.size())
+      return emitError(loc) << "node '" << name << "' (" << node.op_type()
+                            << "): output " << i << " is not supported";
+    values[node.output(i)] = results[i];
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  std::string err;
+  if (!loadModelFile(path, model, inlineWeights, err)) {
+    error() << err;
+    return nullptr;
+  }
+  modelDir = fs::absolute(fs::path(path)).parent_path().string();
+  if (failed(checkOpsets()))
+    return nullptr;
+  const ::onnx::GraphProto &g = model.graph();
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(
+      FileLineColLoc::get(&ctx, path, 0, 0));
+  module->getOperation()->setAttr("onnx.source_dir",
+                                  b.getStringAttr(modelDir));
+  module->getOperation()->setAttr("onnx.opset", b.getI64IntegerAttr(opset));
+
+  std::set<std::string> initNames;
+  for (const ::onnx::TensorProto &t : g.initializer())
+    initNames.insert(t.name());
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const ::onnx::ValueInfoProto &vi : g.input()) {
+    if (initNames.count(vi.name()))
+      continue;
+    FailureOr<RankedTensorType> t = valueType(vi, /*isInput=*/true);
+    if (failed(t))
+      return nullptr;
+    argTypes.push_back(*t);
+    argNames.push_back(vi.name());
+  }
+  for (const auto &[name, shape] : options.inputShapes)
+    if (!llvm::is_contained(argNames, name))
+      return error() << "--input-shape names '" << name
+                     << "', which is not an input of '" << path << "'",
+             nullptr;
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = b.create<func::FuncOp>(module->getLoc(), "main",
+                                     b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
+    values[name] = entry->getArgument(i);
+  }
+  b.setInsertionPointToStart(entry);
+  for (const ::onnx::TensorProto &t : g.initializer())
+    if (failed(importInitializer(t)))
+      return nullptr;
+  for (auto [i, node] : llvm::enumerate(g.node()))
+    if (failed(importNode(node, i)))
+      return nullptr;
+
+  SmallVector<Value> results;
+  SmallVector<Attribute> outNames;
+  for (const ::onnx::ValueInfoProto &vi : g.output()) {
+    auto it = values.find(vi.name());
+    if (it == values.end())
+      return error() << "graph output '" << vi.name()
+                     << "' is not produced by any node",
+             nullptr;
+    FailureOr<RankedTensorType> declared = valueType(vi, /*isInput=*/false);
+    if (failed(declared))
+      return nullptr;
+    if (*declared && *declared != it->second.getType())
+      return error() << "graph output '" << vi.name() << "' is declared as "
+                     << *declared << " but computes "
+                     << it->second.getType(),
+             nullptr;
+    results.push_back(it->second);
+    outNames.push_back(b.getStringAttr(vi.name()));
+  }
+  b.create<func::ReturnOp>(module->getLoc(), results);
+  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  func->setAttr("onnx.output_names", b.getArrayAttr(outNames));
+  if (failed(verify(*module)))
+    return nullptr;
+  // Fold what the node-by-node folding left (chains whose last link was
+  // created before its operands became constant) and drop dead constants.
+  PassManager pm(&ctx);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &ctx, const std::string &path,
+                                      const ImportOptions &options) {
+  ctx.loadDialect<func::FuncDialect, onnx::ONNXDialect>();
+  return GraphImporter(ctx, path, options).run();
+}
+
+} // namespace tpc

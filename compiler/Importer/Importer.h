@@ -1,0 +1,44 @@
+//===- Importer.h - ONNX model to onnx-dialect MLIR -------------*- C++ -*-===//
+#ifndef TPC_COMPILER_IMPORTER_IMPORTER_H
+#define TPC_COMPILER_IMPORTER_IMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tpc {
+
+struct ImportOptions {
+  /// Static shapes for graph inputs with symbolic or unknown dimensions.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+};
+
+/// Imports `path` into a module holding `func.func @main`. Errors are emitted
+/// as diagnostics on `ctx` (naming the file, the node and the reason) and
+/// yield a null module. Weights are not read: the module refers to them by
+/// file, offset and length.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &ctx,
+                                                  const std::string &path,
+                                                  const ImportOptions &options);
+
+/// Parses "NAME=1x16" into a name and a shape; false when malformed.
+bool parseInputShape(const std::string &spec, std::string &name,
+                     std::vector<int64_t> &shape);
+
+/// One row per supported (op type, since-version), for docs/ops.md.
+struct SupportedOp {
+  std::string opType;
+  int sinceVersion;
+  std::string importsAs;
+};
+std::vector<SupportedOp> supportedOps();
+/// The opset range of the default domain the importer accepts.
+constexpr int kMinOpset = 13;
+constexpr int kMaxOpset = 21;
+
+} // namespace tpc
+
+#endif

@@ -1,0 +1,147 @@
+//===- NodeImporter.cpp - Helpers for importing ONNX nodes ----------------===//
+#include "compiler/Importer/NodeImporter.h"
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace tpc {
+
+InFlightDiagnostic NodeContext::error() {
+  return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
+                        << "): ";
+}
+
+LogicalResult NodeContext::requireInputs(size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!input(i))
+      return error() << "expects at least " << n << " inputs, input " << i
+                     << " is missing";
+  return success();
+}
+
+const ::onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const ::onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::attrInt(StringRef name, int64_t dflt) const {
+  const ::onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+float NodeContext::attrFloat(StringRef name, float dflt) const {
+  const ::onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string NodeContext::attrString(StringRef name, StringRef dflt) const {
+  const ::onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::attrInts(StringRef name) const {
+  const ::onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
+                                                       StringRef what) {
+  Value v = input(i);
+  DenseElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) ||
+      !isa<IntegerType>(attr.getElementType()))
+    return error() << "the '" << what
+                   << "' input must be a compile-time constant integer "
+                      "tensor once input shapes are fixed";
+  SmallVector<int64_t> out;
+  for (const APInt &x : attr.getValues<APInt>())
+    out.push_back(x.getSExtValue());
+  return out;
+}
+
+SmallVector<Value> NodeContext::finish(OperationState &state) {
+  Operation *op = b.create(state);
+  SmallVector<Value> results;
+  if (succeeded(b.tryFold(op, results))) {
+    op->erase();
+    return results;
+  }
+  return SmallVector<Value>(op->getResults());
+}
+
+template <typename T>
+static ArrayRef<char> asChars(const T &v) {
+  return ArrayRef<char>(reinterpret_cast<const char *>(v.data()),
+                        v.size() * sizeof(v[0]));
+}
+
+DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
+                               std::string &error) {
+  Type elem = onnx::onnxElementType(ctx, t.data_type());
+  if (!elem) {
+    error = "tensor '" + t.name() + "' has unsupported data type " +
+            std::to_string(t.data_type());
+    return nullptr;
+  }
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  auto type = RankedTensorType::get(dims, elem);
+  int64_t n = type.getNumElements();
+  size_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  std::vector<uint8_t> bytes;
+  if (t.has_raw_data()) {
+    bytes.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    bytes.resize(n * elemBytes);
+    auto fill = [&](auto &field, auto convert) -> bool {
+      if (field.size() != n)
+        return false;
+      for (int64_t i = 0; i < n; ++i)
+        convert(i, field.Get(i));
+      return true;
+    };
+    bool ok = true;
+    switch (t.data_type()) {
+    case 1:
+      ok = fill(t.float_data(), [&](int64_t i, float v) {
+        std::memcpy(&bytes[i * 4], &v, 4);
+      });
+      break;
+    case 11:
+      ok = fill(t.double_data(), [&](int64_t i, double v) {
+        std::memcpy(&bytes[i * 8], &v, 8);
+      });
+      break;
+    case 7:
+      ok = fill(t.int64_data(), [&](int64_t i, int64_t v) {
+        std::memcpy(&bytes[i * 8], &v, 8);
+      });
+      break;
+    default: // int32_data carries i32, i8, u8, bool, f16 and bf16.
+      ok = fill(t.int32_data(), [&](int64_t i, int32_t v) {
+        std::memcpy(&bytes[i * elemBytes], &v, elemBytes);
+      });
+    }
+    if (!ok) {
+      error = "tensor '" + t.name() + "' holds the wrong number of values";
+      return nullptr;
+    }
+  }
+  if (bytes.size() != n * elemBytes) {
+    error = "tensor '" + t.name() + "' has " + std::to_string(bytes.size()) +
+            " bytes of data, its type needs " + std::to_string(n * elemBytes);
+    return nullptr;
+  }
+  if (elem.isInteger(1)) {
+    SmallVector<bool> bits(bytes.begin(), bytes.end());
+    return DenseElementsAttr::get(type, bits);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, asChars(bytes));
+}
+
+} // namespace tpc

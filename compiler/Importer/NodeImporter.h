@@ -1,0 +1,134 @@
+//===- NodeImporter.h - Importing one ONNX node -----------------*- C++ -*-===//
+#ifndef TPC_COMPILER_IMPORTER_NODEIMPORTER_H
+#define TPC_COMPILER_IMPORTER_NODEIMPORTER_H
+
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+#include <string>
+
+namespace tpc {
+
+template <typename T, typename = void>
+struct HasProperties : std::false_type {};
+template <typename T>
+struct HasProperties<T, std::void_t<typename T::Properties>> : std::true_type {};
+
+/// What a handler sees of the node it imports.
+class NodeContext {
+public:
+  NodeContext(mlir::OpBuilder &b, mlir::Location loc,
+              const ::onnx::NodeProto &node, int opset,
+              llvm::SmallVector<mlir::Value> inputs)
+      : b(b), loc(loc), node(node), opset(opset), inputs(std::move(inputs)) {}
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  const ::onnx::NodeProto &node;
+  int opset;
+  /// One per node input; null where the optional input is absent.
+  llvm::SmallVector<mlir::Value> inputs;
+
+  /// An error about this node: "node 'NAME' (OpType): ...".
+  mlir::InFlightDiagnostic error();
+
+  mlir::Value input(size_t i) const {
+    return i < inputs.size() ? inputs[i] : mlir::Value();
+  }
+  mlir::RankedTensorType inputType(size_t i) const {
+    return llvm::cast<mlir::RankedTensorType>(inputs[i].getType());
+  }
+  /// Fails with an error unless inputs [0, n) are present.
+  mlir::LogicalResult requireInputs(size_t n);
+
+  const ::onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
+  float attrFloat(llvm::StringRef name, float dflt) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
+  std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+
+  /// The integer values of constant input `i`; an error naming the input
+  /// (`what`) when it is not a compile-time constant.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constInts(size_t i,
+                                                        llvm::StringRef what);
+
+  /// Creates an `OpTy` whose result types come from its type inference (an
+  /// error naming the node, not a crash, when inference fails), and folds it
+  /// when possible.
+  template <typename OpTy>
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  createInferred(mlir::ValueRange operands,
+                 llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+    mlir::OperationState state(loc, OpTy::getOperationName());
+    state.addOperands(operands);
+    state.addAttributes(attrs);
+    mlir::DictionaryAttr dict = state.attributes.getDictionary(b.getContext());
+    llvm::SmallVector<mlir::Type> types;
+    if constexpr (HasProperties<OpTy>::value) {
+      auto &props = state.getOrAddProperties<typename OpTy::Properties>();
+      if (mlir::failed(OpTy::setPropertiesFromAttr(
+              props, dict, [&] { return error(); })))
+        return mlir::failure();
+      typename OpTy::Adaptor adaptor(operands, dict, props, {});
+      if (mlir::failed(OpTy::inferReturnTypes(b.getContext(), loc, adaptor,
+                                              types)))
+        return mlir::failure();
+    } else {
+      typename OpTy::Adaptor adaptor(operands, dict);
+      if (mlir::failed(OpTy::inferReturnTypes(b.getContext(), loc, adaptor,
+                                              types)))
+        return mlir::failure();
+    }
+    state.addTypes(types);
+    return finish(state);
+  }
+  /// Creates an op with the given result types, folded when possible.
+  llvm::SmallVector<mlir::Value>
+  create(llvm::StringRef opName, mlir::TypeRange types,
+         mlir::ValueRange operands,
+         llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+    mlir::OperationState state(loc, opName);
+    state.addOperands(operands);
+    state.addAttributes(attrs);
+    state.addTypes(types);
+    return finish(state);
+  }
+
+  mlir::NamedAttribute named(llvm::StringRef name, mlir::Attribute a) {
+    return b.getNamedAttr(name, a);
+  }
+
+private:
+  /// Creates the op of `state`, folding it to constants where possible.
+  llvm::SmallVector<mlir::Value> finish(mlir::OperationState &state);
+};
+
+/// Converts a TensorProto with inline data into an attribute; null with
+/// `error` set when the tensor's type or data cannot be read.
+mlir::DenseElementsAttr tensorToAttr(mlir::MLIRContext *ctx,
+                                     const ::onnx::TensorProto &t,
+                                     std::string &error);
+
+using NodeHandler = mlir::LogicalResult (*)(NodeContext &ctx,
+                                            llvm::SmallVectorImpl<mlir::Value> &results);
+
+struct OpTableEntry {
+  const char *opType;
+  int sinceVersion;
+  NodeHandler handler;
+  const char *importsAs;
+};
+
+/// The importer's op table, sorted by op type then since-version.
+llvm::ArrayRef<OpTableEntry> opTable();
+/// The entry for `opType` at `opset`: the one with the highest since-version
+/// not above `opset`; nullptr when the op is unsupported at that opset.
+const OpTableEntry *lookupOp(llvm::StringRef opType, int opset);
+
+} // namespace tpc
+
+#endif

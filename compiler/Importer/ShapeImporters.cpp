@@ -1,0 +1,547 @@
+//===- ShapeImporters.cpp - Data movement, shape and reduction nodes ------===//
+//
+// ONNX inputs that decide a shape (Reshape's shape, Slice's starts, Split's
+// sizes, the Reduce ops' axes) must be constants once input shapes are fixed;
+// they become attributes of the imported op.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/NodeImporter.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tpc::onnx;
+
+namespace tpc {
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+LogicalResult pushAll(FailureOr<SmallVector<Value>> r, Results &results) {
+  if (failed(r))
+    return failure();
+  results.append(r->begin(), r->end());
+  return success();
+}
+
+LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape,
+                        Results &results) {
+  RankedTensorType in = c.inputType(0);
+  if (ShapedType::getNumElements(shape) != in.getNumElements())
+    return c.error() << "cannot reshape " << in << " (" << in.getNumElements()
+                     << " elements) to [" << llvm::make_range(shape.begin(),
+                                                              shape.end())
+                     << "]";
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  results.append(c.create(ReshapeOp::getOperationName(), type, c.input(0)));
+  return success();
+}
+
+LogicalResult importReshape(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> target = c.constInts(1, "shape");
+  if (failed(target))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  bool allowZero = c.attrInt("allowzero", 0) != 0;
+  SmallVector<int64_t> shape(*target);
+  int64_t inferIdx = -1, known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allowZero) {
+      if (int64_t(i) >= in.getRank())
+        return c.error() << "shape entry " << i << " is 0 but the input has "
+                         << "rank " << in.getRank();
+      shape[i] = in.getDimSize(i);
+    }
+    if (shape[i] == -1) {
+      if (inferIdx >= 0)
+        return c.error() << "shape has more than one -1";
+      inferIdx = i;
+      continue;
+    }
+    if (shape[i] < 0)
+      return c.error() << "shape entry " << shape[i] << " is invalid";
+    known *= shape[i];
+  }
+  if (inferIdx >= 0) {
+    if (known == 0 || in.getNumElements() % known != 0)
+      return c.error() << "cannot infer the -1 entry of the shape for "
+                       << in;
+    shape[inferIdx] = in.getNumElements() / known;
+  }
+  return reshapeTo(c, shape, results);
+}
+
+LogicalResult importFlatten(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  int64_t axis = c.attrInt("axis", 1);
+  if (axis < 0)
+    axis += in.getRank();
+  if (axis < 0 || axis > in.getRank())
+    return c.error() << "axis out of range";
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= in.getDimSize(i);
+  int64_t shape[2] = {outer, axis == 0 && in.getNumElements() == 0
+                                 ? 0
+                                 : in.getNumElements() / std::max<int64_t>(outer, 1)};
+  return reshapeTo(c, shape, results);
+}
+
+/// Axes of Squeeze/Unsqueeze: an input from opset 13 on.
+FailureOr<SmallVector<int64_t>> axesInput(NodeContext &c, size_t idx) {
+  if (!c.input(idx))
+    return SmallVector<int64_t>();
+  return c.constInts(idx, "axes");
+}
+
+LogicalResult importSqueeze(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> axes = axesInput(c, 1);
+  if (failed(axes))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  SmallVector<bool> drop(in.getRank(), false);
+  if (axes->empty()) {
+    for (int64_t i = 0; i < in.getRank(); ++i)
+      drop[i] = in.getDimSize(i) == 1;
+  }
+  for (int64_t a : *axes) {
+    FailureOr<int64_t> n = normalizeAxis(a, in.getRank());
+    if (failed(n))
+      return c.error() << "axis " << a << " out of range";
+    if (in.getDimSize(*n) != 1)
+      return c.error() << "cannot squeeze axis " << a << " of size "
+                       << in.getDimSize(*n);
+    drop[*n] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    if (!drop[i])
+      shape.push_back(in.getDimSize(i));
+  return reshapeTo(c, shape, results);
+}
+
+LogicalResult importUnsqueeze(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> axes = axesInput(c, 1);
+  if (failed(axes))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  int64_t outRank = in.getRank() + axes->size();
+  SmallVector<bool> inserted(outRank, false);
+  for (int64_t a : *axes) {
+    FailureOr<int64_t> n = normalizeAxis(a, outRank);
+    if (failed(n) || inserted[*n])
+      return c.error() << "axis " << a << " out of range or repeated";
+    inserted[*n] = true;
+  }
+  SmallVector<int64_t> shape;
+  int64_t next = 0;
+  for (int64_t i = 0; i < outRank; ++i)
+    shape.push_back(inserted[i] ? 1 : in.getDimSize(next++));
+  return reshapeTo(c, shape, results);
+}
+
+LogicalResult importExpand(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> target = c.constInts(1, "shape");
+  if (failed(target))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes({in.getShape(), *target});
+  if (failed(shape))
+    return c.error() << "cannot expand " << in << " to the shape ["
+                     << llvm::make_range(target->begin(), target->end())
+                     << "]";
+  auto type = RankedTensorType::get(*shape, in.getElementType());
+  results.append(c.create(ExpandOp::getOperationName(), type, c.input(0)));
+  return success();
+}
+
+LogicalResult importTranspose(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  int64_t rank = c.inputType(0).getRank();
+  SmallVector<int64_t> perm;
+  if (auto p = c.attrInts("perm"))
+    perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  return pushAll(c.createInferred<TransposeOp>(
+                     c.input(0),
+                     {c.named("perm", c.b.getDenseI64ArrayAttr(perm))}),
+                 results);
+}
+
+LogicalResult importConcat(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  if (!c.attr("axis"))
+    return c.error() << "the 'axis' attribute is required";
+  SmallVector<Value> operands;
+  for (Value v : c.inputs)
+    if (v)
+      operands.push_back(v);
+  return pushAll(c.createInferred<ConcatOp>(
+                     operands, {c.named("axis", c.b.getI64IntegerAttr(
+                                                    c.attrInt("axis", 0)))}),
+                 results);
+}
+
+LogicalResult importSplit(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  int64_t axis = c.attrInt("axis", 0);
+  FailureOr<int64_t> n = normalizeAxis(axis, in.getRank());
+  if (failed(n))
+    return c.error() << "axis " << axis << " out of range";
+  int64_t dim = in.getDimSize(*n);
+  SmallVector<int64_t> sizes;
+  if (c.input(1)) {
+    FailureOr<SmallVector<int64_t>> s = c.constInts(1, "split");
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  } else {
+    // Even split into the node's outputs (or num_outputs from opset 18 on),
+    // the last part smaller when the axis does not divide.
+    int64_t parts = c.attrInt("num_outputs", c.node.output_size());
+    if (parts <= 0)
+      return c.error() << "cannot split into " << parts << " parts";
+    int64_t chunk = (dim + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  if (int64_t(sizes.size()) != c.node.output_size())
+    return c.error() << "has " << c.node.output_size() << " outputs but "
+                     << sizes.size() << " split sizes";
+  return pushAll(c.createInferred<SplitOp>(
+                     c.input(0),
+                     {c.named("axis", c.b.getI64IntegerAttr(axis)),
+                      c.named("split", c.b.getDenseI64ArrayAttr(sizes))}),
+                 results);
+}
+
+LogicalResult importSlice(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(3)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> starts = c.constInts(1, "starts");
+  if (failed(starts))
+    return failure();
+  FailureOr<SmallVector<int64_t>> ends = c.constInts(2, "ends");
+  if (failed(ends))
+    return failure();
+  SmallVector<int64_t> axes, steps(starts->size(), 1);
+  if (c.input(3)) {
+    FailureOr<SmallVector<int64_t>> a = c.constInts(3, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes.push_back(i);
+  }
+  if (c.input(4)) {
+    FailureOr<SmallVector<int64_t>> s = c.constInts(4, "steps");
+    if (failed(s))
+      return failure();
+    steps = *s;
+  }
+  return pushAll(c.createInferred<SliceOp>(
+                     c.input(0),
+                     {c.named("starts", c.b.getDenseI64ArrayAttr(*starts)),
+                      c.named("ends", c.b.getDenseI64ArrayAttr(*ends)),
+                      c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
+                      c.named("steps", c.b.getDenseI64ArrayAttr(steps))}),
+                 results);
+}
+
+template <typename OpTy>
+LogicalResult importGather(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  return pushAll(c.createInferred<OpTy>(
+                     {c.input(0), c.input(1)},
+                     {c.named("axis", c.b.getI64IntegerAttr(
+                                          c.attrInt("axis", 0)))}),
+                 results);
+}
+
+LogicalResult importGatherND(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  return pushAll(c.createInferred<GatherNDOp>(
+                     {c.input(0), c.input(1)},
+                     {c.named("batch_dims", c.b.getI64IntegerAttr(
+                                                c.attrInt("batch_dims", 0)))}),
+                 results);
+}
+
+LogicalResult importTile(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> reps = c.constInts(1, "repeats");
+  if (failed(reps))
+    return failure();
+  return pushAll(c.createInferred<TileOp>(
+                     c.input(0),
+                     {c.named("repeats", c.b.getDenseI64ArrayAttr(*reps))}),
+                 results);
+}
+
+LogicalResult importPad(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  std::string mode = c.attrString("mode", "constant");
+  if (mode != "constant")
+    return c.error() << "only mode 'constant' is supported, not '" << mode
+                     << "'";
+  FailureOr<SmallVector<int64_t>> pads = c.constInts(1, "pads");
+  if (failed(pads))
+    return failure();
+  int64_t rank = c.inputType(0).getRank();
+  SmallVector<int64_t> full(*pads);
+  if (c.input(3)) {
+    FailureOr<SmallVector<int64_t>> axes = c.constInts(3, "axes");
+    if (failed(axes))
+      return failure();
+    if (pads->size() != 2 * axes->size())
+      return c.error() << "pads must have two entries per axis";
+    full.assign(2 * rank, 0);
+    for (size_t i = 0; i < axes->size(); ++i) {
+      FailureOr<int64_t> a = normalizeAxis((*axes)[i], rank);
+      if (failed(a))
+        return c.error() << "axis " << (*axes)[i] << " out of range";
+      full[*a] = (*pads)[i];
+      full[*a + rank] = (*pads)[i + axes->size()];
+    }
+  }
+  float value = 0;
+  if (Value v = c.input(2)) {
+    DenseElementsAttr attr;
+    if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+      return c.error() << "the 'constant_value' input must be a constant";
+    value = isa<FloatType>(attr.getElementType())
+                ? (*attr.getValues<APFloat>().begin()).convertToFloat()
+                : float((*attr.getValues<APInt>().begin()).getSExtValue());
+  }
+  return pushAll(c.createInferred<PadOp>(
+                     c.input(0),
+                     {c.named("pads", c.b.getDenseI64ArrayAttr(full)),
+                      c.named("value", c.b.getF32FloatAttr(value))}),
+                 results);
+}
+
+LogicalResult importTrilu(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  int64_t k = 0;
+  if (c.input(1)) {
+    FailureOr<SmallVector<int64_t>> kv = c.constInts(1, "k");
+    if (failed(kv) || kv->size() != 1)
+      return failure();
+    k = (*kv)[0];
+  }
+  results.append(c.create(
+      TriluOp::getOperationName(), c.input(0).getType(), c.input(0),
+      {c.named("upper", c.b.getI64IntegerAttr(c.attrInt("upper", 1))),
+       c.named("k", c.b.getI64IntegerAttr(k))}));
+  return success();
+}
+
+LogicalResult importShape(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  if (c.attr("start"))
+    attrs.push_back(c.named("start", c.b.getI64IntegerAttr(c.attrInt("start", 0))));
+  if (c.attr("end"))
+    attrs.push_back(c.named("end", c.b.getI64IntegerAttr(c.attrInt("end", 0))));
+  return pushAll(c.createInferred<ShapeOp>(c.input(0), attrs), results);
+}
+
+LogicalResult importSize(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  return pushAll(c.createInferred<SizeOp>(c.input(0)), results);
+}
+
+LogicalResult importRange(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(3)))
+    return failure();
+  double v[3];
+  for (int i = 0; i < 3; ++i) {
+    DenseElementsAttr attr;
+    if (!matchPattern(c.input(i), m_Constant(&attr)) ||
+        attr.getNumElements() != 1)
+      return c.error() << "start, limit and delta must be compile-time "
+                          "constants: the output length would be dynamic";
+    v[i] = isa<FloatType>(attr.getElementType())
+               ? (*attr.getValues<APFloat>().begin()).convertToDouble()
+               : double((*attr.getValues<APInt>().begin()).getSExtValue());
+  }
+  if (v[2] == 0)
+    return c.error() << "delta is 0";
+  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((v[1] - v[0]) / v[2])));
+  auto type = RankedTensorType::get({n}, c.inputType(0).getElementType());
+  results.append(c.create(RangeOp::getOperationName(), type,
+                          {c.input(0), c.input(1), c.input(2)}));
+  return success();
+}
+
+LogicalResult importConstantOfShape(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = c.constInts(0, "input");
+  if (failed(shape))
+    return failure();
+  DenseElementsAttr value;
+  if (const ::onnx::AttributeProto *a = c.attr("value")) {
+    std::string err;
+    value = tensorToAttr(c.b.getContext(), a->t(), err);
+    if (!value)
+      return c.error() << err;
+  } else {
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({1}, c.b.getF32Type()), 0.0f);
+  }
+  auto type = RankedTensorType::get(*shape, value.getElementType());
+  results.append(c.create(ConstantOfShapeOp::getOperationName(), type, {},
+                          {c.named("value", value)}));
+  return success();
+}
+
+LogicalResult importConstant(NodeContext &c, Results &results) {
+  if (c.node.attribute_size() != 1)
+    return c.error() << "expects exactly one value attribute";
+  const ::onnx::AttributeProto &a = c.node.attribute(0);
+  MLIRContext *ctx = c.b.getContext();
+  DenseElementsAttr value;
+  std::string name = a.name();
+  if (name == "value") {
+    std::string err;
+    if (a.t().data_location() == ::onnx::TensorProto::EXTERNAL)
+      return c.error() << "constants with external data are not supported";
+    value = tensorToAttr(ctx, a.t(), err);
+    if (!value)
+      return c.error() << err;
+  } else if (name == "value_float") {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, c.b.getF32Type()),
+                                   a.f());
+  } else if (name == "value_floats") {
+    SmallVector<float> v(a.floats().begin(), a.floats().end());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(v.size())}, c.b.getF32Type()),
+        ArrayRef<float>(v));
+  } else if (name == "value_int") {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, c.b.getI64Type()),
+                                   int64_t(a.i()));
+  } else if (name == "value_ints") {
+    SmallVector<int64_t> v(a.ints().begin(), a.ints().end());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(v.size())}, c.b.getI64Type()),
+        ArrayRef<int64_t>(v));
+  } else {
+    return c.error() << "unsupported value attribute '" << name << "'";
+  }
+  results.push_back(c.b.create<ConstantOp>(c.loc, value.getType(), value));
+  return success();
+}
+
+/// Reductions; `axesFromInput` for the opsets where axes moved to an input.
+template <typename OpTy, bool axesFromInput>
+LogicalResult importReduce(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  SmallVector<int64_t> axes;
+  if (axesFromInput) {
+    if (c.input(1)) {
+      FailureOr<SmallVector<int64_t>> a = c.constInts(1, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+  } else if (auto a = c.attrInts("axes")) {
+    axes = *a;
+  }
+  return pushAll(
+      c.createInferred<OpTy>(
+          c.input(0),
+          {c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
+           c.named("keepdims", c.b.getI64IntegerAttr(c.attrInt("keepdims", 1))),
+           c.named("noop_with_empty_axes",
+                   c.b.getI64IntegerAttr(c.attrInt("noop_with_empty_axes", 0)))}),
+      results);
+}
+
+LogicalResult importArgMax(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  return pushAll(
+      c.createInferred<ArgMaxOp>(
+          c.input(0),
+          {c.named("axis", c.b.getI64IntegerAttr(c.attrInt("axis", 0))),
+           c.named("keepdims", c.b.getI64IntegerAttr(c.attrInt("keepdims", 1))),
+           c.named("select_last_index",
+                   c.b.getI64IntegerAttr(c.attrInt("select_last_index", 0)))}),
+      results);
+}
+
+} // namespace
+
+void addShapeImporters(std::vector<OpTableEntry> &t) {
+  for (int v : {13, 14, 19, 21})
+    t.push_back({"Reshape", v, importReshape, "onnx.Reshape"});
+  for (int v : {13, 21}) {
+    t.push_back({"Flatten", v, importFlatten, "onnx.Reshape"});
+    t.push_back({"Squeeze", v, importSqueeze, "onnx.Reshape"});
+    t.push_back({"Unsqueeze", v, importUnsqueeze, "onnx.Reshape"});
+    t.push_back({"Transpose", v, importTranspose, "onnx.Transpose"});
+    t.push_back({"Size", v == 21 ? 21 : 13, importSize, "onnx.Size"});
+  }
+  t.push_back({"Size", 19, importSize, "onnx.Size"});
+  t.push_back({"Expand", 13, importExpand, "onnx.Expand"});
+  t.push_back({"Concat", 13, importConcat, "onnx.Concat"});
+  t.push_back({"Split", 13, importSplit, "onnx.Split"});
+  t.push_back({"Split", 18, importSplit, "onnx.Split"});
+  t.push_back({"Slice", 13, importSlice, "onnx.Slice"});
+  t.push_back({"Gather", 13, importGather<GatherOp>, "onnx.Gather"});
+  t.push_back({"GatherElements", 13, importGather<GatherElementsOp>,
+               "onnx.GatherElements"});
+  t.push_back({"GatherND", 13, importGatherND, "onnx.GatherND"});
+  t.push_back({"Tile", 13, importTile, "onnx.Tile"});
+  for (int v : {13, 18, 19, 21})
+    t.push_back({"Pad", v, importPad, "onnx.Pad"});
+  t.push_back({"Trilu", 14, importTrilu, "onnx.Trilu"});
+  for (int v : {13, 15, 19, 21})
+    t.push_back({"Shape", v, importShape, "onnx.Shape (folded)"});
+  t.push_back({"Range", 11, importRange, "onnx.Range (folded)"});
+  for (int v : {9, 20, 21})
+    t.push_back({"ConstantOfShape", v, importConstantOfShape,
+                 "onnx.ConstantOfShape (folded)"});
+  for (int v : {13, 19, 21})
+    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
+  t.push_back({"ReduceSum", 13, importReduce<ReduceSumOp, true>, "onnx.ReduceSum"});
+#define REDUCE(NAME)                                                           \
+  t.push_back({#NAME, 13, importReduce<NAME##Op, false>, "onnx." #NAME});      \
+  t.push_back({#NAME, 18, importReduce<NAME##Op, true>, "onnx." #NAME});
+  REDUCE(ReduceMean) REDUCE(ReduceMax) REDUCE(ReduceMin) REDUCE(ReduceProd)
+  REDUCE(ReduceL2) REDUCE(ReduceSumSquare)
+#undef REDUCE
+  t.push_back({"ReduceMax", 20, importReduce<ReduceMaxOp, true>, "onnx.ReduceMax"});
+  t.push_back({"ReduceMin", 20, importReduce<ReduceMinOp, true>, "onnx.ReduceMin"});
+  t.push_back({"ArgMax", 13, importArgMax, "onnx.ArgMax"});
+}
+
+} // namespace tpc

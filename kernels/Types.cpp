@@ -1,0 +1,112 @@
+//===- Types.cpp ----------------------------------------------------------===//
+#include "kernels/Types.h"
+
+#include <sstream>
+
+namespace tpc {
+
+size_t dtypeSize(DType t) {
+  switch (t) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::U8:
+  case DType::I8:
+  case DType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::F32: return "f32";
+  case DType::U8: return "u8";
+  case DType::I8: return "i8";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::Bool: return "bool";
+  case DType::F16: return "f16";
+  case DType::F64: return "f64";
+  case DType::BF16: return "bf16";
+  }
+  return "invalid";
+}
+
+std::optional<DType> parseDType(const std::string &n) {
+  static const std::pair<const char *, DType> names[] = {
+      {"f32", DType::F32},     {"float32", DType::F32}, {"fp32", DType::F32},
+      {"u8", DType::U8},       {"uint8", DType::U8},    {"i8", DType::I8},
+      {"int8", DType::I8},     {"i32", DType::I32},     {"int32", DType::I32},
+      {"i64", DType::I64},     {"int64", DType::I64},   {"bool", DType::Bool},
+      {"f16", DType::F16},     {"float16", DType::F16}, {"fp16", DType::F16},
+      {"f64", DType::F64},     {"float64", DType::F64}, {"bf16", DType::BF16},
+      {"bfloat16", DType::BF16}};
+  for (const auto &[name, t] : names)
+    if (n == name)
+      return t;
+  return std::nullopt;
+}
+
+bool isValidDType(int32_t v) {
+  switch (v) {
+  case 1: case 2: case 3: case 6: case 7: case 9: case 10: case 11: case 16:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeToString(const Shape &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::ostringstream os;
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? "x" : "") << shape[i];
+  return os.str();
+}
+
+std::string TensorDesc::str() const {
+  return std::string(dtypeName(dtype)) + "[" + shapeToString(shape) + "]";
+}
+
+int64_t Attrs::getInt(const std::string &k, int64_t dflt) const {
+  auto it = ints_.find(k);
+  return it == ints_.end() || it->second.empty() ? dflt : it->second[0];
+}
+
+double Attrs::getFloat(const std::string &k, double dflt) const {
+  auto it = floats_.find(k);
+  return it == floats_.end() || it->second.empty() ? dflt : it->second[0];
+}
+
+const std::vector<int64_t> *Attrs::getInts(const std::string &k) const {
+  auto it = ints_.find(k);
+  return it == ints_.end() ? nullptr : &it->second;
+}
+
+const std::vector<double> *Attrs::getFloats(const std::string &k) const {
+  auto it = floats_.find(k);
+  return it == floats_.end() ? nullptr : &it->second;
+}
+
+std::string Attrs::getString(const std::string &k,
+                             const std::string &dflt) const {
+  auto it = strings_.find(k);
+  return it == strings_.end() ? dflt : it->second;
+}
+
+} // namespace tpc

@@ -1,0 +1,122 @@
+//===- Types.h - Tensor descriptions shared by every kernel -----*- C++ -*-===//
+//
+// The vocabulary that the compiler, the engine format, the runtime and the
+// kernels share: element types (numbered as ONNX's TensorProto numbers them),
+// tensor descriptions, kernel attributes and a status type. No MLIR or LLVM
+// headers, so the runtime and the CUDA kernels can include it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_TYPES_H
+#define TPC_KERNELS_TYPES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tpc {
+
+/// Element types, with ONNX TensorProto.DataType numbers.
+enum class DType : int32_t {
+  F32 = 1,
+  U8 = 2,
+  I8 = 3,
+  I32 = 6,
+  I64 = 7,
+  Bool = 9,
+  F16 = 10,
+  F64 = 11,
+  BF16 = 16,
+};
+
+/// Bytes per element.
+size_t dtypeSize(DType t);
+/// Short lower-case name: "f32", "i64", "bool", ...
+const char *dtypeName(DType t);
+/// Inverse of dtypeName; also accepts numpy names ("float32", "int64").
+std::optional<DType> parseDType(const std::string &name);
+/// Whether `v` is one of the enumerators above.
+bool isValidDType(int32_t v);
+
+using Shape = std::vector<int64_t>;
+
+int64_t numElements(const Shape &shape);
+std::string shapeToString(const Shape &shape); // "2x3x4", "scalar" for rank 0
+
+struct TensorDesc {
+  DType dtype = DType::F32;
+  Shape shape;
+  int64_t numel() const { return numElements(shape); }
+  size_t bytes() const { return size_t(numel()) * dtypeSize(dtype); }
+  std::string str() const; // "f32[2x3]"
+};
+
+/// Kernel attributes: named integer lists, float lists and strings. Scalars
+/// are one-element lists. Kernel names and attribute names follow ONNX; ONNX
+/// inputs that the compiler resolved to constants (Slice starts, Reshape
+/// shape, Reduce axes, ...) arrive here as attributes.
+class Attrs {
+public:
+  void setInts(const std::string &k, std::vector<int64_t> v) { ints_[k] = std::move(v); }
+  void setInt(const std::string &k, int64_t v) { ints_[k] = {v}; }
+  void setFloats(const std::string &k, std::vector<double> v) { floats_[k] = std::move(v); }
+  void setFloat(const std::string &k, double v) { floats_[k] = {v}; }
+  void setString(const std::string &k, std::string v) { strings_[k] = std::move(v); }
+
+  bool has(const std::string &k) const {
+    return ints_.count(k) || floats_.count(k) || strings_.count(k);
+  }
+  int64_t getInt(const std::string &k, int64_t dflt) const;
+  double getFloat(const std::string &k, double dflt) const;
+  const std::vector<int64_t> *getInts(const std::string &k) const;
+  const std::vector<double> *getFloats(const std::string &k) const;
+  std::string getString(const std::string &k, const std::string &dflt) const;
+
+  const std::map<std::string, std::vector<int64_t>> &ints() const { return ints_; }
+  const std::map<std::string, std::vector<double>> &floats() const { return floats_; }
+  const std::map<std::string, std::string> &strings() const { return strings_; }
+
+private:
+  std::map<std::string, std::vector<int64_t>> ints_;
+  std::map<std::string, std::vector<double>> floats_;
+  std::map<std::string, std::string> strings_;
+};
+
+/// Success or an error message. Cheap to return; [[nodiscard]] so that an
+/// error cannot be dropped silently.
+class [[nodiscard]] Status {
+public:
+  Status() = default;
+  static Status ok() { return Status(); }
+  static Status error(std::string msg) {
+    Status s;
+    s.failed_ = true;
+    s.msg_ = std::move(msg);
+    return s;
+  }
+  bool isOk() const { return !failed_; }
+  explicit operator bool() const { return !failed_; }
+  const std::string &message() const { return msg_; }
+  /// Prefixes the message with context ("step 12 (Softmax): ").
+  Status withContext(const std::string &ctx) const {
+    return failed_ ? error(ctx + msg_) : Status();
+  }
+
+private:
+  bool failed_ = false;
+  std::string msg_;
+};
+
+#define TPC_RETURN_IF_ERROR(expr)                                              \
+  do {                                                                         \
+    ::tpc::Status _tpcStatus = (expr);                                         \
+    if (!_tpcStatus.isOk())                                                    \
+      return _tpcStatus;                                                       \
+  } while (0)
+
+} // namespace tpc
+
+#endif // TPC_KERNELS_TYPES_H

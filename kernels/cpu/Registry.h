@@ -1,0 +1,61 @@
+//===- Registry.h - The table of CPU kernels --------------------*- C++ -*-===//
+//
+// One table maps a kernel name (an ONNX op name, or a fused kernel's name) to
+// the function that validates its operand descriptions and attributes once and
+// binds them into a ready-to-run kernel. The runtime prepares every step of a
+// plan when an engine loads, and the compiler prepares and runs the same
+// kernels to fold constant subgraphs, so both agree on semantics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CPU_REGISTRY_H
+#define TPC_KERNELS_CPU_REGISTRY_H
+
+#include "kernels/Types.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace tpc::cpu {
+
+struct ExecContext {
+  /// Threads a kernel may use (GEMMs, large elementwise loops).
+  int numThreads = 1;
+};
+
+/// A kernel bound to fixed operand shapes and attributes.
+class PreparedKernel {
+public:
+  virtual ~PreparedKernel() = default;
+  /// `inputs[i]` / `outputs[i]` point at densely packed, row-major data of the
+  /// descriptions given to prepare(). Optional ONNX inputs that were absent
+  /// are nullptr. Outputs never alias inputs unless the kernel's definition
+  /// says it allows it.
+  virtual void run(const void *const *inputs, void *const *outputs,
+                   const ExecContext &ctx) = 0;
+};
+
+struct KernelDef {
+  const char *name;
+  const char *summary;
+  /// Validates descriptions and attributes; on success sets `out`.
+  /// An absent optional input has a TensorDesc with dtype F32 and shape {-1}.
+  Status (*prepare)(const std::vector<TensorDesc> &inputs,
+                    const std::vector<TensorDesc> &outputs, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &out);
+};
+
+/// Every CPU kernel, sorted by name.
+const std::vector<KernelDef> &allKernels();
+/// nullptr when there is no kernel of that name.
+const KernelDef *lookupKernel(std::string_view name);
+
+/// Description of an absent optional operand.
+inline TensorDesc absentOperand() { return TensorDesc{DType::F32, {-1}}; }
+inline bool isAbsent(const TensorDesc &d) {
+  return d.shape.size() == 1 && d.shape[0] == -1;
+}
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_REGISTRY_H

@@ -1,0 +1,20 @@
+# lit configuration for tpc: FileCheck tests of the tools and passes.
+import os
+import lit.formats
+
+config.name = "tpc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tpc_obj_root, "test")
+config.excludes = ["models", "unit", "Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tpc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+config.substitutions.append(("%models", os.path.join(config.tpc_src_root, "test", "models")))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%src", config.tpc_src_root))
+if config.tpc_have_mpi:
+    config.available_features.add("mpi")
+if config.tpc_have_cuda:
+    config.available_features.add("cuda-build")

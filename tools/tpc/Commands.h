@@ -1,0 +1,19 @@
+//===- Commands.h - tpc subcommands -----------------------------*- C++ -*-===//
+#ifndef TPC_TOOLS_TPC_COMMANDS_H
+#define TPC_TOOLS_TPC_COMMANDS_H
+
+#include "tools/tpc/Args.h"
+
+namespace tpc::cli {
+
+struct Subcommand {
+  const Command *command;
+  int (*run)(const ParsedArgs &args);
+};
+
+extern const Command kImportCommand;
+int runImport(const ParsedArgs &args);
+
+} // namespace tpc::cli
+
+#endif

@@ -1,0 +1,83 @@
+//===- ImportCommand.cpp - tpc import -------------------------------------===//
+#include "compiler/Importer/Importer.h"
+#include "compiler/Registration.h"
+#include "tools/tpc/Commands.h"
+#include "tools/tpc/Diagnostics.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tpc::cli {
+
+const Command kImportCommand = {
+    "import",
+    "MODEL.onnx [-o OUT.mlir] [--input-shape NAME=1x16 ...]",
+    "Import an ONNX model into the onnx dialect (static shapes, shape "
+    "plumbing folded).",
+    {
+        {"-o", "OUT.mlir", "write the module here instead of stdout"},
+        {"--input-shape", "NAME=DxD",
+         "static shape for an input with dynamic dimensions", true},
+        {"--list-ops", nullptr,
+         "print the supported ops as a Markdown table and exit"},
+    },
+    0,
+    1,
+};
+
+/// Fills import options from --input-shape flags; false after an error.
+bool parseImportOptions(const Command &cmd, const ParsedArgs &args,
+                        ImportOptions &options) {
+  for (const std::string &spec : args.all("--input-shape")) {
+    std::string name;
+    std::vector<int64_t> shape;
+    if (!parseInputShape(spec, name, shape)) {
+      fail(cmd, "malformed --input-shape '" + spec +
+                    "' (expected NAME=1x16, dims separated by 'x')");
+      return false;
+    }
+    if (options.inputShapes.count(name)) {
+      fail(cmd, "--input-shape given twice for '" + name + "'");
+      return false;
+    }
+    options.inputShapes[name] = shape;
+  }
+  return true;
+}
+
+static int listOps() {
+  llvm::outs() << "| ONNX op | since opset | imports as |\n|---|---|---|\n";
+  for (const SupportedOp &op : supportedOps())
+    llvm::outs() << "| " << op.opType << " | " << op.sinceVersion << " | "
+                 << op.importsAs << " |\n";
+  return 0;
+}
+
+int runImport(const ParsedArgs &args) {
+  const Command &cmd = kImportCommand;
+  if (args.has("--list-ops"))
+    return listOps();
+  if (args.positional.empty())
+    return fail(cmd, std::string("usage: tpc import ") + cmd.usage);
+  ImportOptions options;
+  if (!parseImportOptions(cmd, args, options))
+    return 1;
+  mlir::MLIRContext ctx;
+  ScopedDiagnosticPrinter diag(ctx, "import");
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importOnnxModel(ctx, args.positional[0], options);
+  if (!module)
+    return 1;
+  std::string err;
+  std::string out = args.get("-o", "-");
+  auto file = mlir::openOutputFile(out, &err);
+  if (!file)
+    return fail(cmd, "cannot write '" + out + "': " + err);
+  module->print(file->os());
+  file->keep();
+  return 0;
+}
+
+} // namespace tpc::cli

@@ -1,0 +1,42 @@
+//===- main.cpp - The tpc driver ------------------------------------------===//
+#include "tools/tpc/Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace tpc::cli;
+
+static const Subcommand kSubcommands[] = {
+    {&kImportCommand, runImport},
+};
+
+static void printUsage() {
+  std::printf("usage: tpc <command> [flags]\n\ntpc compiles ONNX transformers "
+              "into tensor-parallel engines.\n\ncommands:\n");
+  for (const Subcommand &s : kSubcommands)
+    std::printf("  %-10s %s\n", s.command->name, s.command->summary);
+  std::printf("\n'tpc <command> --help' lists a command's flags.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+    printUsage();
+    return argc < 2 ? 1 : 0;
+  }
+  for (const Subcommand &s : kSubcommands) {
+    if (std::strcmp(argv[1], s.command->name) != 0)
+      continue;
+    ParsedArgs args;
+    bool help = false;
+    if (!parseArgs(*s.command, argc, argv, 2, args, help))
+      return 1;
+    if (help) {
+      printHelp(*s.command);
+      return 0;
+    }
+    return s.run(args);
+  }
+  std::fprintf(stderr, "tpc: error: unknown command '%s' (see 'tpc --help')\n",
+               argv[1]);
+  return 1;
+}
