@@ -1,6 +1,11 @@
 //===- Registration.cpp ---------------------------------------------------===//
 #include "compiler/Registration.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/Plan/IR/PlanOps.h"
+#include "compiler/Dialect/TP/IR/TPOps.h"
+#include "compiler/Pipeline.h"
+#include "compiler/Transforms/Passes.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
@@ -8,13 +13,17 @@
 namespace tpc {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::func::FuncDialect, onnx::ONNXDialect>();
+  registry.insert<mlir::func::FuncDialect, onnx::ONNXDialect, plan::PlanDialect,
+                  tp::TPDialect>();
 }
 
 void registerAllPasses() {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  registerTPCCompilerPasses();
+  registerTPCShardingPasses();
+  registerCompilePipeline();
 }
 
 } // namespace tpc

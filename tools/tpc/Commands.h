@@ -13,6 +13,12 @@ struct Subcommand {
 
 extern const Command kImportCommand;
 int runImport(const ParsedArgs &args);
+extern const Command kCompileCommand;
+int runCompile(const ParsedArgs &args);
+extern const Command kRunCommand;
+int runRun(const ParsedArgs &args);
+extern const Command kInspectCommand;
+int runInspect(const ParsedArgs &args);
 
 } // namespace tpc::cli
 

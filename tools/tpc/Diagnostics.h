@@ -29,8 +29,11 @@ public:
           llvm::errs() << " (at node '" << node << "')";
       }
       llvm::errs() << "\n";
+      // The pass manager's "see current operation" dumps IR the user did
+      // not write; the message already names the node.
       for (const mlir::Diagnostic &note : d.getNotes())
-        llvm::errs() << "  note: " << note.str() << "\n";
+        if (note.str().rfind("see current operation", 0) != 0)
+          llvm::errs() << "  note: " << note.str() << "\n";
       return mlir::success();
     });
   }

@@ -8,6 +8,9 @@ using namespace tpc::cli;
 
 static const Subcommand kSubcommands[] = {
     {&kImportCommand, runImport},
+    {&kCompileCommand, runCompile},
+    {&kRunCommand, runRun},
+    {&kInspectCommand, runInspect},
 };
 
 static void printUsage() {

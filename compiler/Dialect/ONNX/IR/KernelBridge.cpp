@@ -29,9 +29,11 @@ StringRef kernelName(Operation *op) {
   return op->getName().stripDialect();
 }
 
-Attrs kernelAttrs(Operation *op) {
+Attrs kernelAttrs(Operation *op) { return kernelAttrs(op->getAttrs()); }
+
+Attrs kernelAttrs(ArrayRef<NamedAttribute> attrs) {
   Attrs out;
-  for (NamedAttribute na : op->getAttrs()) {
+  for (NamedAttribute na : attrs) {
     std::string key = na.getName().str();
     Attribute a = na.getValue();
     if (auto i = dyn_cast<IntegerAttr>(a)) {
@@ -106,3 +108,17 @@ DenseElementsAttr elementsFromBytes(RankedTensorType type,
 }
 
 } // namespace tpc::onnx
+
+namespace tpc {
+
+std::string nodeNameOf(mlir::Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (std::string n = nodeNameOf(l); !n.empty())
+        return n;
+  return "";
+}
+
+} // namespace tpc

@@ -24,6 +24,7 @@ std::optional<TensorDesc> descOf(mlir::Type tensorType);
 /// The op's attributes as kernel attributes (ints, floats, strings; one-element
 /// dense attributes become scalars).
 Attrs kernelAttrs(mlir::Operation *op);
+Attrs kernelAttrs(llvm::ArrayRef<mlir::NamedAttribute> attrs);
 /// The kernel name of an op: its name without the dialect prefix.
 llvm::StringRef kernelName(mlir::Operation *op);
 
@@ -35,5 +36,10 @@ mlir::DenseElementsAttr elementsFromBytes(mlir::RankedTensorType type,
                                           const std::vector<uint8_t> &bytes);
 
 } // namespace tpc::onnx
+
+namespace tpc {
+/// The ONNX node name carried by a location, or "" when there is none.
+std::string nodeNameOf(mlir::Location loc);
+} // namespace tpc
 
 #endif

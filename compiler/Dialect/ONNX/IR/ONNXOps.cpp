@@ -424,7 +424,11 @@ LogicalResult ConstantOp::verify() {
 LogicalResult WeightOp::verify() {
   RankedTensorType t = getType();
   int64_t bits = t.getElementTypeBitWidth();
-  int64_t bytes = t.getNumElements() * (bits == 1 ? 1 : bits / 8);
+  int64_t numel = t.getNumElements();
+  // A rank's slice (after partitioning) covers part of the stored tensor.
+  if (auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>("tp.source_shape"))
+    numel = ShapedType::getNumElements(src.asArrayRef());
+  int64_t bytes = numel * (bits == 1 ? 1 : bits / 8);
   if (getLength() != bytes)
     return emitOpError("length ") << getLength() << " differs from the "
                                   << bytes << " bytes of " << t;

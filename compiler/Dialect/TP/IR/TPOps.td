@@ -1,0 +1,98 @@
+//===- TPOps.td - The tp dialect ---------------------------*- tablegen -*-===//
+#ifndef TPC_DIALECT_TP_OPS
+#define TPC_DIALECT_TP_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def TP_Dialect : Dialect {
+  let name = "tp";
+  let cppNamespace = "::tpc::tp";
+  let summary = "Tensor-parallel shardings and collectives";
+  let description = [{
+    The vocabulary of tensor parallelism over `size` ranks: how a tensor is
+    distributed (`#tp.sharding`) and the collectives that change it. The
+    sharding pass annotates a global program with shardings and inserts
+    collectives; the partitioning pass turns it into one program per rank
+    with local shapes.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def TP_ShardingAttr : AttrDef<TP_Dialect, "Sharding"> {
+  let mnemonic = "sharding";
+  let summary = "How a tensor is distributed over the ranks";
+  let description = [{
+    `kind` is one of:
+    - `replicated`: every rank holds the whole tensor;
+    - `split`: rank r holds a block of `sizes[r]` entries along `axis`; when
+      `parts` has more than one entry, the axis is the concatenation of
+      parts of those sizes and rank r holds its block of every part (a fused
+      QKV projection split into q, k and v);
+    - `partial`: every rank holds a full-shape addend; the tensor is their
+      sum.
+
+    ```mlir
+    #tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>
+    #tp.sharding<"replicated", 0>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$kind, "int64_t":$axis,
+                        OptionalArrayRefParameter<"int64_t">:$sizes,
+                        OptionalArrayRefParameter<"int64_t">:$parts);
+  let assemblyFormat = "`<` $kind `,` $axis (`,` `sizes` `=` `[` $sizes^ `]`)?"
+                       " (`,` `parts` `=` `[` $parts^ `]`)? `>`";
+}
+
+class TP_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TP_Dialect, mnemonic, traits>;
+
+def TP_AllReduceOp : TP_Op<"AllReduce", [Pure, SameOperandsAndResultType]> {
+  let summary = "Sums a partial tensor over the ranks";
+  let description = [{
+    ```mlir
+    %r = tp.AllReduce %p : tensor<1x16x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+def TP_AllGatherOp : TP_Op<"AllGather", [Pure]> {
+  let summary = "Concatenates every rank's block along an axis";
+  let description = [{
+    `sizes[r]` is rank r's block size along `axis` (blocks may differ), and
+    `parts` the part sizes when the axis concatenates several parts (see
+    #tp.sharding). Types are global before partitioning and local after.
+
+    ```mlir
+    %g = tp.AllGather %s {axis = 2 : i64, sizes = array<i64: 86, 86>, parts = array<i64: 172>} : tensor<1x16x86xf32> -> tensor<1x16x172xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$parts);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def TP_ShardOp : TP_Op<"Shard", [Pure]> {
+  let summary = "Takes this rank's block of a replicated tensor (no communication)";
+  let description = [{
+    The inverse of AllGather, computed locally: rank r keeps its block of
+    `sizes[r]` entries along `axis` (of each part when `parts` is set).
+
+    ```mlir
+    %s = tp.Shard %k {axis = 1 : i64, sizes = array<i64: 4, 4>, parts = array<i64: 8>} : tensor<1x8x16x8xf32> -> tensor<1x4x16x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$parts);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+#endif

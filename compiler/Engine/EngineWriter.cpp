@@ -1,0 +1,262 @@
+//===- EngineWriter.cpp - Writing engine folders --------------------------===//
+#include "compiler/Engine/EngineWriter.h"
+#include "compiler/Engine/PlanSerializer.h"
+#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "runtime/io/Safetensors.h"
+#include "runtime/support/MappedFile.h"
+#include "runtime/support/Sha256.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <unistd.h>
+
+using namespace mlir;
+namespace fs = std::filesystem;
+
+namespace tpc {
+namespace {
+
+/// Removes a temporary folder unless released.
+struct TempDir {
+  fs::path path;
+  bool keep = false;
+  ~TempDir() {
+    std::error_code ec;
+    if (!keep && !path.empty())
+      fs::remove_all(path, ec);
+  }
+};
+
+class Writer {
+public:
+  Writer(ModuleOp module, const EngineWriteOptions &options)
+      : module(module), options(options) {}
+  LogicalResult run();
+
+private:
+  InFlightDiagnostic error() { return module.emitError(); }
+  LogicalResult writeRank(func::FuncOp func, int rank, int world,
+                          const fs::path &dir, llvm::json::Array &ranks,
+                          llvm::json::Array *inputs, llvm::json::Array *outputs);
+  LogicalResult writeWeights(const SerializedRank &s, const fs::path &path);
+  FailureOr<const MappedFile *> source(const std::string &file);
+
+  ModuleOp module;
+  const EngineWriteOptions &options;
+  std::string sourceDir;
+  std::map<std::string, std::unique_ptr<MappedFile>> sources;
+};
+
+FailureOr<const MappedFile *> Writer::source(const std::string &file) {
+  auto it = sources.find(file);
+  if (it != sources.end())
+    return it->second.get();
+  auto m = std::make_unique<MappedFile>();
+  Status st = MappedFile::open((fs::path(sourceDir) / file).string(), *m);
+  if (!st.isOk())
+    return error() << "cannot read weights: " << st.message();
+  const MappedFile *raw = m.get();
+  sources[file] = std::move(m);
+  return raw;
+}
+
+LogicalResult Writer::writeWeights(const SerializedRank &s,
+                                   const fs::path &path) {
+  std::vector<SafetensorsEntry> entries;
+  for (const WeightSlice &w : s.weights)
+    entries.push_back({w.tensor, w.desc});
+  SafetensorsWriter writer;
+  std::map<std::string, std::string> meta = {{"format", "pt"},
+                                             {"producer", "tpc"}};
+  if (Status st = writer.open(path.string(), entries, meta); !st.isOk())
+    return error() << st.message();
+  for (const WeightSlice &w : s.weights) {
+    if (Status st = writer.beginTensor(w.tensor); !st.isOk())
+      return error() << st.message();
+    if (w.isConstant) {
+      if (Status st = writer.append(w.data.data(), w.data.size()); !st.isOk())
+        return error() << st.message();
+      continue;
+    }
+    FailureOr<const MappedFile *> src = source(w.file);
+    if (failed(src))
+      return failure();
+    size_t elem = dtypeSize(w.desc.dtype);
+    int64_t srcBytes = numElements(w.sourceShape) * int64_t(elem);
+    if (w.offset < 0 || size_t(w.offset + srcBytes) > (*src)->size())
+      return error() << "weight '" << w.tensor << "' lies outside '"
+                     << w.file << "'";
+    const uint8_t *base = (*src)->data() + w.offset;
+    std::vector<int64_t> ranges = w.ranges;
+    int64_t axis = w.axis;
+    if (ranges.empty()) {
+      axis = 0;
+      ranges = {0, w.sourceShape.empty() ? 1 : w.sourceShape[0]};
+    }
+    int64_t outer = 1, inner = int64_t(elem);
+    for (int64_t d = 0; d < int64_t(w.sourceShape.size()); ++d) {
+      if (d < axis)
+        outer *= w.sourceShape[d];
+      else if (d > axis)
+        inner *= w.sourceShape[d];
+    }
+    int64_t axisDim = w.sourceShape.empty() ? 1 : w.sourceShape[axis];
+    for (int64_t o = 0; o < outer; ++o) {
+      for (size_t r = 0; r < ranges.size(); r += 2) {
+        const uint8_t *from = base + (o * axisDim + ranges[r]) * inner;
+        if (Status st = writer.append(from, size_t(ranges[r + 1] * inner));
+            !st.isOk())
+          return error() << st.message();
+      }
+    }
+    // The source pages were only needed for this copy: keep RSS flat.
+    (void)(*src)->adviseDontNeed(size_t(w.offset), size_t(srcBytes));
+  }
+  if (Status st = writer.close(); !st.isOk())
+    return error() << st.message();
+  return success();
+}
+
+llvm::json::Object fileEntry(const fs::path &path, const std::string &hash) {
+  return llvm::json::Object{{"file", path.filename().string()},
+                            {"bytes", int64_t(fs::file_size(path))},
+                            {"sha256", hash}};
+}
+
+llvm::json::Array ioEntries(func::FuncOp func, bool inputs) {
+  llvm::json::Array out;
+  auto types = inputs ? func.getArgumentTypes() : func.getResultTypes();
+  auto outNames = func->getAttrOfType<ArrayAttr>("onnx.output_names");
+  for (auto [i, t] : llvm::enumerate(types)) {
+    auto rt = cast<RankedTensorType>(t);
+    std::string name =
+        inputs ? func.getArgAttrOfType<StringAttr>(i, "onnx.name").str()
+               : cast<StringAttr>(outNames[i]).str();
+    std::optional<TensorDesc> desc = onnx::descOf(rt);
+    llvm::json::Array shape;
+    for (int64_t d : rt.getShape())
+      shape.push_back(d);
+    out.push_back(llvm::json::Object{
+        {"name", name},
+        {"dtype", desc ? dtypeName(desc->dtype) : "invalid"},
+        {"shape", std::move(shape)}});
+  }
+  return out;
+}
+
+LogicalResult Writer::writeRank(func::FuncOp func, int rank, int world,
+                                const fs::path &dir, llvm::json::Array &ranks,
+                                llvm::json::Array *inputs,
+                                llvm::json::Array *outputs) {
+  FailureOr<SerializedRank> s = serializeRank(func, rank, world);
+  if (failed(s))
+    return failure();
+  s->plan.set_producer("tpc " TPC_VERSION);
+  fs::path planPath = dir / ("rank" + std::to_string(rank) + ".plan");
+  fs::path weightPath = dir / ("rank" + std::to_string(rank) + ".safetensors");
+  {
+    std::ofstream out(planPath, std::ios::binary);
+    if (!out || !s->plan.SerializeToOstream(&out))
+      return error() << "cannot write '" << planPath.string() << "'";
+  }
+  if (failed(writeWeights(*s, weightPath)))
+    return failure();
+  std::string planHash, weightHash;
+  if (Status st = sha256File(planPath.string(), planHash); !st.isOk())
+    return error() << st.message();
+  if (Status st = sha256File(weightPath.string(), weightHash); !st.isOk())
+    return error() << st.message();
+  ranks.push_back(llvm::json::Object{{"rank", rank},
+                                     {"plan", fileEntry(planPath, planHash)},
+                                     {"weights", fileEntry(weightPath, weightHash)}});
+  if (inputs)
+    *inputs = ioEntries(func, true);
+  if (outputs)
+    *outputs = ioEntries(func, false);
+  if (options.progress)
+    llvm::errs() << "tpc compile: wrote rank " << rank << " of " << world
+                 << "\n";
+  return success();
+}
+
+LogicalResult Writer::run() {
+  auto dirAttr = module->getAttrOfType<StringAttr>("onnx.source_dir");
+  if (!dirAttr)
+    return error() << "module has no onnx.source_dir";
+  sourceDir = dirAttr.str();
+  std::vector<func::FuncOp> funcs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal())
+      funcs.push_back(f);
+  std::sort(funcs.begin(), funcs.end(), [](func::FuncOp a, func::FuncOp b) {
+    auto ra = a->getAttrOfType<IntegerAttr>("tp.rank");
+    auto rb = b->getAttrOfType<IntegerAttr>("tp.rank");
+    return (ra ? ra.getInt() : 0) < (rb ? rb.getInt() : 0);
+  });
+  int world = int(funcs.size());
+  if (world == 0)
+    return error() << "nothing to write: the module has no function";
+
+  fs::path out = fs::absolute(options.outDir);
+  std::error_code ec;
+  if (fs::exists(out, ec) &&
+      !(fs::is_directory(out, ec) &&
+        (fs::is_empty(out, ec) || fs::exists(out / "engine.json", ec))))
+    return error() << "output '" << options.outDir
+                   << "' exists and is not an engine folder; refusing to "
+                      "replace it";
+  TempDir tmp;
+  tmp.path = out.parent_path() /
+             ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(tmp.path, ec);
+  if (!fs::create_directories(tmp.path, ec))
+    return error() << "cannot create '" << tmp.path.string()
+                   << "': " << ec.message();
+
+  llvm::json::Array ranks, inputs, outputs;
+  for (auto [i, f] : llvm::enumerate(funcs))
+    if (failed(writeRank(f, int(i), world, tmp.path, ranks,
+                         i == 0 ? &inputs : nullptr,
+                         i == 0 ? &outputs : nullptr)))
+      return failure();
+
+  llvm::json::Object manifest{
+      {"format", "tpc-engine"},
+      {"format_version", int64_t(kPlanFormatVersion)},
+      {"producer", llvm::json::Object{{"name", "tpc"}, {"version", TPC_VERSION}}},
+      {"options", llvm::json::Object(options.compileOptions)},
+      {"tp", world},
+      {"inputs", std::move(inputs)},
+      {"outputs", std::move(outputs)},
+      {"ranks", std::move(ranks)}};
+  {
+    std::error_code wec;
+    llvm::raw_fd_ostream os((tmp.path / "engine.json").string(), wec);
+    if (wec)
+      return error() << "cannot write engine.json: " << wec.message();
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+       << "\n";
+  }
+  if (fs::exists(out, ec))
+    fs::remove_all(out, ec);
+  fs::rename(tmp.path, out, ec);
+  if (ec)
+    return error() << "cannot move the engine into '" << options.outDir
+                   << "': " << ec.message();
+  tmp.keep = true;
+  return success();
+}
+
+} // namespace
+
+LogicalResult writeEngine(ModuleOp module, const EngineWriteOptions &options) {
+  return Writer(module, options).run();
+}
+
+} // namespace tpc

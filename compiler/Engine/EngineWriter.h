@@ -1,0 +1,31 @@
+//===- EngineWriter.h - Writing engine folders ------------------*- C++ -*-===//
+#ifndef TPC_COMPILER_ENGINE_ENGINEWRITER_H
+#define TPC_COMPILER_ENGINE_ENGINEWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+
+namespace tpc {
+
+struct EngineWriteOptions {
+  /// The engine folder to create (replaced when it holds an older engine).
+  std::string outDir;
+  /// The options the engine was compiled with, recorded in engine.json.
+  llvm::json::Object compileOptions;
+  /// Print per-rank progress on stderr.
+  bool progress = false;
+};
+
+/// Writes engine.json, rankN.plan and rankN.safetensors for a planned module:
+/// one function per rank (`@rank0`, `@rank1`, ... with `tp.rank`, or a lone
+/// `@main` for one rank). Weights are sliced straight from the mapped source
+/// files named by the module's `onnx.source_dir`. Everything goes to a
+/// temporary folder first; a failure leaves no folder behind.
+mlir::LogicalResult writeEngine(mlir::ModuleOp module,
+                                const EngineWriteOptions &options);
+
+} // namespace tpc
+
+#endif

@@ -1,0 +1,192 @@
+//===- PlanSerializer.cpp - plan-dialect functions to plan messages -------===//
+#include "compiler/Engine/PlanSerializer.h"
+#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/Plan/IR/PlanOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <set>
+
+using namespace mlir;
+
+namespace tpc {
+namespace {
+
+void addAttrs(const Attrs &attrs, plan::Step &step) {
+  for (const auto &[k, v] : attrs.ints()) {
+    plan::Attr *a = step.add_attrs();
+    a->set_name(k);
+    a->set_kind(plan::Attr::INTS);
+    for (int64_t x : v)
+      a->add_ints(x);
+  }
+  for (const auto &[k, v] : attrs.floats()) {
+    plan::Attr *a = step.add_attrs();
+    a->set_name(k);
+    a->set_kind(plan::Attr::FLOATS);
+    for (double x : v)
+      a->add_floats(x);
+  }
+  for (const auto &[k, v] : attrs.strings()) {
+    plan::Attr *a = step.add_attrs();
+    a->set_name(k);
+    a->set_kind(plan::Attr::STRING);
+    a->set_str(v);
+  }
+}
+
+} // namespace
+
+FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
+                                        int worldSize) {
+  SerializedRank out;
+  plan::Plan &p = out.plan;
+  p.set_format_version(kPlanFormatVersion);
+  p.set_rank(rank);
+  p.set_world_size(worldSize);
+  auto arena = func->getAttrOfType<IntegerAttr>("plan.arena_bytes");
+  if (!arena)
+    return func.emitError("function has no memory plan (run tpc-plan-memory)");
+  p.set_arena_bytes(arena.getInt());
+  if (auto u = func->getAttrOfType<IntegerAttr>("plan.unplanned_bytes"))
+    p.set_unplanned_bytes(u.getInt());
+
+  llvm::DenseMap<Value, uint32_t> ids;
+  std::map<std::string, uint32_t> weightIds;
+  std::set<std::string> tensorNames;
+  auto addBuffer = [&](Value v, plan::Buffer::Kind kind, int64_t offset,
+                       const std::string &tensor,
+                       const std::string &name) -> FailureOr<uint32_t> {
+    std::optional<TensorDesc> desc = onnx::descOf(v.getType());
+    if (!desc)
+      return emitError(v.getLoc()) << "unsupported type " << v.getType();
+    uint32_t id = p.buffers_size();
+    plan::Buffer *b = p.add_buffers();
+    b->set_id(id);
+    b->set_kind(kind);
+    b->set_dtype(int32_t(desc->dtype));
+    for (int64_t d : desc->shape)
+      b->add_shape(d);
+    b->set_offset(uint64_t(offset));
+    b->set_tensor(tensor);
+    b->set_name(name);
+    ids[v] = id;
+    return id;
+  };
+
+  Block &block = func.getBody().front();
+  for (BlockArgument arg : block.getArguments()) {
+    auto off = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                  "plan.offset");
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  "onnx.name");
+    if (!off || !name)
+      return func.emitError("argument ")
+             << arg.getArgNumber() << " lacks plan.offset or onnx.name";
+    FailureOr<uint32_t> id =
+        addBuffer(arg, plan::Buffer::ARENA, off.getInt(), "", name.str());
+    if (failed(id))
+      return failure();
+    plan::Binding *bind = p.add_inputs();
+    bind->set_name(name.str());
+    bind->set_buffer(*id);
+  }
+
+  for (Operation &op : block) {
+    if (auto w = dyn_cast<plan::WeightOp>(op)) {
+      // One tensor per distinct (source, slice): uses of a shared initializer
+      // share a buffer; different slices of it get distinct names.
+      std::string key = w.getFile().str() + "@" + std::to_string(w.getOffset());
+      if (auto r = w.getRanges())
+        for (int64_t x : *r)
+          key += "," + std::to_string(x);
+      if (w.getAxis())
+        key += "/" + std::to_string(*w.getAxis());
+      auto known = weightIds.find(key);
+      if (known != weightIds.end()) {
+        ids[w] = known->second;
+        continue;
+      }
+      WeightSlice s;
+      s.tensor = w.getName().str();
+      for (int k = 1; !tensorNames.insert(s.tensor).second; ++k)
+        s.tensor = w.getName().str() + "#" + std::to_string(k);
+      s.desc = *onnx::descOf(w.getType());
+      s.file = w.getFile().str();
+      s.offset = w.getOffset();
+      s.sourceShape.assign(w.getSourceShape().begin(),
+                           w.getSourceShape().end());
+      if (auto r = w.getRanges()) {
+        s.axis = *w.getAxis();
+        s.ranges.assign(r->begin(), r->end());
+      }
+      if (failed(addBuffer(w, plan::Buffer::WEIGHT, 0, s.tensor, s.tensor)))
+        return failure();
+      weightIds[key] = ids[w];
+      out.weights.push_back(std::move(s));
+      continue;
+    }
+    if (auto c = dyn_cast<plan::ConstantOp>(op)) {
+      WeightSlice s;
+      s.tensor = c.getName().str();
+      tensorNames.insert(s.tensor);
+      s.desc = *onnx::descOf(c.getType());
+      s.isConstant = true;
+      std::optional<std::vector<uint8_t>> bytes =
+          onnx::elementsBytes(c.getValue());
+      if (!bytes)
+        return c.emitOpError("constant data cannot be read");
+      s.data = std::move(*bytes);
+      if (failed(addBuffer(c, plan::Buffer::WEIGHT, 0, s.tensor, s.tensor)))
+        return failure();
+      out.weights.push_back(std::move(s));
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      auto names = func->getAttrOfType<ArrayAttr>("onnx.output_names");
+      if (!names || names.size() != ret.getNumOperands())
+        return func.emitError("function lacks onnx.output_names");
+      for (auto [v, n] : llvm::zip(ret.getOperands(), names)) {
+        auto it = ids.find(v);
+        if (it == ids.end() || p.buffers(it->second).kind() != plan::Buffer::ARENA)
+          return ret.emitOpError("output '")
+                 << cast<StringAttr>(n).str()
+                 << "' is not computed by a kernel (a weight or constant "
+                    "output is not supported)";
+        plan::Binding *bind = p.add_outputs();
+        bind->set_name(cast<StringAttr>(n).str());
+        bind->set_buffer(it->second);
+      }
+      continue;
+    }
+    auto k = dyn_cast<plan::KernelOp>(op);
+    if (!k)
+      return op.emitOpError("is not a plan op");
+    auto offs = k.getOffsets();
+    if (!offs)
+      return k.emitOpError("has no arena offsets (run tpc-plan-memory)");
+    for (auto [r, off] : llvm::zip(k.getResults(), *offs))
+      if (failed(addBuffer(r, plan::Buffer::ARENA, off, "", "")))
+        return failure();
+    if (k->hasAttr("plan.view"))
+      continue; // a view shares its operand's bytes: nothing to run
+    plan::Step *step = p.add_steps();
+    step->set_kernel(k.getKernel().str());
+    step->set_node(k.getNode().str());
+    for (Value v : k.getOperands())
+      step->add_inputs(ids.lookup(v));
+    for (Value r : k.getResults())
+      step->add_outputs(ids.lookup(r));
+    addAttrs(onnx::kernelAttrs(k.getAttrs().getValue()), *step);
+    if (auto role = k->getAttrOfType<StringAttr>("tp.role")) {
+      plan::Attr *a = step->add_attrs();
+      a->set_name("tp_role");
+      a->set_kind(plan::Attr::STRING);
+      a->set_str(role.str());
+    }
+  }
+  return out;
+}
+
+} // namespace tpc

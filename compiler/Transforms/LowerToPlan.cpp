@@ -1,0 +1,91 @@
+//===- LowerToPlan.cpp - onnx ops to plan kernels -------------------------===//
+#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace tpc {
+#define GEN_PASS_DEF_LOWERTOPLANPASS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tpc
+
+using namespace mlir;
+
+namespace tpc {
+
+namespace {
+
+/// Attributes that describe where an op came from, not what it computes.
+bool isKernelAttr(StringRef name) {
+  return !name.starts_with("tp.") && !name.starts_with("plan.");
+}
+
+struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int constants = 0;
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (!isa<ModuleOp, func::FuncOp, func::ReturnOp>(op) &&
+          !isa_and_nonnull<plan::PlanDialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      if (failed(lower(op, constants)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lower(Operation *op, int &constants) {
+    {
+      OpBuilder b(op);
+      Operation *repl = nullptr;
+      if (auto c = dyn_cast<onnx::ConstantOp>(op)) {
+        repl = b.create<plan::ConstantOp>(
+            op->getLoc(), c.getType(),
+            b.getStringAttr("const." + std::to_string(constants++)),
+            c.getValue());
+      } else if (auto w = dyn_cast<onnx::WeightOp>(op)) {
+        auto src = w->getAttrOfType<DenseI64ArrayAttr>("tp.source_shape");
+        auto nw = b.create<plan::WeightOp>(
+            op->getLoc(), w.getType(), w.getNameAttr(), w.getFileAttr(),
+            w.getOffsetAttr(), w.getLengthAttr(),
+            src ? src : b.getDenseI64ArrayAttr(w.getType().getShape()),
+            w->getAttrOfType<IntegerAttr>("tp.axis"),
+            w->getAttrOfType<DenseI64ArrayAttr>("tp.ranges"));
+        repl = nw;
+      } else if (op->getDialect() &&
+                 (op->getDialect()->getNamespace() == "onnx" ||
+                  op->getDialect()->getNamespace() == "tp")) {
+        if (op->getNumRegions() != 0)
+          return op->emitOpError("has regions; cannot lower to a kernel");
+        SmallVector<NamedAttribute> attrs;
+        for (NamedAttribute a : op->getAttrs())
+          if (isKernelAttr(a.getName().strref()))
+            attrs.push_back(a);
+        StringRef kernel = op->getName().stripDialect();
+        std::string kernelName = kernel.str();
+        if (auto k = op->getAttrOfType<StringAttr>("tp.kernel"))
+          kernelName = k.str();
+        auto kop = b.create<plan::KernelOp>(
+            op->getLoc(), op->getResultTypes(), b.getStringAttr(kernelName),
+            op->getOperands(), b.getDictionaryAttr(attrs),
+            b.getStringAttr(nodeNameOf(op->getLoc())), DenseI64ArrayAttr());
+        for (NamedAttribute a : op->getAttrs())
+          if (a.getName().strref().starts_with("tp."))
+            kop->setAttr(a.getName(), a.getValue());
+        repl = kop;
+      } else {
+        return op->emitOpError("cannot be lowered to a plan: only onnx and "
+                               "tp ops can");
+      }
+      op->replaceAllUsesWith(repl->getResults());
+      op->erase();
+      return success();
+    }
+  }
+};
+
+} // namespace
+} // namespace tpc

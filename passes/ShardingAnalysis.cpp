@@ -1,0 +1,581 @@
+//===- ShardingAnalysis.cpp - Sharding propagation rules ------------------===//
+#include "passes/ShardingAnalysis.h"
+#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace tpc {
+namespace {
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// The weight behind a MatMul's B operand: onnx.Weight, possibly through a
+/// transpose of its last two axes. `transposed` tells which.
+onnx::WeightOp weightOperand(Value b, bool &transposed) {
+  transposed = false;
+  // A sharded program reads its weights through tp.Shard.
+  if (auto sh = b.getDefiningOp<tp::ShardOp>())
+    b = sh.getInput();
+  if (auto w = b.getDefiningOp<onnx::WeightOp>())
+    return w;
+  if (auto t = b.getDefiningOp<onnx::TransposeOp>()) {
+    ArrayRef<int64_t> p = t.getPerm();
+    int64_t n = p.size();
+    bool lastTwo = n >= 2 && p[n - 1] == n - 2 && p[n - 2] == n - 1;
+    for (int64_t i = 0; i + 2 < n; ++i)
+      lastTwo &= p[i] == i;
+    if (lastTwo)
+      if (auto w = t.getData().getDefiningOp<onnx::WeightOp>()) {
+        transposed = true;
+        return w;
+      }
+  }
+  return nullptr;
+}
+
+} // namespace
+
+bool isWeightMatMul(Operation *op) {
+  bool t;
+  if (auto mm = dyn_cast<onnx::MatMulOp>(op))
+    return tensorType(mm.getB()).getRank() == 2 && weightOperand(mm.getB(), t);
+  if (auto g = dyn_cast<onnx::GemmOp>(op))
+    return !g.getTransA() && weightOperand(g.getB(), t);
+  return false;
+}
+
+
+namespace {
+/// The parts of a weight MatMul's output when it feeds (through bias adds)
+/// a Split on its last axis: a fused QKV or gate|up projection.
+SmallVector<int64_t> fusedOutputParts(Operation *mm) {
+  Value v = mm->getResult(0);
+  int64_t last = tensorType(v).getRank() - 1;
+  for (int depth = 0; depth < 4; ++depth) {
+    if (!v.hasOneUse())
+      break;
+    Operation *user = *v.getUsers().begin();
+    if (auto split = dyn_cast<onnx::SplitOp>(user)) {
+      int64_t axis = split.getAxis();
+      if (axis < 0)
+        axis += tensorType(v).getRank();
+      if (axis == last)
+        return SmallVector<int64_t>(split.getSplit());
+      break;
+    }
+    // Bias adds and reshapes that keep the last axis lead on to the Split.
+    bool keepsLast =
+        isa<onnx::AddOp>(user) ||
+        (isa<onnx::ReshapeOp>(user) &&
+         tensorType(user->getResult(0)).getShape().back() ==
+             tensorType(v).getShape().back());
+    if (!keepsLast)
+      break;
+    v = user->getResult(0);
+    last = tensorType(v).getRank() - 1;
+  }
+  return {tensorType(mm->getResult(0)).getShape().back()};
+}
+
+} // namespace
+
+LogicalResult emitHeadError(Operation *op, int64_t tp, int64_t dim,
+                            int64_t heads) {
+  std::string ok;
+  for (int64_t t = 1; t <= heads; ++t)
+    if (heads % t == 0)
+      ok += (ok.empty() ? "" : ", ") + std::to_string(t);
+  std::string node = nodeNameOf(op->getLoc());
+  return op->emitError("tp=")
+         << tp << " does not divide the " << heads << " heads (dimension "
+         << dim << " of " << op->getResult(0).getType() << ") of node '"
+         << node << "'; tp values that work: " << ok;
+}
+
+LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
+  Value a = op->getOperand(0);
+  RankedTensorType at = tensorType(a);
+  int64_t kAxisA = at.getRank() - 1;
+  // Axes of the B operand: [K, N], or [N, K] for Gemm with transB.
+  bool transB = false;
+  if (auto g = dyn_cast<onnx::GemmOp>(op))
+    transB = g.getTransB();
+  int64_t nAxisB = transB ? 0 : 1, kAxisB = transB ? 1 : 0;
+  Sharding sa = of(a);
+  Value result = op->getResult(0);
+  int64_t outLast = tensorType(result).getRank() - 1;
+  if (forced.contains(op)) {
+    role[op] = "replicated";
+    replicate(op);
+    return success();
+  }
+  if (sa.isReplicated()) {
+    SmallVector<int64_t> parts = fusedOutputParts(op);
+    Sharding out = Sharding::split(outLast, parts, tp);
+    require(op, 1, out.onAxis(nAxisB));
+    role[op] = "column";
+    OpSet self;
+    self.insert(op);
+    set(result, out, self);
+    return success();
+  }
+  if (sa.isSplit() && sa.axis == kAxisA) {
+    require(op, 1, sa.onAxis(kAxisB));
+    role[op] = "row";
+    set(result, Sharding::partial());
+    return success();
+  }
+  if (sa.isSplit()) {
+    // Split on a batch or row axis: the weight stays whole.
+    require(op, 1, Sharding::replicated());
+    role[op] = "replicated";
+    set(result, sa, originsOf(a));
+    return success();
+  }
+  // Partial activation: MatMul is linear in it.
+  require(op, 1, Sharding::replicated());
+  role[op] = "replicated";
+  set(result, Sharding::partial());
+  return success();
+}
+
+void ShardingAnalysis::visitActivationMatMul(Operation *mmOp) {
+  auto op = cast<onnx::MatMulOp>(mmOp);
+  Value a = op.getA(), b = op.getB();
+  RankedTensorType at = tensorType(a), bt = tensorType(b),
+                   rt = tensorType(op.getResult());
+  Sharding sa = of(a), sb = of(b);
+  int64_t R = rt.getRank();
+  if (at.getRank() < 2 || bt.getRank() < 2)
+    return replicate(op);
+  if (sa.isPartial() && sb.isReplicated()) {
+    set(op.getResult(), Sharding::partial());
+    return;
+  }
+  if (sb.isPartial() && sa.isReplicated()) {
+    set(op.getResult(), Sharding::partial());
+    return;
+  }
+  // Contraction split on both: partial sums.
+  if (sa.isSplit() && sb.isSplit() && sa.axis == at.getRank() - 1 &&
+      sb.axis == bt.getRank() - 2 && sa.sizes == sb.sizes &&
+      sa.parts == sb.parts) {
+    set(op.getResult(), Sharding::partial());
+    return;
+  }
+  // A split batch axis (aligned from the right) carries over.
+  auto batchAxis = [&](const Sharding &s, RankedTensorType t) -> int64_t {
+    if (!s.isSplit() || s.axis >= t.getRank() - 2)
+      return -1;
+    return s.axis + (R - t.getRank());
+  };
+  int64_t ba = batchAxis(sa, at), bb = batchAxis(sb, bt);
+  if (ba >= 0 || bb >= 0) {
+    const Sharding &s = ba >= 0 ? sa : sb;
+    int64_t axis = ba >= 0 ? ba : bb;
+    Sharding res = s.onAxis(axis);
+    OpSet from = originsOf(ba >= 0 ? a : b);
+    for (unsigned i = 0; i < 2; ++i) {
+      RankedTensorType t = i == 0 ? at : bt;
+      int64_t local = axis - (R - t.getRank());
+      if (local < 0 || t.getDimSize(local) == 1)
+        require(op, i, Sharding::replicated());
+      else
+        require(op, i, s.onAxis(local));
+    }
+    set(op.getResult(), res, from);
+    return;
+  }
+  // Rows of A or columns of B.
+  if (sa.isSplit() && sa.axis == at.getRank() - 2 && sb.isReplicated()) {
+    set(op.getResult(), sa.onAxis(R - 2), originsOf(a));
+    return;
+  }
+  if (sb.isSplit() && sb.axis == bt.getRank() - 1 && sa.isReplicated()) {
+    set(op.getResult(), sb.onAxis(R - 1), originsOf(b));
+    return;
+  }
+  replicate(op);
+}
+
+void ShardingAnalysis::visitElementwise(Operation *op) {
+  Value res = op->getResult(0);
+  int64_t R = tensorType(res).getRank();
+  bool anyPartial = false, anySplit = false;
+  for (Value v : op->getOperands()) {
+    anyPartial |= of(v).isPartial();
+    anySplit |= of(v).isSplit();
+  }
+  if (anyPartial) {
+    // Sums of partials stay partial; a partial scaled by replicated values
+    // stays partial; anything else needs the full value.
+    bool allPartial = llvm::all_of(op->getOperands(),
+                                   [&](Value v) { return of(v).isPartial(); });
+    unsigned partials = llvm::count_if(
+        op->getOperands(), [&](Value v) { return of(v).isPartial(); });
+    bool othersReplicated = llvm::all_of(op->getOperands(), [&](Value v) {
+      return of(v).isPartial() || of(v).isReplicated();
+    });
+    bool linear = false;
+    if (isa<onnx::AddOp, onnx::SubOp, onnx::SumOp>(op))
+      linear = allPartial;
+    else if (isa<onnx::MulOp>(op))
+      linear = partials == 1 && othersReplicated;
+    else if (isa<onnx::DivOp>(op))
+      linear = of(op->getOperand(0)).isPartial() && partials == 1 &&
+               othersReplicated;
+    else if (isa<onnx::NegOp>(op))
+      linear = true;
+    else if (auto c = dyn_cast<onnx::CastOp>(op))
+      linear = isa<FloatType>(c.getType().getElementType());
+    if (linear) {
+      set(res, Sharding::partial());
+      return;
+    }
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      if (of(op->getOperand(i)).isPartial())
+        require(op, i, Sharding::replicated());
+    if (!anySplit) {
+      set(res, Sharding::replicated());
+      return;
+    }
+  }
+  // Agree on one split (in result axes); operands broadcast along it are
+  // fine as they are, replicated operands with the full axis are sharded.
+  std::optional<Sharding> split;
+  OpSet from;
+  bool conflict = false;
+  for (Value v : op->getOperands()) {
+    Sharding s = of(v);
+    if (!s.isSplit())
+      continue;
+    Sharding inRes = s.onAxis(s.axis + (R - tensorType(v).getRank()));
+    if (split && *split != inRes)
+      conflict = true;
+    if (!split)
+      split = inRes;
+    for (Operation *m : originsOf(v))
+      from.insert(m);
+  }
+  if (!split || conflict)
+    return replicate(op);
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    Value v = op->getOperand(i);
+    RankedTensorType t = tensorType(v);
+    int64_t local = split->axis - (R - t.getRank());
+    if (local < 0 || t.getDimSize(local) == 1)
+      require(op, i, Sharding::replicated());
+    else
+      require(op, i, split->onAxis(local));
+  }
+  set(res, *split, from);
+}
+
+/// Maps a split axis through a reshape: the split must be on the major
+/// (first non-unit) dim of its group of input dims, and lands on the major
+/// dim of the matching output group, whose per-rank sizes must be whole.
+LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
+  auto op = cast<onnx::ReshapeOp>(reshapeOp);
+  Value in = op.getData();
+  Sharding s = of(in);
+  if (!s.isSplit()) {
+    set(op.getResult(), s);
+    return success();
+  }
+  ArrayRef<int64_t> is = tensorType(in).getShape();
+  ArrayRef<int64_t> os = op.getType().getShape();
+  // Group dims into runs with equal products.
+  int64_t i = 0, o = 0;
+  while (i < int64_t(is.size()) || o < int64_t(os.size())) {
+    int64_t i0 = i, o0 = o, pi = 1, po = 1;
+    if (i < int64_t(is.size()))
+      pi *= is[i++];
+    if (o < int64_t(os.size()))
+      po *= os[o++];
+    while (pi != po) {
+      if (pi < po && i < int64_t(is.size()))
+        pi *= is[i++];
+      else if (o < int64_t(os.size()))
+        po *= os[o++];
+      else
+        break;
+    }
+    if (s.axis < i0 || s.axis >= i)
+      continue;
+    int64_t majorIn = i0;
+    while (majorIn < i && is[majorIn] == 1)
+      ++majorIn;
+    int64_t majorOut = o0;
+    while (majorOut < o && os[majorOut] == 1)
+      ++majorOut;
+    if (majorIn != s.axis || majorOut >= o) {
+      replicate(op);
+      return success();
+    }
+    int64_t restIn = 1, restOut = 1;
+    for (int64_t k = majorIn + 1; k < i; ++k)
+      restIn *= is[k];
+    for (int64_t k = majorOut + 1; k < o; ++k)
+      restOut *= os[k];
+    int64_t dimOut = os[majorOut];
+    if (is[majorIn] == dimOut && restIn == restOut) {
+      // The split dim itself is unchanged (only unit dims move).
+      set(op.getResult(), s.onAxis(majorOut), originsOf(in));
+      return success();
+    }
+    if (s.parts.size() != 1) {
+      replicate(op);
+      return success();
+    }
+    bool whole = true;
+    for (int64_t sz : s.sizes)
+      whole &= (sz * restIn) % restOut == 0;
+    if (!whole) {
+      OpSet from = originsOf(in);
+      if (tp % dimOut == 0 && !from.empty()) {
+        // Fewer heads than ranks: replicated, which is right for GQA kv
+        // heads; the pass checks afterwards that they meet split q heads.
+        for (Operation *m : from)
+          retry.insert(m);
+        headFallbacks.push_back({op, majorOut, dimOut});
+        replicate(op);
+        return success();
+      }
+      return emitHeadError(op, tp, majorOut, dimOut);
+    }
+    Sharding out = s;
+    out.axis = majorOut;
+    out.parts = {dimOut};
+    for (int64_t &sz : out.sizes)
+      sz = sz * restIn / restOut;
+    set(op.getResult(), out, originsOf(in));
+    return success();
+  }
+  replicate(op);
+  return success();
+}
+
+void ShardingAnalysis::visitTransposeLike(Operation *op, ArrayRef<int64_t> perm) {
+  Value in = op->getOperand(0);
+  Sharding s = of(in);
+  if (!s.isSplit()) {
+    set(op->getResult(0), s);
+    return;
+  }
+  for (auto [j, p] : llvm::enumerate(perm))
+    if (p == s.axis) {
+      set(op->getResult(0), s.onAxis(j), originsOf(in));
+      return;
+    }
+  replicate(op);
+}
+
+void ShardingAnalysis::visitAxisOp(Operation *op, ArrayRef<int64_t> reducedAxes,
+                           bool keepDims, bool linearOverReduced) {
+  Value in = op->getOperand(0);
+  Sharding s = of(in);
+  bool linear = isa<onnx::ReduceSumOp, onnx::ReduceMeanOp>(op);
+  if (s.isPartial()) {
+    if (linear) {
+      set(op->getResult(0), s);
+      return;
+    }
+    return replicate(op);
+  }
+  if (!s.isSplit()) {
+    replicate(op);
+    return;
+  }
+  if (llvm::is_contained(reducedAxes, s.axis)) {
+    if (linearOverReduced) {
+      // A sum over the split axis is the sum of the ranks' local sums.
+      set(op->getResult(0), Sharding::partial());
+      return;
+    }
+    return replicate(op);
+  }
+  int64_t axis = s.axis;
+  if (!keepDims)
+    for (int64_t a : reducedAxes)
+      if (a < s.axis)
+        --axis;
+  for (unsigned i = 1; i < op->getNumOperands(); ++i)
+    require(op, i, Sharding::replicated());
+  set(op->getResult(0), s.onAxis(axis), originsOf(in));
+}
+
+void ShardingAnalysis::visitSplit(Operation *splitOp) {
+  auto op = cast<onnx::SplitOp>(splitOp);
+  Value in = op.getInput();
+  Sharding s = of(in);
+  int64_t rank = tensorType(in).getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  if (s.isPartial() || s.isReplicated()) {
+    for (Value r : op.getResults())
+      set(r, s);
+    return;
+  }
+  if (s.axis != axis) {
+    for (Value r : op.getResults())
+      set(r, s, originsOf(in));
+    return;
+  }
+  if (ArrayRef<int64_t>(s.parts) != op.getSplit())
+    return replicate(op);
+  for (auto [r, part] : llvm::zip(op.getResults(), op.getSplit()))
+    set(r, Sharding::split(axis, {part}, tp), originsOf(in));
+}
+
+LogicalResult ShardingAnalysis::visit(Operation *op) {
+  if (isa<onnx::WeightOp, onnx::ConstantOp>(op)) {
+    set(op->getResult(0), Sharding::replicated());
+    return success();
+  }
+  if (isa<func::ReturnOp>(op)) {
+    requireAll(op, Sharding::replicated());
+    return success();
+  }
+  if (isWeightMatMul(op))
+    return visitWeightMatMul(op);
+  if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
+    visitActivationMatMul(mm);
+    return success();
+  }
+  if (auto r = dyn_cast<onnx::ReshapeOp>(op))
+    return visitReshape(r);
+  if (auto t = dyn_cast<onnx::TransposeOp>(op)) {
+    visitTransposeLike(op, t.getPerm());
+    return success();
+  }
+  if (auto e = dyn_cast<onnx::ExpandOp>(op)) {
+    Sharding s = of(e.getInput());
+    int64_t shift = e.getType().getRank() - e.getInput().getType().getRank();
+    if (s.isSplit() && e.getInput().getType().getDimSize(s.axis) ==
+                           e.getType().getDimSize(s.axis + shift)) {
+      set(e.getResult(), s.onAxis(s.axis + shift), originsOf(e.getInput()));
+      return success();
+    }
+    if (s.isPartial()) {
+      set(e.getResult(), s);
+      return success();
+    }
+    replicate(op);
+    return success();
+  }
+  auto normAxes = [](int64_t axis, int64_t rank) {
+    SmallVector<int64_t> out;
+    for (int64_t a = axis < 0 ? axis + rank : axis; a < rank; ++a)
+      out.push_back(a);
+    return out;
+  };
+  if (auto sm = dyn_cast<onnx::SoftmaxOp>(op)) {
+    int64_t r = sm.getType().getRank();
+    int64_t a = sm.getAxis() < 0 ? sm.getAxis() + r : sm.getAxis();
+    visitAxisOp(op, {a}, true, false);
+    return success();
+  }
+  if (auto sm = dyn_cast<onnx::LogSoftmaxOp>(op)) {
+    int64_t r = sm.getType().getRank();
+    int64_t a = sm.getAxis() < 0 ? sm.getAxis() + r : sm.getAxis();
+    visitAxisOp(op, {a}, true, false);
+    return success();
+  }
+  if (auto ln = dyn_cast<onnx::LayerNormalizationOp>(op)) {
+    visitAxisOp(op, normAxes(ln.getAxis(), ln.getType().getRank()), true,
+                false);
+    return success();
+  }
+  auto reduce = [&](auto r, bool linear) {
+    int64_t rank = tensorType(r.getData()).getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t a : r.getAxes())
+      axes.push_back(a < 0 ? a + rank : a);
+    if (axes.empty() && !r.getNoopWithEmptyAxes())
+      for (int64_t a = 0; a < rank; ++a)
+        axes.push_back(a);
+    visitAxisOp(op, axes, r.getKeepdims(), linear);
+  };
+  if (auto r = dyn_cast<onnx::ReduceSumOp>(op)) {
+    reduce(r, true);
+    return success();
+  }
+  if (auto r = dyn_cast<onnx::ReduceMeanOp>(op)) {
+    reduce(r, false);
+    return success();
+  }
+  if (auto r = dyn_cast<onnx::ReduceMaxOp>(op)) {
+    reduce(r, false);
+    return success();
+  }
+  if (auto s = dyn_cast<onnx::SplitOp>(op)) {
+    visitSplit(s);
+    return success();
+  }
+  if (auto sl = dyn_cast<onnx::SliceOp>(op)) {
+    Sharding s = of(sl.getData());
+    int64_t rank = sl.getData().getType().getRank();
+    bool touches = false;
+    for (int64_t a : sl.getAxes())
+      touches |= (a < 0 ? a + rank : a) == s.axis;
+    if (s.isPartial() || (s.isSplit() && !touches)) {
+      set(sl.getResult(), s, originsOf(sl.getData()));
+      return success();
+    }
+    replicate(op);
+    return success();
+  }
+  if (auto c = dyn_cast<onnx::ConcatOp>(op)) {
+    int64_t rank = c.getType().getRank();
+    int64_t axis = c.getAxis() < 0 ? c.getAxis() + rank : c.getAxis();
+    std::optional<Sharding> split;
+    OpSet from;
+    bool ok = true;
+    for (Value v : c.getInputs()) {
+      Sharding s = of(v);
+      if (s.isPartial())
+        ok = false;
+      if (!s.isSplit())
+        continue;
+      if (s.axis == axis || (split && *split != s))
+        ok = false;
+      split = s;
+      for (Operation *m : originsOf(v))
+        from.insert(m);
+    }
+    if (!split || !ok)
+      return replicate(op), success();
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      require(op, i, *split);
+    set(c.getResult(), *split, from);
+    return success();
+  }
+  if (op->getNumResults() == 1 &&
+      (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+       isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::PowOp,
+           onnx::WhereOp, onnx::EqualOp, onnx::LessOp, onnx::GreaterOp,
+           onnx::LessOrEqualOp, onnx::GreaterOrEqualOp, onnx::AndOp,
+           onnx::OrOp, onnx::XorOp, onnx::MaxOp, onnx::MinOp, onnx::SumOp,
+           onnx::MeanOp, onnx::CastOp, onnx::PReluOp, onnx::ModOp,
+           onnx::IsNaNOp>(op)) &&
+      !isa<onnx::TriluOp, onnx::SoftmaxOp, onnx::LogSoftmaxOp>(op)) {
+    visitElementwise(op);
+    return success();
+  }
+  // Anything else runs on whole tensors.
+  replicate(op);
+  return success();
+}
+
+LogicalResult ShardingAnalysis::run() {
+  for (Operation &op : func.getBody().front())
+    if (failed(visit(&op)))
+      return failure();
+  return success();
+}
+
+} // namespace tpc

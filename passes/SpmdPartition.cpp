@@ -1,0 +1,289 @@
+//===- SpmdPartition.cpp - One program per rank ---------------------------===//
+#include "passes/Passes.h"
+#include "passes/ShardingAnalysis.h"
+
+#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+
+namespace tpc {
+#define GEN_PASS_DEF_SPMDPARTITIONPASS
+#include "passes/Passes.h.inc"
+} // namespace tpc
+
+using namespace mlir;
+
+namespace tpc {
+namespace {
+
+SmallVector<Sharding> annotated(Operation *op) {
+  SmallVector<Sharding> out;
+  auto arr = op->getAttrOfType<ArrayAttr>("tp.sharding");
+  if (!arr)
+    return out;
+  for (Attribute a : arr)
+    if (auto s = dyn_cast<tp::ShardingAttr>(a))
+      out.push_back(Sharding::fromAttr(s));
+  return out;
+}
+
+/// Checks every op's annotated shardings against the sharding rules, so a
+/// program whose shardings disagree (a custom pass's mistake) is refused
+/// before anything is partitioned.
+LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
+  OpSet replicatedMatMuls;
+  for (Operation &op : func.getBody().front())
+    if (auto role = op.getAttrOfType<StringAttr>("tp.role"))
+      if (role.getValue() == "replicated")
+        replicatedMatMuls.insert(&op);
+  ShardingAnalysis check(func, tp, /*parallelLmHead=*/true, replicatedMatMuls);
+  auto describe = [](Operation *op) {
+    std::string node = nodeNameOf(op->getLoc());
+    return "'" + op->getName().getStringRef().str() + "'" +
+           (node.empty() ? "" : " (node '" + node + "')");
+  };
+  for (Operation &op : func.getBody().front()) {
+    SmallVector<Sharding> ann = annotated(&op);
+    if (op.getNumResults() && ann.size() != op.getNumResults())
+      return op.emitError("sharding check: ")
+             << describe(&op) << " has no tp.sharding for each result";
+    for (const Sharding &s : ann)
+      if (s.isSplit()) {
+        int64_t total = 0;
+        for (int64_t x : s.sizes)
+          total += x;
+        int64_t parts = 0;
+        for (int64_t x : s.parts)
+          parts += x;
+        if (int64_t(s.sizes.size()) != tp || total != parts)
+          return op.emitError("sharding check: ")
+                 << describe(&op) << " has a split whose sizes do not "
+                 << "cover its axis over " << tp << " ranks";
+      }
+    if (auto ar = dyn_cast<tp::AllReduceOp>(op)) {
+      if (!check.of(ar.getInput()).isPartial() || !ann[0].isReplicated())
+        return op.emitError("sharding check: AllReduce must take a partial "
+                            "value and give a replicated one");
+      check.state[ar.getResult()] = ann[0];
+      continue;
+    }
+    if (auto ag = dyn_cast<tp::AllGatherOp>(op)) {
+      Sharding in = check.of(ag.getInput());
+      if (!in.isSplit() || in.axis != ag.getAxis() ||
+          ArrayRef<int64_t>(in.sizes) != ag.getSizes() ||
+          !ann[0].isReplicated())
+        return op.emitError("sharding check: AllGather does not match the "
+                            "split of its operand");
+      check.state[ag.getResult()] = ann[0];
+      continue;
+    }
+    if (auto sh = dyn_cast<tp::ShardOp>(op)) {
+      if (!check.of(sh.getInput()).isReplicated() || !ann[0].isSplit() ||
+          ann[0].axis != sh.getAxis() ||
+          ArrayRef<int64_t>(ann[0].sizes) != sh.getSizes())
+        return op.emitError("sharding check: Shard must take a replicated "
+                            "value and give the split it names");
+      check.state[sh.getResult()] = ann[0];
+      continue;
+    }
+    check.want.clear();
+    if (failed(check.visit(&op)))
+      return failure();
+    for (auto &[key, s] : check.want)
+      if (key.first == &op)
+        return op.emitError("sharding check: operand ")
+               << key.second << " of " << describe(&op) << " is "
+               << check.of(op.getOperand(key.second)).str()
+               << " but the op needs it " << s.str();
+    for (auto [r, s] : llvm::zip(op.getResults(), ann)) {
+      if (check.of(r) != s)
+        return op.emitError("sharding check: ")
+               << describe(&op) << " is annotated " << s.str()
+               << " but its operands make it " << check.of(r).str();
+      check.state[r] = s;
+    }
+  }
+  return success();
+}
+
+RankedTensorType localType(Type t, const Sharding &s, int64_t rank) {
+  auto rt = cast<RankedTensorType>(t);
+  if (!s.isSplit())
+    return rt;
+  SmallVector<int64_t> shape(rt.getShape());
+  shape[s.axis] = s.sizes[rank];
+  return RankedTensorType::get(shape, rt.getElementType());
+}
+
+/// The bytes of rank `rank`'s block of a constant.
+DenseElementsAttr shardConstant(DenseElementsAttr value, const Sharding &s,
+                                int64_t rank, int64_t tp,
+                                RankedTensorType localT) {
+  std::optional<std::vector<uint8_t>> bytes = onnx::elementsBytes(value);
+  if (!bytes)
+    return nullptr;
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t elem = type.getElementType().isInteger(1)
+                     ? 1
+                     : type.getElementTypeBitWidth() / 8;
+  int64_t outer = 1, inner = elem;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d < s.axis)
+      outer *= type.getDimSize(d);
+    else if (d > s.axis)
+      inner *= type.getDimSize(d);
+  }
+  std::vector<uint8_t> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [start, size] : rankRanges(s, rank, tp)) {
+      const uint8_t *from =
+          bytes->data() + (o * type.getDimSize(s.axis) + start) * inner;
+      out.insert(out.end(), from, from + size * inner);
+    }
+  return onnx::elementsFromBytes(localT, out);
+}
+
+struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto sizeAttr = module->getAttrOfType<IntegerAttr>("tp.size");
+    func::FuncOp main = module.lookupSymbol<func::FuncOp>("main");
+    if (!sizeAttr || !main) {
+      module.emitError("tpc-spmd-partition needs a sharded @main (run a "
+                       "sharding pass first)");
+      return signalPassFailure();
+    }
+    int64_t tp = sizeAttr.getInt();
+    if (failed(verifyShardings(main, tp)))
+      return signalPassFailure();
+    OpBuilder b(module.getContext());
+    b.setInsertionPointAfter(main);
+    for (int64_t r = 0; r < tp; ++r) {
+      auto clone = cast<func::FuncOp>(b.clone(*main));
+      clone.setSymName("rank" + std::to_string(r));
+      clone->setAttr("tp.rank", b.getI64IntegerAttr(r));
+      if (failed(localize(clone, r, tp)))
+        return signalPassFailure();
+      b.setInsertionPointAfter(clone);
+    }
+    main.erase();
+    if (failed(verify(module)))
+      return signalPassFailure();
+  }
+
+  LogicalResult localize(func::FuncOp func, int64_t rank, int64_t tp) {
+    MLIRContext *ctx = func.getContext();
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      SmallVector<Sharding> ann = annotated(&op);
+      for (auto [r, s] : llvm::zip(op.getResults(), ann))
+        r.setType(localType(r.getType(), s, rank));
+      if (auto split = dyn_cast<onnx::SplitOp>(op)) {
+        SmallVector<int64_t> sizes;
+        for (Value r : split.getResults())
+          sizes.push_back(cast<RankedTensorType>(r.getType())
+                              .getDimSize(split.getAxis() < 0
+                                              ? split.getAxis() +
+                                                    split.getInput()
+                                                        .getType()
+                                                        .getRank()
+                                              : split.getAxis()));
+        split.setSplitAttr(DenseI64ArrayAttr::get(ctx, sizes));
+      }
+      if (auto sh = dyn_cast<tp::ShardOp>(op))
+        if (failed(lowerShard(sh, ann[0], rank, tp)))
+          return failure();
+      if (auto ag = dyn_cast<tp::AllGatherOp>(op))
+        if (ag.getParts().size() > 1)
+          return ag.emitError("gathering a value split into several parts "
+                              "(a fused projection) is not supported");
+    }
+    return success();
+  }
+
+  /// A rank's block of a replicated value: a slice of the weight file for
+  /// weights (also through a transpose), a smaller constant for constants,
+  /// and Slice ops for activations.
+  LogicalResult lowerShard(tp::ShardOp sh, const Sharding &s, int64_t rank,
+                           int64_t tp) {
+    OpBuilder b(sh);
+    Value in = sh.getInput();
+    RankedTensorType localT = cast<RankedTensorType>(sh.getType());
+    Sharding weightSplit = s;
+    onnx::TransposeOp transpose = in.getDefiningOp<onnx::TransposeOp>();
+    if (transpose && transpose.getData().getDefiningOp<onnx::WeightOp>())
+      weightSplit.axis = transpose.getPerm()[s.axis];
+    else
+      transpose = nullptr;
+    Value src = transpose ? transpose.getData() : in;
+    if (auto w = src.getDefiningOp<onnx::WeightOp>()) {
+      RankedTensorType full = w.getType();
+      SmallVector<int64_t> shape(full.getShape());
+      SmallVector<int64_t> ranges;
+      int64_t total = 0;
+      for (auto [start, size] : rankRanges(weightSplit, rank, tp)) {
+        ranges.push_back(start);
+        ranges.push_back(size);
+        total += size;
+      }
+      shape[weightSplit.axis] = total;
+      auto slicedT = RankedTensorType::get(shape, full.getElementType());
+      auto nw = b.create<onnx::WeightOp>(w.getLoc(), slicedT, w.getNameAttr(),
+                                         w.getFileAttr(), w.getOffsetAttr(),
+                                         w.getLengthAttr());
+      nw->setAttr("tp.source_shape", b.getDenseI64ArrayAttr(full.getShape()));
+      nw->setAttr("tp.axis", b.getI64IntegerAttr(weightSplit.axis));
+      nw->setAttr("tp.ranges", b.getDenseI64ArrayAttr(ranges));
+      nw->setAttr("tp.sharding",
+                  b.getArrayAttr({Sharding::replicated().toAttr(b.getContext())}));
+      Value v = nw.getResult();
+      if (transpose) {
+        auto t = b.create<onnx::TransposeOp>(transpose.getLoc(), localT, v,
+                                             transpose.getPermAttr());
+        t->setAttr("tp.sharding", sh->getAttr("tp.sharding"));
+        v = t.getResult();
+      }
+      sh.getResult().replaceAllUsesWith(v);
+      sh.erase();
+      return success();
+    }
+    if (auto c = in.getDefiningOp<onnx::ConstantOp>()) {
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      DenseElementsAttr value =
+          dense ? shardConstant(dense, s, rank, tp, localT) : nullptr;
+      if (!value)
+        return sh.emitError("cannot shard this constant");
+      auto nc = b.create<onnx::ConstantOp>(c.getLoc(), localT, value);
+      sh.getResult().replaceAllUsesWith(nc.getResult());
+      sh.erase();
+      return success();
+    }
+    // An activation: slice each of this rank's ranges, concatenated.
+    SmallVector<Value> pieces;
+    RankedTensorType full = cast<RankedTensorType>(in.getType());
+    for (auto [start, size] : rankRanges(s, rank, tp)) {
+      SmallVector<int64_t> shape(full.getShape());
+      shape[s.axis] = size;
+      auto pieceT = RankedTensorType::get(shape, full.getElementType());
+      auto slice = b.create<onnx::SliceOp>(
+          sh.getLoc(), pieceT, in, b.getDenseI64ArrayAttr({start}),
+          b.getDenseI64ArrayAttr({start + size}),
+          b.getDenseI64ArrayAttr({s.axis}), b.getDenseI64ArrayAttr({1}));
+      pieces.push_back(slice.getResult());
+    }
+    Value v = pieces.front();
+    if (pieces.size() > 1)
+      v = b.create<onnx::ConcatOp>(sh.getLoc(), localT, pieces,
+                                   b.getI64IntegerAttr(s.axis))
+              .getResult();
+    sh.getResult().replaceAllUsesWith(v);
+    sh.erase();
+    return success();
+  }
+};
+
+} // namespace
+} // namespace tpc
