@@ -5,6 +5,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Plan_Dialect : Dialect {
   let name = "plan";
@@ -66,11 +67,17 @@ def Plan_WeightOp : Plan_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Plan_ConstantOp : Plan_Op<"constant", [Pure]> {
+def Plan_ConstantOp : Plan_Op<"constant",
+    [Pure, AllTypesMatch<["value", "output"]>]> {
   let summary = "A constant stored in the rank's weight file";
+  let description = [{
+    ```mlir
+    %c = plan.constant "const.0" dense<1.000000e+00> : tensor<f32>
+    ```
+  }];
   let arguments = (ins StrAttr:$name, ElementsAttr:$value);
   let results = (outs AnyRankedTensor:$output);
-  let assemblyFormat = "$name $value attr-dict `:` type($output)";
+  let assemblyFormat = "$name attr-dict $value";
 }
 
 #endif // TPC_DIALECT_PLAN_OPS

@@ -1,0 +1,345 @@
+//===- Binary.cpp - Broadcasting elementwise kernels ----------------------===//
+#include "kernels/cpu/Binary.h"
+#include "kernels/cpu/Convert.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace tpc::cpu {
+
+bool isComparison(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Equal:
+  case BinaryOp::Less:
+  case BinaryOp::Greater:
+  case BinaryOp::LessOrEqual:
+  case BinaryOp::GreaterOrEqual:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isLogical(BinaryOp op) {
+  return op == BinaryOp::And || op == BinaryOp::Or || op == BinaryOp::Xor;
+}
+
+namespace {
+
+template <class T> constexpr bool kIsInt = std::is_integral_v<T>;
+
+// Integer arithmetic goes through the unsigned type so that overflow wraps
+// instead of being undefined.
+template <class T> T wrapAdd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T> T wrapSub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class T> T wrapMul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+// x / 0 and MIN / -1 trap on x86; give 0 and the wrapped MIN instead.
+template <class T> T intDiv(T a, T b) {
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return wrapSub<T>(0, a);
+  return a / b;
+}
+template <class T> T intRem(T a, T b) {
+  if (b == 0 || b == -1)
+    return 0;
+  return a % b;
+}
+
+template <class T> T intPow(T base, int64_t e) {
+  if (e < 0) {
+    // Only +-1 have integer reciprocals; everything else truncates to 0.
+    if (base == 1)
+      return 1;
+    if (base == -1)
+      return (e & 1) ? T(-1) : T(1);
+    return 0;
+  }
+  T result = 1;
+  while (e) {
+    if (e & 1)
+      result = wrapMul(result, base);
+    base = wrapMul(base, base);
+    e >>= 1;
+  }
+  return result;
+}
+
+struct AddFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>)
+      return wrapAdd(a, b);
+    else
+      return a + b;
+  }
+};
+struct SubFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>)
+      return wrapSub(a, b);
+    else
+      return a - b;
+  }
+};
+struct MulFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>)
+      return wrapMul(a, b);
+    else
+      return a * b;
+  }
+};
+struct DivFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>)
+      return intDiv(a, b);
+    else
+      return a / b;
+  }
+};
+struct MaxFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (!kIsInt<T>)
+      if (std::isnan(b))
+        return b;
+    return a < b ? b : a;
+  }
+};
+struct MinFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (!kIsInt<T>)
+      if (std::isnan(b))
+        return b;
+    return b < a ? b : a;
+  }
+};
+struct ModFn {
+  template <class T> T operator()(T a, T b) const {
+    static_assert(kIsInt<T>, "floating Mod needs fmod=1");
+    T r = intRem(a, b);
+    if (r != 0 && ((r < 0) != (b < 0)))
+      r = wrapAdd(r, b);
+    return r;
+  }
+};
+struct FModFn {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>)
+      return intRem(a, b);
+    else
+      return std::fmod(a, b);
+  }
+};
+struct PReluFn {
+  template <class T> T operator()(T x, T slope) const {
+    if constexpr (kIsInt<T>)
+      return x < 0 ? wrapMul(x, slope) : x;
+    else
+      return x < 0 ? x * slope : x;
+  }
+};
+struct PowFn {
+  template <class A, class B> A operator()(A a, B b) const {
+    if constexpr (kIsInt<A> && kIsInt<B>) {
+      return intPow(a, static_cast<int64_t>(b));
+    } else if constexpr (kIsInt<A>) {
+      return saturatingToInt<A>(
+          std::pow(static_cast<double>(a), static_cast<double>(b)));
+    } else {
+      A e = static_cast<A>(b);
+      // Squaring is the common case (variance, L2); skip the libm call.
+      if (e == A(2))
+        return a * a;
+      return std::pow(a, e);
+    }
+  }
+};
+
+#define TPC_CMP_FN(Name, Expr)                                                 \
+  struct Name {                                                                \
+    template <class T> uint8_t operator()(T a, T b) const {                    \
+      return (Expr) ? 1 : 0;                                                   \
+    }                                                                          \
+  };
+TPC_CMP_FN(EqualFn, a == b)
+TPC_CMP_FN(LessFn, a < b)
+TPC_CMP_FN(GreaterFn, a > b)
+TPC_CMP_FN(LessEqFn, a <= b)
+TPC_CMP_FN(GreaterEqFn, a >= b)
+TPC_CMP_FN(BoolEqualFn, (a != 0) == (b != 0))
+TPC_CMP_FN(AndFn, (a != 0) && (b != 0))
+TPC_CMP_FN(OrFn, (a != 0) || (b != 0))
+TPC_CMP_FN(XorFn, (a != 0) != (b != 0))
+#undef TPC_CMP_FN
+
+/// Walks the layout row by row; the row loops are specialised for the
+/// stride patterns that same-shape, scalar and trailing-vector broadcasts
+/// produce so that they vectorize.
+template <class A, class B, class R, class Fn>
+void binaryRows(const StridedLayout<3> &l, const A *a, const B *b, R *out,
+                Fn fn) {
+  const int last = l.rank - 1;
+  const int64_t n = l.shape[last];
+  const int64_t so = l.strides[0][last];
+  const int64_t sa = l.strides[1][last];
+  const int64_t sb = l.strides[2][last];
+  forEachRow(l, [&](const int64_t *off) {
+    R *o = out + off[0];
+    const A *x = a + off[1];
+    const B *y = b + off[2];
+    if (so == 1 && sa == 1 && sb == 1) {
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = fn(x[i], y[i]);
+    } else if (so == 1 && sa == 1 && sb == 0) {
+      const B yv = *y;
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = fn(x[i], yv);
+    } else if (so == 1 && sa == 0 && sb == 1) {
+      const A xv = *x;
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = fn(xv, y[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        o[i * so] = fn(x[i * sa], y[i * sb]);
+    }
+  });
+}
+
+template <class T, class Fn>
+void sameType(const BinaryParams &p, const void *a, const void *b, void *out,
+              Fn fn) {
+  using R = decltype(fn(T(), T()));
+  binaryRows(p.layout, static_cast<const T *>(a), static_cast<const T *>(b),
+             static_cast<R *>(out), fn);
+}
+
+template <class Fn>
+void numeric(const BinaryParams &p, const void *a, const void *b, void *out,
+             Fn fn) {
+  visitNumeric(p.lhsType, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    sameType<T>(p, a, b, out, fn);
+  });
+}
+
+void powKernel(const BinaryParams &p, const void *a, const void *b, void *out) {
+  visitNumeric(p.lhsType, [&](auto baseTag) {
+    using A = typename decltype(baseTag)::type;
+    visitNumeric(p.rhsType, [&](auto expTag) {
+      using B = typename decltype(expTag)::type;
+      binaryRows(p.layout, static_cast<const A *>(a), static_cast<const B *>(b),
+                 static_cast<A *>(out), PowFn());
+    });
+  });
+}
+
+template <class Fn>
+void comparison(const BinaryParams &p, const void *a, const void *b, void *out,
+                Fn fn) {
+  if (p.lhsType == DType::Bool)
+    return sameType<uint8_t>(p, a, b, out, BoolEqualFn());
+  numeric(p, a, b, out, fn);
+}
+
+} // namespace
+
+void binaryKernel(const BinaryParams &p, const void *a, const void *b,
+                  void *out) {
+  switch (p.op) {
+  case BinaryOp::Add:
+    return numeric(p, a, b, out, AddFn());
+  case BinaryOp::Sub:
+    return numeric(p, a, b, out, SubFn());
+  case BinaryOp::Mul:
+    return numeric(p, a, b, out, MulFn());
+  case BinaryOp::Div:
+    return numeric(p, a, b, out, DivFn());
+  case BinaryOp::Max:
+    return numeric(p, a, b, out, MaxFn());
+  case BinaryOp::Min:
+    return numeric(p, a, b, out, MinFn());
+  case BinaryOp::FMod:
+    return numeric(p, a, b, out, FModFn());
+  case BinaryOp::PRelu:
+    return numeric(p, a, b, out, PReluFn());
+  case BinaryOp::Pow:
+    return powKernel(p, a, b, out);
+  case BinaryOp::Mod:
+    if (p.lhsType == DType::I64)
+      return sameType<int64_t>(p, a, b, out, ModFn());
+    if (p.lhsType == DType::I32)
+      return sameType<int32_t>(p, a, b, out, ModFn());
+    return;
+  case BinaryOp::Equal:
+    return comparison(p, a, b, out, EqualFn());
+  case BinaryOp::Less:
+    return numeric(p, a, b, out, LessFn());
+  case BinaryOp::Greater:
+    return numeric(p, a, b, out, GreaterFn());
+  case BinaryOp::LessOrEqual:
+    return numeric(p, a, b, out, LessEqFn());
+  case BinaryOp::GreaterOrEqual:
+    return numeric(p, a, b, out, GreaterEqFn());
+  case BinaryOp::And:
+    return sameType<uint8_t>(p, a, b, out, AndFn());
+  case BinaryOp::Or:
+    return sameType<uint8_t>(p, a, b, out, OrFn());
+  case BinaryOp::Xor:
+    return sameType<uint8_t>(p, a, b, out, XorFn());
+  }
+}
+
+Status makeBinaryParams(BinaryOp op, DType lhsType, DType rhsType,
+                        const Shape &lhsShape, const Shape &rhsShape,
+                        const Shape &outShape, BinaryParams &p) {
+  p.op = op;
+  p.lhsType = lhsType;
+  p.rhsType = rhsType;
+  return makeLayout<3>(outShape,
+                       {denseStrides(outShape),
+                        broadcastStrides(lhsShape, outShape),
+                        broadcastStrides(rhsShape, outShape)},
+                       p.layout);
+}
+
+void whereKernel(const WhereParams &p, const uint8_t *cond, const void *x,
+                 const void *y, void *out) {
+  visitBySize(p.elemSize, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const StridedLayout<4> &l = p.layout;
+    const int last = l.rank - 1;
+    const int64_t n = l.shape[last];
+    const int64_t s0 = l.strides[0][last], s1 = l.strides[1][last],
+                  s2 = l.strides[2][last], s3 = l.strides[3][last];
+    const T *xs = static_cast<const T *>(x);
+    const T *ys = static_cast<const T *>(y);
+    T *os = static_cast<T *>(out);
+    forEachRow(l, [&](const int64_t *off) {
+      T *o = os + off[0];
+      const uint8_t *c = cond + off[1];
+      const T *xr = xs + off[2];
+      const T *yr = ys + off[3];
+      if (s0 == 1 && s1 == 1 && s2 == 1 && s3 == 1) {
+        for (int64_t i = 0; i < n; ++i)
+          o[i] = c[i] ? xr[i] : yr[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          o[i * s0] = c[i * s1] ? xr[i * s2] : yr[i * s3];
+      }
+    });
+  });
+}
+
+} // namespace tpc::cpu

@@ -1,0 +1,159 @@
+//===- Cast.cpp - Element type conversion ---------------------------------===//
+//
+// Every source element is read as float, double or int64 (whichever holds it
+// exactly) and converted from there, so each target type needs just three
+// conversion routines:
+//   * to f16/bf16: round to nearest even; doubles round to odd into float
+//     first so the two roundings do not compound.
+//   * float to integer: truncation, saturating at the target's range, NaN
+//     to 0 (ONNX leaves these undefined; saturation avoids C++ UB).
+//   * integer to narrower integer: two's complement wrap, like numpy.
+//   * to bool: non-zero (NaN included) is true.
+// int64 sources beyond 2^53 in magnitude round twice (via double).
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/Cast.h"
+#include "kernels/cpu/Convert.h"
+#include "kernels/cpu/KernelTable.h"
+
+namespace tpc::cpu {
+namespace {
+
+template <class D> struct To;
+
+template <> struct To<float> {
+  static float fromF(float x) { return x; }
+  static float fromD(double x) { return static_cast<float>(x); }
+  static float fromI(int64_t x) { return static_cast<float>(x); }
+};
+template <> struct To<double> {
+  static double fromF(float x) { return x; }
+  static double fromD(double x) { return x; }
+  static double fromI(int64_t x) { return static_cast<double>(x); }
+};
+template <> struct To<Half> {
+  static Half fromF(float x) { return floatToHalf(x); }
+  static Half fromD(double x) { return floatToHalf(doubleToFloatRoundOdd(x)); }
+  static Half fromI(int64_t x) { return fromD(static_cast<double>(x)); }
+};
+template <> struct To<BFloat16> {
+  static BFloat16 fromF(float x) { return floatToBFloat16(x); }
+  static BFloat16 fromD(double x) {
+    return floatToBFloat16(doubleToFloatRoundOdd(x));
+  }
+  static BFloat16 fromI(int64_t x) { return fromD(static_cast<double>(x)); }
+};
+/// Integer targets; bool is handled separately because it is stored as a
+/// byte but converts by truth value.
+template <class I> struct ToInt {
+  static I fromF(float x) { return saturatingToInt<I>(x); }
+  static I fromD(double x) { return saturatingToInt<I>(x); }
+  static I fromI(int64_t x) { return static_cast<I>(x); }
+};
+template <> struct To<int64_t> : ToInt<int64_t> {};
+template <> struct To<int32_t> : ToInt<int32_t> {};
+template <> struct To<int8_t> : ToInt<int8_t> {};
+template <> struct To<uint8_t> : ToInt<uint8_t> {};
+struct BoolTag {};
+template <> struct To<BoolTag> {
+  static uint8_t fromF(float x) { return x != 0 ? 1 : 0; }
+  static uint8_t fromD(double x) { return x != 0 ? 1 : 0; }
+  static uint8_t fromI(int64_t x) { return x != 0 ? 1 : 0; }
+};
+
+template <class D>
+using Stored = std::conditional_t<std::is_same_v<D, BoolTag>, uint8_t, D>;
+
+template <class D, class S, class Fn>
+void loop(const void *in, void *out, int64_t n, Fn fn) {
+  const S *x = static_cast<const S *>(in);
+  Stored<D> *y = static_cast<Stored<D> *>(out);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = fn(x[i]);
+}
+
+template <class D>
+void castTo(DType from, const void *in, void *out, int64_t n) {
+  using C = To<D>;
+  switch (from) {
+  case DType::F32:
+    return loop<D, float>(in, out, n, [](float v) { return C::fromF(v); });
+  case DType::F64:
+    return loop<D, double>(in, out, n, [](double v) { return C::fromD(v); });
+  case DType::F16:
+    return loop<D, Half>(in, out, n,
+                         [](Half v) { return C::fromF(halfToFloat(v)); });
+  case DType::BF16:
+    return loop<D, BFloat16>(
+        in, out, n, [](BFloat16 v) { return C::fromF(bfloat16ToFloat(v)); });
+  case DType::I64:
+    return loop<D, int64_t>(in, out, n, [](int64_t v) { return C::fromI(v); });
+  case DType::I32:
+    return loop<D, int32_t>(in, out, n, [](int32_t v) { return C::fromI(v); });
+  case DType::I8:
+    return loop<D, int8_t>(in, out, n, [](int8_t v) { return C::fromI(v); });
+  case DType::U8:
+    return loop<D, uint8_t>(in, out, n, [](uint8_t v) { return C::fromI(v); });
+  case DType::Bool:
+    return loop<D, uint8_t>(in, out, n,
+                            [](uint8_t v) { return C::fromI(v != 0); });
+  }
+}
+
+} // namespace
+
+void castKernel(const CastParams &p, const void *in, void *out) {
+  switch (p.to) {
+  case DType::F32:
+    return castTo<float>(p.from, in, out, p.numel);
+  case DType::F64:
+    return castTo<double>(p.from, in, out, p.numel);
+  case DType::F16:
+    return castTo<Half>(p.from, in, out, p.numel);
+  case DType::BF16:
+    return castTo<BFloat16>(p.from, in, out, p.numel);
+  case DType::I64:
+    return castTo<int64_t>(p.from, in, out, p.numel);
+  case DType::I32:
+    return castTo<int32_t>(p.from, in, out, p.numel);
+  case DType::I8:
+    return castTo<int8_t>(p.from, in, out, p.numel);
+  case DType::U8:
+    return castTo<uint8_t>(p.from, in, out, p.numel);
+  case DType::Bool:
+    return castTo<BoolTag>(p.from, in, out, p.numel);
+  }
+}
+
+namespace {
+
+Status prepareCast(const std::vector<TensorDesc> &in,
+                   const std::vector<TensorDesc> &out, const Attrs &attrs,
+                   std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  if (!attrs.getInts("to"))
+    return Status::error("attribute to (target dtype) is missing");
+  int64_t to = attrs.getInt("to", 0);
+  if (to < INT32_MIN || to > INT32_MAX ||
+      !isValidDType(static_cast<int32_t>(to)))
+    return Status::error("attribute to=" + std::to_string(to) +
+                         " is not a supported dtype");
+  if (static_cast<int32_t>(out[0].dtype) != to)
+    return Status::error(std::string("output 0 has dtype ") +
+                         dtypeName(out[0].dtype) + " but attribute to is " +
+                         dtypeName(static_cast<DType>(to)));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
+  CastParams p{in[0].dtype, out[0].dtype, in[0].numel()};
+  kernel = makeKernel([p](const void *const *i, void *const *o,
+                          const ExecContext &) { castKernel(p, i[0], o[0]); });
+  return Status::ok();
+}
+
+} // namespace
+
+void addCastKernels(KernelTable &t) {
+  t.push_back({"Cast", "element type conversion (attr to)", prepareCast});
+}
+
+} // namespace tpc::cpu

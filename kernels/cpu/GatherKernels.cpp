@@ -1,0 +1,95 @@
+//===- GatherKernels.cpp - Gather and GatherElements ----------------------===//
+//
+// Indices are i64 or i32. Negative indices count from the end of the axis as
+// ONNX specifies; an index still outside [0, dim) cannot be reported from
+// run(), so it yields zeros (a zero row for Gather, a zero element for
+// GatherElements) rather than reading out of bounds.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/KernelTable.h"
+#include "kernels/cpu/Movement.h"
+
+namespace tpc::cpu {
+namespace {
+
+Status checkGatherOperands(const std::vector<TensorDesc> &in,
+                           const std::vector<TensorDesc> &out,
+                           const Attrs &attrs, int64_t &axis) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(
+      checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
+  TPC_RETURN_IF_ERROR(checkSameDType(in[0], "input 0", out[0], "output 0"));
+  const int64_t rank = static_cast<int64_t>(in[0].shape.size());
+  if (rank == 0)
+    return Status::error("input 0 (data) must have rank >= 1");
+  return normalizeAxis(attrs.getInt("axis", 0), rank, "axis", axis);
+}
+
+Status prepareGather(const std::vector<TensorDesc> &in,
+                     const std::vector<TensorDesc> &out, const Attrs &attrs,
+                     std::unique_ptr<PreparedKernel> &kernel) {
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(checkGatherOperands(in, out, attrs, axis));
+  const Shape &s = in[0].shape;
+  Shape expected(s.begin(), s.begin() + axis);
+  expected.insert(expected.end(), in[1].shape.begin(), in[1].shape.end());
+  expected.insert(expected.end(), s.begin() + axis + 1, s.end());
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
+  GatherParams p;
+  p.outer = product(s, 0, axis);
+  p.axisDim = s[axis];
+  p.numIndices = in[1].numel();
+  p.innerBytes = product(s, axis + 1, s.size()) *
+                 static_cast<int64_t>(dtypeSize(in[0].dtype));
+  p.indexType = in[1].dtype;
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        gatherKernel(p, i[0], i[1], o[0]);
+      });
+  return Status::ok();
+}
+
+Status prepareGatherElements(const std::vector<TensorDesc> &in,
+                             const std::vector<TensorDesc> &out,
+                             const Attrs &attrs,
+                             std::unique_ptr<PreparedKernel> &kernel) {
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(checkGatherOperands(in, out, attrs, axis));
+  const Shape &s = in[0].shape;
+  const Shape &is = in[1].shape;
+  if (is.size() != s.size())
+    return Status::error("indices rank " + std::to_string(is.size()) +
+                         " differs from data rank " + std::to_string(s.size()));
+  for (size_t d = 0; d < s.size(); ++d)
+    if (static_cast<int64_t>(d) != axis && is[d] > s[d])
+      return Status::error("indices shape " + fmtShape(is) +
+                           " exceeds data shape " + fmtShape(s) + " at dim " +
+                           std::to_string(d));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], is));
+  GatherElementsParams p;
+  p.elemSize = dtypeSize(in[0].dtype);
+  p.indexType = in[1].dtype;
+  p.axisDim = s[axis];
+  std::vector<int64_t> dataStrides = denseStrides(s);
+  p.axisStride = dataStrides[axis];
+  dataStrides[axis] = 0;
+  TPC_RETURN_IF_ERROR(
+      makeLayout<2>(is, {denseStrides(is), dataStrides}, p.layout));
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        gatherElementsKernel(p, i[0], i[1], o[0]);
+      });
+  return Status::ok();
+}
+
+} // namespace
+
+void addGatherKernels(KernelTable &t) {
+  t.push_back(
+      {"Gather", "take slices along attr axis by index tensor", prepareGather});
+  t.push_back({"GatherElements", "take elements along attr axis by index",
+               prepareGatherElements});
+}
+
+} // namespace tpc::cpu

@@ -1,0 +1,51 @@
+//===- MatMul.h - Matrix products -------------------------------*- C++ -*-===//
+#ifndef TPC_KERNELS_CPU_MATMUL_H
+#define TPC_KERNELS_CPU_MATMUL_H
+
+#include "kernels/cpu/Support.h"
+
+namespace tpc::cpu {
+
+/// Batched row-major [m, k] x [k, n] -> [m, n] products. Batch dims are
+/// broadcast: the layout walks the output's batch dims with per-operand
+/// element strides between consecutive matrices (0 where broadcast).
+struct MatMulParams {
+  DType dtype = DType::F32;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  /// Operands: 0 output, 1 A, 2 B.
+  StridedLayout<3> batch;
+  /// When B is shared by every batch and A's matrices are contiguous, the
+  /// whole product is one GEMM with m * batch rows.
+  bool foldBatch = false;
+};
+
+/// f32/f64 go to OpenBLAS with `numThreads` threads; i64/i32 use a plain
+/// loop (wrapping on overflow).
+void matMulKernel(const MatMulParams &p, const void *a, const void *b, void *y,
+                  int numThreads);
+
+/// ONNX Gemm: y = alpha * op(A) * op(B) + beta * C, op() transposing when
+/// asked; C (optional) broadcasts to [m, n] with strides cRowStride and
+/// cColStride (each 0 or its dense stride).
+struct GemmParams {
+  DType dtype = DType::F32;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  bool transA = false;
+  bool transB = false;
+  double alpha = 1.0;
+  double beta = 1.0;
+  bool hasC = false;
+  int64_t cRowStride = 0;
+  int64_t cColStride = 0;
+};
+
+void gemmKernel(const GemmParams &p, const void *a, const void *b,
+                const void *c, void *y, int numThreads);
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_MATMUL_H

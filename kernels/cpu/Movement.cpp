@@ -1,0 +1,205 @@
+//===- Movement.cpp - Data-movement kernels -------------------------------===//
+#include "kernels/cpu/Movement.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tpc::cpu {
+
+Status makeStridedCopy(size_t elemSize, const Shape &shape,
+                       std::vector<int64_t> outStrides, int64_t outOffset,
+                       std::vector<int64_t> inStrides, int64_t inOffset,
+                       StridedCopyParams &p) {
+  p.elemSize = elemSize;
+  p.outOffset = outOffset;
+  p.inOffset = inOffset;
+  TPC_RETURN_IF_ERROR(makeLayout<2>(
+      shape, {std::move(outStrides), std::move(inStrides)}, p.layout));
+  const StridedLayout<2> &l = p.layout;
+  const int last = l.rank - 1;
+  // Tiling pays off once both tile sides span several cache lines.
+  constexpr int64_t kMinSide = 16;
+  p.tiled = l.rank >= 2 && l.strides[0][last] == 1 && l.strides[1][last] != 1 &&
+            l.strides[1][last] != 0 && l.strides[1][last - 1] == 1 &&
+            l.shape[last] >= kMinSide && l.shape[last - 1] >= kMinSide;
+  if (p.tiled) {
+    p.blocks = l;
+    p.blocks.rank = last;
+    p.blocks.shape[last - 1] = 1;
+    p.blocks.numel = l.numel / (l.shape[last] * l.shape[last - 1]);
+  }
+  return Status::ok();
+}
+
+namespace {
+
+/// Copies one rows x cols block where output rows and input columns are
+/// contiguous, in square tiles.
+template <class T>
+void copyTiled(const T *x, T *o, int64_t rows, int64_t cols, int64_t outRow,
+               int64_t inCol) {
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = std::min(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j)
+          o[i * outRow + j] = x[i + j * inCol];
+    }
+  }
+}
+
+} // namespace
+
+void stridedCopy(const StridedCopyParams &p, const void *in, void *out) {
+  visitBySize(p.elemSize, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const StridedLayout<2> &l = p.layout;
+    const int last = l.rank - 1;
+    const int64_t n = l.shape[last];
+    const int64_t so = l.strides[0][last];
+    const int64_t si = l.strides[1][last];
+    T *dst = static_cast<T *>(out) + p.outOffset;
+    const T *src = static_cast<const T *>(in) + p.inOffset;
+    if (p.tiled) {
+      const int64_t rows = l.shape[last - 1];
+      const int64_t outRow = l.strides[0][last - 1];
+      forEachRow(p.blocks, [&](const int64_t *off) {
+        copyTiled(src + off[1], dst + off[0], rows, n, outRow, si);
+      });
+      return;
+    }
+    forEachRow(l, [&](const int64_t *off) {
+      T *o = dst + off[0];
+      const T *x = src + off[1];
+      if (so == 1 && si == 1) {
+        std::memcpy(o, x, sizeof(T) * n);
+      } else if (so == 1 && si == 0) {
+        std::fill(o, o + n, *x);
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          o[i * so] = x[i * si];
+      }
+    });
+  });
+}
+
+void concatKernel(const ConcatParams &p, const void *const *inputs, void *out) {
+  char *dst = static_cast<char *>(out);
+  for (int64_t r = 0; r < p.outer; ++r) {
+    for (size_t i = 0; i < p.chunkBytes.size(); ++i) {
+      int64_t n = p.chunkBytes[i];
+      // Empty inputs may come as nullptr.
+      if (n == 0)
+        continue;
+      std::memcpy(dst, static_cast<const char *>(inputs[i]) + r * n, n);
+      dst += n;
+    }
+  }
+}
+
+void splitKernel(const ConcatParams &p, const void *in, void *const *outputs) {
+  const char *src = static_cast<const char *>(in);
+  for (int64_t r = 0; r < p.outer; ++r) {
+    for (size_t i = 0; i < p.chunkBytes.size(); ++i) {
+      int64_t n = p.chunkBytes[i];
+      if (outputs[i] && n)
+        std::memcpy(static_cast<char *>(outputs[i]) + r * n, src, n);
+      src += n;
+    }
+  }
+}
+
+namespace {
+
+/// Index value at position i, wrapped per ONNX; -1 when out of range.
+template <class I>
+int64_t loadIndex(const void *indices, int64_t i, int64_t dim) {
+  int64_t v = static_cast<const I *>(indices)[i];
+  if (v < 0)
+    v += dim;
+  return v >= 0 && v < dim ? v : -1;
+}
+
+int64_t indexAt(DType t, const void *indices, int64_t i, int64_t dim) {
+  return t == DType::I32 ? loadIndex<int32_t>(indices, i, dim)
+                         : loadIndex<int64_t>(indices, i, dim);
+}
+
+} // namespace
+
+void gatherKernel(const GatherParams &p, const void *data, const void *indices,
+                  void *out) {
+  const char *src = static_cast<const char *>(data);
+  char *dst = static_cast<char *>(out);
+  const int64_t n = p.innerBytes;
+  if (n == 0)
+    return;
+  for (int64_t o = 0; o < p.outer; ++o) {
+    const char *block = src + o * p.axisDim * n;
+    for (int64_t j = 0; j < p.numIndices; ++j, dst += n) {
+      int64_t idx = indexAt(p.indexType, indices, j, p.axisDim);
+      if (idx < 0)
+        std::memset(dst, 0, n);
+      else
+        std::memcpy(dst, block + idx * n, n);
+    }
+  }
+}
+
+void gatherElementsKernel(const GatherElementsParams &p, const void *data,
+                          const void *indices, void *out) {
+  visitBySize(p.elemSize, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const StridedLayout<2> &l = p.layout;
+    const int last = l.rank - 1;
+    const int64_t n = l.shape[last];
+    const int64_t so = l.strides[0][last];
+    const int64_t sd = l.strides[1][last];
+    const T *src = static_cast<const T *>(data);
+    T *dst = static_cast<T *>(out);
+    forEachRow(l, [&](const int64_t *off) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t pos = off[0] + i * so;
+        int64_t idx = indexAt(p.indexType, indices, pos, p.axisDim);
+        dst[pos] = idx < 0 ? T(0) : src[off[1] + i * sd + idx * p.axisStride];
+      }
+    });
+  });
+}
+
+void triluKernel(const TriluParams &p, const void *in, void *out) {
+  const size_t es = p.elemSize;
+  const char *src = static_cast<const char *>(in);
+  char *dst = static_cast<char *>(out);
+  const int64_t rowBytes = p.cols * static_cast<int64_t>(es);
+  if (rowBytes == 0)
+    return;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    for (int64_t r = 0; r < p.rows; ++r) {
+      // Columns [lo, hi) are kept; the rest of the row is zero.
+      int64_t lo = p.upper ? std::clamp<int64_t>(r + p.k, 0, p.cols) : 0;
+      int64_t hi =
+          p.upper ? p.cols : std::clamp<int64_t>(r + p.k + 1, 0, p.cols);
+      if (hi < lo)
+        hi = lo;
+      std::memset(dst, 0, lo * es);
+      std::memcpy(dst + lo * es, src + lo * es, (hi - lo) * es);
+      std::memset(dst + hi * es, 0, (p.cols - hi) * es);
+      src += rowBytes;
+      dst += rowBytes;
+    }
+  }
+}
+
+void fillKernel(size_t elemSize, int64_t numel, const void *value, void *out) {
+  visitBySize(elemSize, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v;
+    std::memcpy(&v, value, sizeof v);
+    std::fill(static_cast<T *>(out), static_cast<T *>(out) + numel, v);
+  });
+}
+
+} // namespace tpc::cpu

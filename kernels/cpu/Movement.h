@@ -1,0 +1,104 @@
+//===- Movement.h - Data-movement kernels -----------------------*- C++ -*-===//
+//
+// Kernels that move elements without looking at their values, so they work
+// on any dtype by element size: strided copies (Transpose, Expand, Tile,
+// Slice, Pad), Concat/Split, Gather/GatherElements and Trilu.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CPU_MOVEMENT_H
+#define TPC_KERNELS_CPU_MOVEMENT_H
+
+#include "kernels/cpu/Support.h"
+
+#include <vector>
+
+namespace tpc::cpu {
+
+/// Copies a strided view of the input to a strided view of the output.
+/// Transpose permutes input strides, Expand and Tile use stride 0 for
+/// repeated dims, Slice scales strides by its steps (possibly negative) and
+/// Pad writes into an interior window of the output.
+struct StridedCopyParams {
+  size_t elemSize = 4;
+  /// Element offsets of the first element of each view.
+  int64_t outOffset = 0;
+  int64_t inOffset = 0;
+  /// Operands: 0 output, 1 input.
+  StridedLayout<2> layout;
+  /// Set when the last two dims swap contiguity (output rows contiguous,
+  /// input columns contiguous), as in a transpose of the trailing dims: the
+  /// copy then goes by square tiles so that both sides stay in cache.
+  /// `blocks` walks the dims before those two, with a unit trailing dim.
+  bool tiled = false;
+  StridedLayout<2> blocks;
+};
+
+void stridedCopy(const StridedCopyParams &p, const void *in, void *out);
+
+/// Builds StridedCopyParams for a walk of `shape` with the given element
+/// strides and offsets.
+Status makeStridedCopy(size_t elemSize, const Shape &shape,
+                       std::vector<int64_t> outStrides, int64_t outOffset,
+                       std::vector<int64_t> inStrides, int64_t inOffset,
+                       StridedCopyParams &p);
+
+/// Concat and Split see their operands as `outer` rows; operand i owns a
+/// contiguous chunk of chunkBytes[i] in each row of the joined tensor.
+struct ConcatParams {
+  int64_t outer = 0;
+  int64_t rowBytes = 0;
+  std::vector<int64_t> chunkBytes;
+};
+
+void concatKernel(const ConcatParams &p, const void *const *inputs, void *out);
+/// Outputs that are nullptr (absent) are skipped.
+void splitKernel(const ConcatParams &p, const void *in, void *const *outputs);
+
+/// Gather along one axis: data is [outer, axisDim, inner], indices are
+/// `numIndices` values, out is [outer, numIndices, inner].
+struct GatherParams {
+  int64_t outer = 0;
+  int64_t axisDim = 0;
+  int64_t numIndices = 0;
+  int64_t innerBytes = 0;
+  DType indexType = DType::I64;
+};
+
+/// Negative indices count from the end (ONNX); indices still out of range
+/// produce zero rows instead of reading out of bounds.
+void gatherKernel(const GatherParams &p, const void *data, const void *indices,
+                  void *out);
+
+/// GatherElements: out[i] = data[i with dim `axis` replaced by indices[i]].
+struct GatherElementsParams {
+  size_t elemSize = 4;
+  DType indexType = DType::I64;
+  int64_t axisDim = 0;
+  int64_t axisStride = 0;
+  /// Operands: 0 output and indices (dense), 1 data with the axis stride 0.
+  StridedLayout<2> layout;
+};
+
+/// Same index rules as gatherKernel; out-of-range elements become zero.
+void gatherElementsKernel(const GatherElementsParams &p, const void *data,
+                          const void *indices, void *out);
+
+/// Trilu on [batch, rows, cols]: keeps elements with col - row >= k (upper)
+/// or col - row <= k (lower) and zeroes the rest.
+struct TriluParams {
+  size_t elemSize = 4;
+  int64_t batch = 0;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t k = 0;
+  bool upper = true;
+};
+
+void triluKernel(const TriluParams &p, const void *in, void *out);
+
+/// Fills `numel` elements of `elemSize` bytes with the pattern at `value`.
+void fillKernel(size_t elemSize, int64_t numel, const void *value, void *out);
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_MOVEMENT_H

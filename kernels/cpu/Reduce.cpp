@@ -1,0 +1,188 @@
+//===- Reduce.cpp - Reductions and arg-reductions -------------------------===//
+#include "kernels/cpu/Reduce.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace tpc::cpu {
+namespace {
+
+template <class T> bool isNaN(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(x);
+  else
+    return false;
+}
+
+struct SumC {
+  template <class T> static T init() { return T(0); }
+  template <class T> static T combine(T a, T b) { return a + b; }
+};
+struct ProdC {
+  template <class T> static T init() { return T(1); }
+  template <class T> static T combine(T a, T b) { return a * b; }
+};
+struct MaxC {
+  template <class T> static T init() {
+    if constexpr (std::is_floating_point_v<T>)
+      return -std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::lowest();
+  }
+  template <class T> static T combine(T a, T b) {
+    return (b > a || isNaN(b)) ? b : a;
+  }
+};
+struct MinC {
+  template <class T> static T init() {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::max();
+  }
+  template <class T> static T combine(T a, T b) {
+    return (b < a || isNaN(b)) ? b : a;
+  }
+};
+
+struct Plain {
+  template <class T> static T map(T x) { return x; }
+};
+struct Square {
+  template <class T> static T map(T x) { return x * x; }
+};
+
+/// Reduces a row to one value. Four independent accumulators let the
+/// contiguous case vectorize without reassociation flags (and make float
+/// sums a little more accurate).
+template <class T, class C, class M>
+T reduceRow(const T *x, int64_t n, int64_t stride) {
+  if (stride != 1) {
+    T acc = C::template init<T>();
+    for (int64_t i = 0; i < n; ++i)
+      acc = C::combine(acc, M::map(x[i * stride]));
+    return acc;
+  }
+  T acc[4] = {C::template init<T>(), C::template init<T>(),
+              C::template init<T>(), C::template init<T>()};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k)
+      acc[k] = C::combine(acc[k], M::map(x[i + k]));
+  for (; i < n; ++i)
+    acc[0] = C::combine(acc[0], M::map(x[i]));
+  return C::combine(C::combine(acc[0], acc[1]), C::combine(acc[2], acc[3]));
+}
+
+template <class T, class C, class M>
+void reduceWith(const ReduceParams &p, const T *in, T *out) {
+  for (int64_t i = 0; i < p.outNumel; ++i)
+    out[i] = C::template init<T>();
+  const StridedLayout<2> &l = p.layout;
+  const int last = l.rank - 1;
+  const int64_t n = l.shape[last];
+  const int64_t so = l.strides[0][last];
+  const int64_t si = l.strides[1][last];
+  forEachRow(l, [&](const int64_t *off) {
+    T *o = out + off[0];
+    const T *x = in + off[1];
+    if (so == 0) {
+      *o = C::combine(*o, reduceRow<T, C, M>(x, n, si));
+    } else if (so == 1 && si == 1) {
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = C::combine(o[i], M::map(x[i]));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        o[i * so] = C::combine(o[i * so], M::map(x[i * si]));
+    }
+  });
+}
+
+template <class T>
+void reduceTyped(const ReduceParams &p, const void *in, void *out) {
+  const T *x = static_cast<const T *>(in);
+  T *y = static_cast<T *>(out);
+  switch (p.op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Mean:
+    reduceWith<T, SumC, Plain>(p, x, y);
+    break;
+  case ReduceOp::Max:
+    reduceWith<T, MaxC, Plain>(p, x, y);
+    break;
+  case ReduceOp::Min:
+    reduceWith<T, MinC, Plain>(p, x, y);
+    break;
+  case ReduceOp::Prod:
+    reduceWith<T, ProdC, Plain>(p, x, y);
+    break;
+  case ReduceOp::L2:
+  case ReduceOp::SumSquare:
+    reduceWith<T, SumC, Square>(p, x, y);
+    break;
+  }
+  if (p.op == ReduceOp::Mean) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T scale = T(1) / static_cast<T>(p.count);
+      for (int64_t i = 0; i < p.outNumel; ++i)
+        y[i] *= scale;
+    } else if (p.count > 0) {
+      for (int64_t i = 0; i < p.outNumel; ++i)
+        y[i] /= static_cast<T>(p.count);
+    }
+  } else if (p.op == ReduceOp::L2) {
+    for (int64_t i = 0; i < p.outNumel; ++i)
+      y[i] = static_cast<T>(std::sqrt(static_cast<double>(y[i])));
+  }
+}
+
+template <class T>
+void argReduceTyped(const ArgReduceParams &p, const T *in, int64_t *out) {
+  // better(a, b): whether a value `a` met later replaces the best `b`.
+  auto better = [&](T a, T b) {
+    if (p.isMax)
+      return p.selectLast ? a >= b : a > b;
+    return p.selectLast ? a <= b : a < b;
+  };
+  for (int64_t o = 0; o < p.outer; ++o) {
+    const T *block = in + o * p.axisDim * p.inner;
+    int64_t *dst = out + o * p.inner;
+    if (p.inner == 1) {
+      int64_t best = 0;
+      for (int64_t a = 1; a < p.axisDim; ++a)
+        if (better(block[a], block[best]))
+          best = a;
+      *dst = best;
+      continue;
+    }
+    // Walk the axis in memory order, comparing each row against the best so
+    // far, which the output holds as indices.
+    for (int64_t j = 0; j < p.inner; ++j)
+      dst[j] = 0;
+    for (int64_t a = 1; a < p.axisDim; ++a) {
+      const T *row = block + a * p.inner;
+      for (int64_t j = 0; j < p.inner; ++j)
+        if (better(row[j], block[dst[j] * p.inner + j]))
+          dst[j] = a;
+    }
+  }
+}
+
+} // namespace
+
+void reduceKernel(const ReduceParams &p, const void *in, void *out) {
+  visitNumeric(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduceTyped<T>(p, in, out);
+  });
+}
+
+void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out) {
+  visitNumeric(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    argReduceTyped<T>(p, static_cast<const T *>(in), out);
+  });
+}
+
+} // namespace tpc::cpu

@@ -1,0 +1,46 @@
+//===- Reduce.h - Reductions and arg-reductions -----------------*- C++ -*-===//
+#ifndef TPC_KERNELS_CPU_REDUCE_H
+#define TPC_KERNELS_CPU_REDUCE_H
+
+#include "kernels/cpu/Support.h"
+
+namespace tpc::cpu {
+
+enum class ReduceOp { Sum, Mean, Max, Min, Prod, L2, SumSquare };
+
+/// Reduces any set of axes. The input is walked in memory order; the output
+/// (which doubles as the accumulator, so no scratch is needed) has stride 0
+/// along reduced dims. After collapsing, reducing trailing dims gives rows
+/// reduced to one value each and reducing leading dims gives rows
+/// accumulated into a contiguous output row: both vectorize.
+struct ReduceParams {
+  ReduceOp op = ReduceOp::Sum;
+  DType dtype = DType::F32;
+  int64_t outNumel = 0;
+  /// Input elements folded into each output element.
+  int64_t count = 0;
+  /// Operands: 0 output, 1 input (dense).
+  StridedLayout<2> layout;
+};
+
+/// Max/Min propagate NaN; reducing an empty set gives the identity (0 for
+/// sums, 1 for Prod, -inf/+inf or the integer limits for Max/Min, NaN for
+/// Mean of floats).
+void reduceKernel(const ReduceParams &p, const void *in, void *out);
+
+/// ArgMax / ArgMin of [outer, axisDim, inner] along the middle dim into i64
+/// [outer, inner]. Ties go to the first index, or the last with selectLast.
+struct ArgReduceParams {
+  DType dtype = DType::F32;
+  bool isMax = true;
+  bool selectLast = false;
+  int64_t outer = 0;
+  int64_t axisDim = 0;
+  int64_t inner = 0;
+};
+
+void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out);
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_REDUCE_H

@@ -1,0 +1,219 @@
+//===- Support.cpp - Helpers shared by the CPU kernels --------------------===//
+#include "kernels/cpu/Support.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tpc::cpu {
+
+std::string fmtShape(const Shape &shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? ", " : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+static std::string countRange(size_t lo, size_t hi) {
+  if (lo == hi)
+    return std::to_string(lo);
+  if (hi == SIZE_MAX)
+    return "at least " + std::to_string(lo);
+  return std::to_string(lo) + " to " + std::to_string(hi);
+}
+
+Status checkArity(const std::vector<TensorDesc> &inputs,
+                  const std::vector<TensorDesc> &outputs, size_t minIn,
+                  size_t maxIn, size_t minOut, size_t maxOut) {
+  if (inputs.size() < minIn || inputs.size() > maxIn)
+    return Status::error("expected " + countRange(minIn, maxIn) +
+                         " inputs, got " + std::to_string(inputs.size()));
+  if (outputs.size() < minOut || outputs.size() > maxOut)
+    return Status::error("expected " + countRange(minOut, maxOut) +
+                         " outputs, got " + std::to_string(outputs.size()));
+  for (size_t i = 0; i < minIn; ++i)
+    if (isAbsent(inputs[i]))
+      return Status::error("input " + std::to_string(i) +
+                           " is required but absent");
+  for (size_t i = 0; i < minOut; ++i)
+    if (isAbsent(outputs[i]))
+      return Status::error("output " + std::to_string(i) +
+                           " is required but absent");
+  return Status::ok();
+}
+
+static Status checkDesc(const TensorDesc &d, const std::string &what) {
+  if (isAbsent(d))
+    return Status::ok();
+  if (!isValidDType(static_cast<int32_t>(d.dtype)))
+    return Status::error(what + " has invalid dtype " +
+                         std::to_string(static_cast<int32_t>(d.dtype)));
+  for (int64_t dim : d.shape)
+    if (dim < 0)
+      return Status::error(what + " has negative dim in shape " +
+                           fmtShape(d.shape));
+  return Status::ok();
+}
+
+Status checkDescs(const std::vector<TensorDesc> &inputs,
+                  const std::vector<TensorDesc> &outputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TPC_RETURN_IF_ERROR(checkDesc(inputs[i], "input " + std::to_string(i)));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    TPC_RETURN_IF_ERROR(checkDesc(outputs[i], "output " + std::to_string(i)));
+  return Status::ok();
+}
+
+Status checkDType(const TensorDesc &d, const std::string &what,
+                  std::initializer_list<DType> allowed) {
+  for (DType t : allowed)
+    if (d.dtype == t)
+      return Status::ok();
+  std::string names;
+  for (DType t : allowed)
+    names += std::string(names.empty() ? "" : ", ") + dtypeName(t);
+  return Status::error(what + " has unsupported dtype " + dtypeName(d.dtype) +
+                       " (expected one of: " + names + ")");
+}
+
+Status checkSameDType(const TensorDesc &a, const std::string &whatA,
+                      const TensorDesc &b, const std::string &whatB) {
+  if (a.dtype == b.dtype)
+    return Status::ok();
+  return Status::error("dtype mismatch: " + whatA + " is " +
+                       dtypeName(a.dtype) + " but " + whatB + " is " +
+                       dtypeName(b.dtype));
+}
+
+Status checkOutputShape(const TensorDesc &out, const Shape &expected,
+                        const std::string &what) {
+  if (out.shape == expected)
+    return Status::ok();
+  return Status::error(what + " shape " + fmtShape(out.shape) +
+                       " does not match the expected shape " +
+                       fmtShape(expected));
+}
+
+Status normalizeAxis(int64_t axis, int64_t rank, const std::string &attr,
+                     int64_t &out) {
+  if (axis < -rank || axis >= rank)
+    return Status::error(attr + " " + std::to_string(axis) +
+                         " is out of range for rank " + std::to_string(rank));
+  out = axis < 0 ? axis + rank : axis;
+  return Status::ok();
+}
+
+Status broadcastShapes(const std::vector<Shape> &shapes, Shape &out) {
+  size_t rank = 0;
+  for (const Shape &s : shapes)
+    rank = std::max(rank, s.size());
+  out.assign(rank, 1);
+  for (const Shape &s : shapes) {
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[off + i];
+      if (s[i] == o || s[i] == 1)
+        continue;
+      if (o != 1) {
+        std::string all;
+        for (const Shape &t : shapes)
+          all += (all.empty() ? "" : " and ") + fmtShape(t);
+        return Status::error("shapes " + all + " are not broadcastable");
+      }
+      o = s[i];
+    }
+  }
+  return Status::ok();
+}
+
+bool broadcastsTo(const Shape &from, const Shape &to) {
+  if (from.size() > to.size())
+    return false;
+  size_t off = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[off + i])
+      return false;
+  return true;
+}
+
+std::vector<int64_t> denseStrides(const Shape &shape) {
+  std::vector<int64_t> s(shape.size());
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
+  return s;
+}
+
+std::vector<int64_t> broadcastStrides(const Shape &in, const Shape &outShape) {
+  std::vector<int64_t> dense = denseStrides(in);
+  std::vector<int64_t> s(outShape.size(), 0);
+  size_t off = outShape.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    s[off + i] = in[i] == 1 ? 0 : dense[i];
+  return s;
+}
+
+int64_t product(const Shape &shape, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < shape.size(); ++i)
+    p *= shape[i];
+  return p;
+}
+
+Status collapseLayout(const Shape &shape,
+                      const std::vector<std::vector<int64_t>> &strides,
+                      int numOperands, int64_t *outShape,
+                      int64_t (*outStrides)[kMaxDims], int &outRank) {
+  // Unit dims contribute nothing to the walk; drop them first.
+  std::vector<size_t> keep;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1)
+      keep.push_back(d);
+
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> st(numOperands);
+  for (size_t d : keep) {
+    bool merge = !dims.empty();
+    // Dim d continues the previous kept dim for an operand when stepping the
+    // previous dim once equals stepping d across its whole extent.
+    for (int i = 0; merge && i < numOperands; ++i)
+      merge = st[i].back() == strides[i][d] * shape[d];
+    if (merge) {
+      dims.back() *= shape[d];
+      for (int i = 0; i < numOperands; ++i)
+        st[i].back() = strides[i][d];
+      continue;
+    }
+    dims.push_back(shape[d]);
+    for (int i = 0; i < numOperands; ++i)
+      st[i].push_back(strides[i][d]);
+  }
+  if (dims.empty()) {
+    dims.push_back(1);
+    for (int i = 0; i < numOperands; ++i)
+      st[i].push_back(0);
+  }
+  if (dims.size() > static_cast<size_t>(kMaxDims))
+    return Status::error("iteration space " + fmtShape(shape) + " needs " +
+                         std::to_string(dims.size()) +
+                         " dims after collapsing; at most " +
+                         std::to_string(kMaxDims) + " are supported");
+  outRank = static_cast<int>(dims.size());
+  for (int d = 0; d < outRank; ++d) {
+    outShape[d] = dims[d];
+    for (int i = 0; i < numOperands; ++i)
+      outStrides[i][d] = st[i][d];
+  }
+  return Status::ok();
+}
+
+std::vector<int64_t> intsAttr(const Attrs &attrs, const std::string &name,
+                              std::vector<int64_t> dflt) {
+  const std::vector<int64_t> *v = attrs.getInts(name);
+  return v ? *v : std::move(dflt);
+}
+
+} // namespace tpc::cpu

@@ -1,0 +1,244 @@
+//===- Support.h - Helpers shared by the CPU kernels ------------*- C++ -*-===//
+//
+// Validation helpers used by every prepare() function, element-type
+// dispatch, and the strided-iteration layout that elementwise and
+// data-movement kernels share. Kept free of any kernel so that each kernel
+// file stays small.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CPU_SUPPORT_H
+#define TPC_KERNELS_CPU_SUPPORT_H
+
+#include "kernels/Types.h"
+#include "kernels/cpu/Registry.h"
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tpc::cpu {
+
+/// Dims that any strided layout can hold after collapsing; plenty for
+/// transformer graphs, and fixed so that params structs can be copied by
+/// value to a GPU kernel.
+constexpr int kMaxDims = 16;
+
+/// Storage of the 16-bit float types; conversions live in Float16.h.
+struct Half {
+  uint16_t bits;
+};
+struct BFloat16 {
+  uint16_t bits;
+};
+/// Booleans are stored one byte each; any non-zero byte reads as true.
+using BoolByte = uint8_t;
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+/// Formats a shape for messages: "[2, 3]", "[]" for a scalar.
+std::string fmtShape(const Shape &shape);
+
+/// Checks the number of inputs and outputs. An input past `minIn` may be
+/// absent (see isAbsent) only where the kernel allows optional inputs.
+Status checkArity(const std::vector<TensorDesc> &inputs,
+                  const std::vector<TensorDesc> &outputs, size_t minIn,
+                  size_t maxIn, size_t minOut, size_t maxOut);
+
+/// Checks that every present description has non-negative dims and a valid
+/// dtype.
+Status checkDescs(const std::vector<TensorDesc> &inputs,
+                  const std::vector<TensorDesc> &outputs);
+
+/// Checks that `d` has one of `allowed`; `what` names the operand
+/// ("input 0", "output 0") in the message.
+Status checkDType(const TensorDesc &d, const std::string &what,
+                  std::initializer_list<DType> allowed);
+
+/// Checks that two operands share a dtype.
+Status checkSameDType(const TensorDesc &a, const std::string &whatA,
+                      const TensorDesc &b, const std::string &whatB);
+
+/// Checks that the output shape given by the compiler equals the one implied
+/// by the inputs and attributes.
+Status checkOutputShape(const TensorDesc &out, const Shape &expected,
+                        const std::string &what = "output 0");
+
+/// Maps an ONNX axis in [-rank, rank) to [0, rank); `attr` names it in the
+/// error message.
+Status normalizeAxis(int64_t axis, int64_t rank, const std::string &attr,
+                     int64_t &out);
+
+/// Numpy multidirectional broadcast of `shapes`.
+Status broadcastShapes(const std::vector<Shape> &shapes, Shape &out);
+
+/// Whether `from` broadcasts unidirectionally to `to` (numpy rules, `from`
+/// never grows `to`).
+bool broadcastsTo(const Shape &from, const Shape &to);
+
+/// Dense row-major element strides of `shape`.
+std::vector<int64_t> denseStrides(const Shape &shape);
+
+/// Strides of `in` (right-aligned) viewed at `outShape`, with 0 where `in`
+/// is broadcast. `in` must broadcast to `outShape`.
+std::vector<int64_t> broadcastStrides(const Shape &in, const Shape &outShape);
+
+/// Product of shape[begin, end).
+int64_t product(const Shape &shape, size_t begin, size_t end);
+
+//===----------------------------------------------------------------------===//
+// Strided layouts
+//===----------------------------------------------------------------------===//
+
+/// An iteration space of `rank` dims walked in row-major order, with per
+/// operand element strides. The innermost dim is the "row" that kernels loop
+/// over contiguously. Built by makeLayout(), which drops unit dims and merges
+/// dims that are contiguous for every operand, so same-shape operands become
+/// one row and a trailing-vector broadcast becomes (rows, cols).
+template <int N> struct StridedLayout {
+  int rank = 1;
+  int64_t numel = 0;
+  int64_t shape[kMaxDims] = {1};
+  int64_t strides[N][kMaxDims] = {};
+};
+
+/// Collapses `shape` with one stride vector per operand (each of
+/// shape.size()) into `out`. Fails only when more than kMaxDims dims remain.
+Status collapseLayout(const Shape &shape,
+                      const std::vector<std::vector<int64_t>> &strides,
+                      int numOperands, int64_t *outShape,
+                      int64_t (*outStrides)[kMaxDims], int &outRank);
+
+template <int N>
+Status makeLayout(const Shape &shape,
+                  const std::array<std::vector<int64_t>, N> &strides,
+                  StridedLayout<N> &out) {
+  std::vector<std::vector<int64_t>> s(strides.begin(), strides.end());
+  out.numel = numElements(shape);
+  return collapseLayout(shape, s, N, out.shape, out.strides, out.rank);
+}
+
+/// Calls `row(offsets)` once per innermost row of `layout`, where
+/// offsets[i] is operand i's element offset of the row's first element. No
+/// division: offsets advance like an odometer.
+template <int N, class RowFn>
+void forEachRow(const StridedLayout<N> &layout, RowFn &&row) {
+  if (layout.numel == 0)
+    return;
+  int64_t offs[N] = {};
+  int64_t idx[kMaxDims] = {};
+  const int outer = layout.rank - 1;
+  while (true) {
+    row(static_cast<const int64_t *>(offs));
+    int d = outer - 1;
+    for (; d >= 0; --d) {
+      ++idx[d];
+      for (int i = 0; i < N; ++i)
+        offs[i] += layout.strides[i][d];
+      if (idx[d] < layout.shape[d])
+        break;
+      for (int i = 0; i < N; ++i)
+        offs[i] -= layout.strides[i][d] * layout.shape[d];
+      idx[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Element-type dispatch
+//===----------------------------------------------------------------------===//
+
+template <class T> struct TypeTag { using type = T; };
+
+/// Calls `f(TypeTag<T>{})` for the C++ type of `t` among f32, f64, i64 and
+/// i32; returns false for other dtypes.
+template <class F> bool visitNumeric(DType t, F &&f) {
+  switch (t) {
+  case DType::F32:
+    f(TypeTag<float>{});
+    return true;
+  case DType::F64:
+    f(TypeTag<double>{});
+    return true;
+  case DType::I64:
+    f(TypeTag<int64_t>{});
+    return true;
+  case DType::I32:
+    f(TypeTag<int32_t>{});
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Like visitNumeric for f32 and f64 only.
+template <class F> bool visitFloat(DType t, F &&f) {
+  switch (t) {
+  case DType::F32:
+    f(TypeTag<float>{});
+    return true;
+  case DType::F64:
+    f(TypeTag<double>{});
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// An unsigned integer type of `Size` bytes, for byte-wise data movement.
+template <size_t Size> struct UIntOfSize;
+template <> struct UIntOfSize<1> { using type = uint8_t; };
+template <> struct UIntOfSize<2> { using type = uint16_t; };
+template <> struct UIntOfSize<4> { using type = uint32_t; };
+template <> struct UIntOfSize<8> { using type = uint64_t; };
+
+/// Calls `f(TypeTag<U>{})` with the unsigned type of `size` bytes.
+template <class F> void visitBySize(size_t size, F &&f) {
+  switch (size) {
+  case 1:
+    f(TypeTag<uint8_t>{});
+    break;
+  case 2:
+    f(TypeTag<uint16_t>{});
+    break;
+  case 4:
+    f(TypeTag<uint32_t>{});
+    break;
+  default:
+    f(TypeTag<uint64_t>{});
+    break;
+  }
+}
+
+/// A PreparedKernel that forwards to a callable holding its params.
+template <class Fn> class LambdaKernel final : public PreparedKernel {
+public:
+  explicit LambdaKernel(Fn fn) : fn_(std::move(fn)) {}
+  void run(const void *const *inputs, void *const *outputs,
+           const ExecContext &ctx) override {
+    fn_(inputs, outputs, ctx);
+  }
+
+private:
+  Fn fn_;
+};
+
+/// Wraps `fn(inputs, outputs, ctx)` as a PreparedKernel.
+template <class Fn> std::unique_ptr<PreparedKernel> makeKernel(Fn fn) {
+  return std::make_unique<LambdaKernel<Fn>>(std::move(fn));
+}
+
+/// Reads an integer-list attribute; `dflt` when absent.
+std::vector<int64_t> intsAttr(const Attrs &attrs, const std::string &name,
+                              std::vector<int64_t> dflt = {});
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_SUPPORT_H

@@ -1,0 +1,80 @@
+//===- Communicator.cpp ---------------------------------------------------===//
+#include "runtime/comm/Communicator.h"
+
+#include "runtime/support/Half.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace tpc {
+
+Communicator::~Communicator() = default;
+
+bool isReducibleDType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::F64:
+  case DType::F16:
+  case DType::BF16:
+  case DType::I32:
+  case DType::I64: return true;
+  default: return false;
+  }
+}
+
+namespace {
+
+/// Element-wise a + b through memcpy loads, so that unaligned buffers and
+/// aliasing between dst and the sources are both fine.
+template <typename T>
+void addTyped(const void *a, const void *b, void *dst, size_t count) {
+  const char *pa = static_cast<const char *>(a);
+  const char *pb = static_cast<const char *>(b);
+  char *pd = static_cast<char *>(dst);
+  for (size_t i = 0; i < count; ++i) {
+    T x, y;
+    std::memcpy(&x, pa + i * sizeof(T), sizeof(T));
+    std::memcpy(&y, pb + i * sizeof(T), sizeof(T));
+    T z = T(x + y);
+    std::memcpy(pd + i * sizeof(T), &z, sizeof(T));
+  }
+}
+
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+void addHalf(const void *a, const void *b, void *dst, size_t count) {
+  const char *pa = static_cast<const char *>(a);
+  const char *pb = static_cast<const char *>(b);
+  char *pd = static_cast<char *>(dst);
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t x, y;
+    std::memcpy(&x, pa + 2 * i, 2);
+    std::memcpy(&y, pb + 2 * i, 2);
+    uint16_t z = Narrow(Widen(x) + Widen(y));
+    std::memcpy(pd + 2 * i, &z, 2);
+  }
+}
+
+} // namespace
+
+void addElements(const void *a, const void *b, void *dst, size_t count,
+                 DType dtype) {
+  switch (dtype) {
+  case DType::F32: return addTyped<float>(a, b, dst, count);
+  case DType::F64: return addTyped<double>(a, b, dst, count);
+  // Unsigned arithmetic: the same bits as two's complement addition, but
+  // wrapping on overflow is defined.
+  case DType::I32: return addTyped<uint32_t>(a, b, dst, count);
+  case DType::I64: return addTyped<uint64_t>(a, b, dst, count);
+  case DType::F16: return addHalf<halfToFloat, floatToHalf>(a, b, dst, count);
+  case DType::BF16: return addHalf<bf16ToFloat, floatToBf16>(a, b, dst, count);
+  default: return;
+  }
+}
+
+std::string describeCall(const char *op, size_t count, DType dtype) {
+  return std::string(op) + "(count=" + std::to_string(count) + ", " +
+         (isValidDType(int32_t(dtype)) ? dtypeName(dtype) : "invalid dtype") +
+         ")";
+}
+
+} // namespace tpc

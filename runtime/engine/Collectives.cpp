@@ -1,0 +1,263 @@
+//===- Collectives.cpp - The collective steps of a plan -------------------===//
+#include "runtime/engine/Collectives.h"
+
+#include <cstring>
+
+namespace tpc::runtime {
+
+namespace {
+
+size_t product(const Shape &s, size_t begin, size_t end) {
+  size_t n = 1;
+  for (size_t i = begin; i < end; ++i)
+    n *= size_t(s[i]);
+  return n;
+}
+
+/// Checks the `axis` and `sizes` attributes of a sharding collective whose
+/// full tensor is `full` and whose shard on this rank is `shard`.
+Status checkSharding(const Attrs &attrs, const TensorDesc &full,
+                     const char *fullName, const TensorDesc &shard,
+                     const char *shardName, int rank, int worldSize,
+                     size_t &axisOut, std::vector<int64_t> &sizes) {
+  if (full.shape.empty() || full.shape.size() != shard.shape.size())
+    return Status::error(std::string(fullName) + " " + full.str() + " and " +
+                         shardName + " " + shard.str() +
+                         " must have the same rank, at least 1");
+  const std::vector<int64_t> *axisAttr = attrs.getInts("axis");
+  if (!axisAttr || axisAttr->size() != 1)
+    return Status::error("needs an integer attribute 'axis'");
+  int64_t rankN = int64_t(full.shape.size());
+  int64_t axis = (*axisAttr)[0];
+  if (axis < -rankN || axis >= rankN)
+    return Status::error("axis " + std::to_string(axis) +
+                         " is out of range for rank " + std::to_string(rankN));
+  if (axis < 0)
+    axis += rankN;
+  axisOut = size_t(axis);
+  for (size_t d = 0; d < full.shape.size(); ++d)
+    if (d != axisOut && full.shape[d] != shard.shape[d])
+      return Status::error(std::string(fullName) + " " + full.str() + " and " +
+                           shardName + " " + shard.str() +
+                           " differ outside axis " + std::to_string(axis));
+  const int64_t total = full.shape[axisOut], mine = shard.shape[axisOut];
+  // `parts` (the compiler's sharding of a fused projection: the axis
+  // concatenates parts, and each rank holds a block of every part) is
+  // accepted only in its trivial form, one part that is the whole axis.
+  if (const std::vector<int64_t> *parts = attrs.getInts("parts")) {
+    if (parts->size() > 1)
+      return Status::error("attribute 'parts' lists " +
+                           std::to_string(parts->size()) +
+                           " parts; gathering or scattering a fused "
+                           "projection is not supported by this runtime");
+    if (parts->size() == 1 && (*parts)[0] != total)
+      return Status::error("attribute 'parts' [" + std::to_string((*parts)[0]) +
+                           "] does not match the " + fullName + "'s " +
+                           std::to_string(total) + " along axis " +
+                           std::to_string(axis));
+  }
+  if (const std::vector<int64_t> *s = attrs.getInts("sizes")) {
+    if (s->size() != size_t(worldSize))
+      return Status::error("attribute 'sizes' has " +
+                           std::to_string(s->size()) + " entries for " +
+                           std::to_string(worldSize) + " ranks");
+    int64_t sum = 0;
+    for (int64_t v : *s) {
+      if (v < 0)
+        return Status::error("attribute 'sizes' has a negative entry");
+      sum += v;
+    }
+    if (sum != total)
+      return Status::error("attribute 'sizes' sums to " + std::to_string(sum) +
+                           ", but the " + fullName + " has " +
+                           std::to_string(total) + " along axis " +
+                           std::to_string(axis));
+    if ((*s)[size_t(rank)] != mine)
+      return Status::error("attribute 'sizes' gives rank " +
+                           std::to_string(rank) + " " +
+                           std::to_string((*s)[size_t(rank)]) +
+                           " along axis " + std::to_string(axis) +
+                           ", but its " + shardName + " has " +
+                           std::to_string(mine));
+    sizes = *s;
+  } else {
+    if (mine * worldSize != total)
+      return Status::error(std::string(shardName) + " " + shard.str() +
+                           " times " + std::to_string(worldSize) +
+                           " ranks does not make the " + fullName + " " +
+                           full.str() + " along axis " + std::to_string(axis) +
+                           " (give 'sizes' for unequal shards)");
+    sizes.assign(size_t(worldSize), mine);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status PreparedCollective::prepare(const PlanStep &step, const TensorDesc &in,
+                                   const TensorDesc &out, bool overlap,
+                                   int rank, int worldSize,
+                                   PreparedCollective &r) {
+  r = PreparedCollective();
+  r.kind_ = step.kind;
+  r.dtype_ = in.dtype;
+  r.elemSize_ = dtypeSize(in.dtype);
+  r.rank_ = rank;
+  r.worldSize_ = worldSize;
+  r.overlap_ = overlap;
+  if (in.dtype != out.dtype)
+    return Status::error("input " + in.str() + " and output " + out.str() +
+                         " have different dtypes");
+  bool reduces = step.kind != StepKind::AllGather;
+  if (reduces && !isReducibleDType(in.dtype))
+    return Status::error(std::string("cannot sum dtype ") +
+                         dtypeName(in.dtype));
+
+  if (step.kind == StepKind::AllReduce) {
+    if (in.shape != out.shape)
+      return Status::error("input " + in.str() + " and output " + out.str() +
+                           " differ in shape");
+    r.count_ = size_t(in.numel());
+    r.tensorBytes_ = in.bytes();
+    return Status::ok();
+  }
+
+  const bool gather = step.kind == StepKind::AllGather;
+  const TensorDesc &full = gather ? out : in;
+  const TensorDesc &shard = gather ? in : out;
+  size_t axis = 0;
+  TPC_RETURN_IF_ERROR(checkSharding(step.attrs, full,
+                                    gather ? "output" : "input", shard,
+                                    gather ? "input" : "output", rank,
+                                    worldSize, axis, r.sizes_));
+  r.outer_ = product(full.shape, 0, axis);
+  r.inner_ = product(full.shape, axis + 1, full.shape.size());
+  r.axisTotal_ = size_t(full.shape[axis]);
+  r.tensorBytes_ = full.bytes();
+  int64_t start = 0;
+  for (int64_t v : r.sizes_) {
+    r.starts_.push_back(start);
+    start += v;
+    r.equalShards_ = r.equalShards_ && v == r.sizes_[0];
+  }
+  if (gather) {
+    // Gathered blocks are in rank order; they are the output itself only
+    // when nothing precedes the axis.
+    if (r.outer_ != 1)
+      r.scratchBytes_ += full.bytes();
+    if (overlap)
+      r.scratchBytes_ += shard.bytes();
+  } else if (!(r.equalShards_ && r.outer_ == 1 && !overlap)) {
+    r.scratchBytes_ = full.bytes();
+  }
+  return Status::ok();
+}
+
+Status PreparedCollective::run(Communicator *comm, const void *in, void *out,
+                               void *scratch) const {
+  if (worldSize_ == 1) {
+    // A world of one: the sum, the concatenation and the shard are the
+    // input itself.
+    if (in != out)
+      std::memmove(out, in, size_t(tensorBytes_));
+    return Status::ok();
+  }
+  if (!comm)
+    return Status::error("no communicator for a world of " +
+                         std::to_string(worldSize_) + " ranks");
+  switch (kind_) {
+  case StepKind::AllReduce:
+    return runAllReduce(comm, in, out);
+  case StepKind::AllGather:
+    return runAllGather(comm, in, out, static_cast<uint8_t *>(scratch));
+  case StepKind::ReduceScatter:
+    return runReduceScatter(comm, in, out, static_cast<uint8_t *>(scratch));
+  case StepKind::Kernel:
+    break;
+  }
+  return Status::error("not a collective");
+}
+
+Status PreparedCollective::runAllReduce(Communicator *comm, const void *in,
+                                        void *out) const {
+  if (in == out || !overlap_)
+    return comm->allReduce(in, out, count_, dtype_);
+  // Partly overlapping operands: move the input onto the output first and
+  // reduce in place.
+  std::memmove(out, in, count_ * elemSize_);
+  return comm->allReduce(out, out, count_, dtype_);
+}
+
+Status PreparedCollective::runAllGather(Communicator *comm, const void *in,
+                                        void *out, uint8_t *scratch) const {
+  const size_t es = elemSize_;
+  const size_t fullBytes = outer_ * axisTotal_ * inner_ * es;
+  const size_t myElems = outer_ * size_t(sizes_[size_t(rank_)]) * inner_;
+  const bool direct = outer_ == 1;
+  uint8_t *gathered = direct ? static_cast<uint8_t *>(out) : scratch;
+  const void *send = in;
+  if (overlap_) {
+    uint8_t *stage = scratch + (direct ? 0 : fullBytes);
+    std::memcpy(stage, in, myElems * es);
+    send = stage;
+  }
+  if (equalShards_) {
+    TPC_RETURN_IF_ERROR(comm->allGather(send, gathered, myElems, dtype_));
+  } else {
+    std::vector<size_t> counts;
+    counts.reserve(sizes_.size());
+    for (int64_t v : sizes_)
+      counts.push_back(outer_ * size_t(v) * inner_);
+    TPC_RETURN_IF_ERROR(comm->allGatherV(send, gathered, counts, dtype_));
+  }
+  if (direct)
+    return Status::ok();
+  // Rank r's block holds outer x sizes[r] x inner elements; interleave the
+  // blocks along the axis.
+  uint8_t *dst = static_cast<uint8_t *>(out);
+  size_t blockStart = 0;
+  for (int r = 0; r < worldSize_; ++r) {
+    const size_t rowElems = size_t(sizes_[size_t(r)]) * inner_;
+    for (size_t o = 0; o < outer_; ++o)
+      std::memcpy(dst + ((o * axisTotal_ + shardStart(r)) * inner_) * es,
+                  scratch + (blockStart + o * rowElems) * es, rowElems * es);
+    blockStart += outer_ * rowElems;
+  }
+  return Status::ok();
+}
+
+Status PreparedCollective::runReduceScatter(Communicator *comm, const void *in,
+                                            void *out,
+                                            uint8_t *scratch) const {
+  const size_t es = elemSize_;
+  const size_t total = outer_ * axisTotal_ * inner_;
+  const size_t myElems = outer_ * size_t(sizes_[size_t(rank_)]) * inner_;
+  if (equalShards_ && outer_ == 1 && !overlap_)
+    return comm->reduceScatter(in, out, myElems, dtype_);
+
+  // Lay the input out as rank-ordered blocks of outer x sizes[r] x inner.
+  const void *blocks = in;
+  if (outer_ != 1 || overlap_) {
+    const uint8_t *src = static_cast<const uint8_t *>(in);
+    size_t blockStart = 0;
+    for (int r = 0; r < worldSize_; ++r) {
+      const size_t rowElems = size_t(sizes_[size_t(r)]) * inner_;
+      for (size_t o = 0; o < outer_; ++o)
+        std::memcpy(scratch + (blockStart + o * rowElems) * es,
+                    src + ((o * axisTotal_ + shardStart(r)) * inner_) * es,
+                    rowElems * es);
+      blockStart += outer_ * rowElems;
+    }
+    blocks = scratch;
+  }
+  if (equalShards_)
+    return comm->reduceScatter(blocks, out, myElems, dtype_);
+  // The communicator scatters equal blocks only: reduce everything, then
+  // keep this rank's block.
+  TPC_RETURN_IF_ERROR(comm->allReduce(blocks, scratch, total, dtype_));
+  const size_t myStart = outer_ * size_t(starts_[size_t(rank_)]) * inner_;
+  std::memcpy(out, scratch + myStart * es, myElems * es);
+  return Status::ok();
+}
+
+} // namespace tpc::runtime

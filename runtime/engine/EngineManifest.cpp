@@ -1,0 +1,281 @@
+//===- EngineManifest.cpp - engine.json -----------------------------------===//
+#include "runtime/engine/EngineManifest.h"
+
+#include "runtime/support/Sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace tpc::runtime {
+
+using nlohmann::json;
+
+namespace {
+
+/// Every message about the manifest starts with this, so that a user can
+/// tell which file of the folder is wrong.
+const char *const kManifestName = "engine.json";
+
+Status manifestError(const std::string &msg) {
+  return Status::error(std::string(kManifestName) + ": " + msg);
+}
+
+/// Reads an integer member; `where` names the enclosing object in messages.
+Status getInt(const json &obj, const char *key, const std::string &where,
+              int64_t &out) {
+  auto it = obj.find(key);
+  if (it == obj.end())
+    return manifestError(where + "\"" + key + "\" is missing");
+  if (!it->is_number_integer())
+    return manifestError(where + "\"" + key + "\" must be an integer, got " +
+                         it->dump());
+  out = it->get<int64_t>();
+  return Status::ok();
+}
+
+Status getString(const json &obj, const char *key, const std::string &where,
+                 std::string &out) {
+  auto it = obj.find(key);
+  if (it == obj.end())
+    return manifestError(where + "\"" + key + "\" is missing");
+  if (!it->is_string())
+    return manifestError(where + "\"" + key + "\" must be a string, got " +
+                         it->dump());
+  out = it->get<std::string>();
+  return Status::ok();
+}
+
+Status parseTensorSpecs(const json &root, const char *key,
+                        std::vector<TensorSpec> &out) {
+  auto it = root.find(key);
+  if (it == root.end() || !it->is_array())
+    return manifestError(std::string("\"") + key + "\" must be an array");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json &e = (*it)[i];
+    std::string where = std::string(key) + "[" + std::to_string(i) + "] ";
+    if (!e.is_object())
+      return manifestError(where + "must be an object");
+    TensorSpec spec;
+    TPC_RETURN_IF_ERROR(getString(e, "name", where, spec.name));
+    if (spec.name.empty())
+      return manifestError(where + "has an empty name");
+    if (!seen.insert(spec.name).second)
+      return manifestError(std::string(key) + " lists '" + spec.name +
+                           "' twice");
+    std::string dtype;
+    TPC_RETURN_IF_ERROR(getString(e, "dtype", where, dtype));
+    std::optional<DType> dt = parseDType(dtype);
+    if (!dt)
+      return manifestError(where + "('" + spec.name + "') has unknown dtype '" +
+                           dtype + "'");
+    spec.desc.dtype = *dt;
+    auto shape = e.find("shape");
+    if (shape == e.end() || !shape->is_array())
+      return manifestError(where + "('" + spec.name +
+                           "') needs a \"shape\" array");
+    for (const json &d : *shape) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        return manifestError(where + "('" + spec.name +
+                             "') has an invalid dimension " + d.dump() +
+                             " (dimensions are non-negative integers)");
+      spec.desc.shape.push_back(d.get<int64_t>());
+    }
+    out.push_back(std::move(spec));
+  }
+  return Status::ok();
+}
+
+/// The string member `key`, or "" when it is absent or not a string: the
+/// producer is informational only.
+std::string optionalString(const json &obj, const char *key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// A file name must stay inside the engine folder.
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+bool isHexDigest(const std::string &s) {
+  if (s.size() != 64)
+    return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  return true;
+}
+
+Status parseFileRecord(const json &rank, const char *key,
+                       const std::string &where, FileRecord &out) {
+  auto it = rank.find(key);
+  if (it == rank.end() || !it->is_object())
+    return manifestError(where + "needs a \"" + key + "\" object");
+  std::string sub = where + key + " ";
+  TPC_RETURN_IF_ERROR(getString(*it, "file", sub, out.file));
+  if (!isPlainFileName(out.file))
+    return manifestError(sub + "file '" + out.file +
+                         "' is not a plain file name inside the engine folder");
+  int64_t bytes = 0;
+  TPC_RETURN_IF_ERROR(getInt(*it, "bytes", sub, bytes));
+  if (bytes < 0)
+    return manifestError(sub + "bytes is negative");
+  out.bytes = uint64_t(bytes);
+  TPC_RETURN_IF_ERROR(getString(*it, "sha256", sub, out.sha256));
+  if (!isHexDigest(out.sha256))
+    return manifestError(sub + "sha256 '" + out.sha256 +
+                         "' is not 64 lower-case hex digits");
+  return Status::ok();
+}
+
+Status parseRanks(const json &root, EngineManifest &m) {
+  auto it = root.find("ranks");
+  if (it == root.end() || !it->is_array())
+    return manifestError("\"ranks\" must be an array");
+  if (it->size() != size_t(m.tp))
+    return manifestError("\"ranks\" has " + std::to_string(it->size()) +
+                         " entries but tp is " + std::to_string(m.tp));
+  m.ranks.assign(size_t(m.tp), RankRecord());
+  std::vector<bool> seen(size_t(m.tp), false);
+  std::set<std::string> files;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json &e = (*it)[i];
+    std::string where = "ranks[" + std::to_string(i) + "] ";
+    if (!e.is_object())
+      return manifestError(where + "must be an object");
+    int64_t r = 0;
+    TPC_RETURN_IF_ERROR(getInt(e, "rank", where, r));
+    if (r < 0 || r >= m.tp)
+      return manifestError(where + "has rank " + std::to_string(r) +
+                           ", outside [0, " + std::to_string(m.tp) + ")");
+    if (seen[size_t(r)])
+      return manifestError("rank " + std::to_string(r) + " is listed twice");
+    seen[size_t(r)] = true;
+    RankRecord &rec = m.ranks[size_t(r)];
+    rec.rank = int(r);
+    TPC_RETURN_IF_ERROR(parseFileRecord(e, "plan", where, rec.plan));
+    TPC_RETURN_IF_ERROR(parseFileRecord(e, "weights", where, rec.weights));
+    for (const std::string *f : {&rec.plan.file, &rec.weights.file})
+      if (!files.insert(*f).second)
+        return manifestError("file '" + *f + "' is listed twice");
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status EngineManifest::parse(const std::string &text, const std::string &dir,
+                             EngineManifest &out) {
+  out = EngineManifest();
+  out.dir = dir;
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    return manifestError("not valid JSON");
+  if (!root.is_object())
+    return manifestError("must hold a JSON object");
+
+  std::string format;
+  TPC_RETURN_IF_ERROR(getString(root, "format", "", format));
+  if (format != "tpc-engine")
+    return manifestError("\"format\" is '" + format +
+                         "', expected 'tpc-engine' (not a tpc engine folder)");
+  int64_t version = 0;
+  TPC_RETURN_IF_ERROR(getInt(root, "format_version", "", version));
+  if (version > kEngineFormatVersion)
+    return manifestError(
+        "engine format version " + std::to_string(version) +
+        " is newer than this runtime supports (version " +
+        std::to_string(kEngineFormatVersion) +
+        "); rebuild the engine with a matching tpc or update the runtime");
+  if (version < 1)
+    return manifestError("invalid format_version " + std::to_string(version));
+  out.formatVersion = int(version);
+
+  if (auto p = root.find("producer"); p != root.end() && p->is_object()) {
+    out.producerName = optionalString(*p, "name");
+    out.producerVersion = optionalString(*p, "version");
+  }
+  if (auto o = root.find("options"); o != root.end())
+    out.optionsJson = o->dump();
+  else
+    out.optionsJson = "{}";
+
+  int64_t tp = 0;
+  TPC_RETURN_IF_ERROR(getInt(root, "tp", "", tp));
+  if (tp < 1 || tp > 4096)
+    return manifestError("tp must be between 1 and 4096, got " +
+                         std::to_string(tp));
+  out.tp = int(tp);
+  TPC_RETURN_IF_ERROR(parseTensorSpecs(root, "inputs", out.inputs));
+  TPC_RETURN_IF_ERROR(parseTensorSpecs(root, "outputs", out.outputs));
+  if (out.outputs.empty())
+    return manifestError("the engine has no outputs");
+  return parseRanks(root, out);
+}
+
+Status EngineManifest::load(const std::string &dir, EngineManifest &out) {
+  std::string path = dir + "/" + kManifestName;
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status::error("'" + dir + "' is not an engine folder (no such "
+                         "directory)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error(std::string(kManifestName) + ": missing in '" + dir +
+                         "' (not an engine folder?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    return manifestError("read error");
+  return parse(text.str(), dir, out);
+}
+
+std::string EngineManifest::pathOf(const std::string &file) const {
+  return dir + "/" + file;
+}
+
+const TensorSpec *EngineManifest::findInput(const std::string &name) const {
+  for (const TensorSpec &s : inputs)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+const TensorSpec *EngineManifest::findOutput(const std::string &name) const {
+  for (const TensorSpec &s : outputs)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+Status verifyFile(const EngineManifest &manifest, const FileRecord &record,
+                  bool checkDigest) {
+  std::string path = manifest.pathOf(record.file);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::error(record.file + ": missing from the engine folder '" +
+                         manifest.dir + "'");
+  if (!S_ISREG(st.st_mode))
+    return Status::error(record.file + ": not a regular file");
+  if (uint64_t(st.st_size) != record.bytes)
+    return Status::error(record.file + ": size mismatch (engine.json says " +
+                         std::to_string(record.bytes) + " bytes, file has " +
+                         std::to_string(uint64_t(st.st_size)) + ")");
+  if (!checkDigest)
+    return Status::ok();
+  std::string digest;
+  TPC_RETURN_IF_ERROR(sha256File(path, digest).withContext(record.file + ": "));
+  if (digest != record.sha256)
+    return Status::error(record.file + ": sha256 mismatch (engine.json says " +
+                         record.sha256 + ", file has " + digest + ")");
+  return Status::ok();
+}
+
+} // namespace tpc::runtime

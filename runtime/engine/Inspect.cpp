@@ -1,0 +1,227 @@
+//===- Inspect.cpp - What an engine folder holds --------------------------===//
+#include "runtime/engine/Inspect.h"
+
+#include "runtime/engine/RankPlan.h"
+#include "runtime/support/MappedFile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace tpc::runtime {
+
+namespace {
+
+Status summarizeRank(const EngineManifest &m, int rank, RankSummary &out) {
+  const RankRecord &rec = m.ranks[size_t(rank)];
+  TPC_RETURN_IF_ERROR(verifyFile(m, rec.plan));
+  TPC_RETURN_IF_ERROR(verifyFile(m, rec.weights, /*checkDigest=*/false));
+  MappedFile file;
+  TPC_RETURN_IF_ERROR(MappedFile::open(m.pathOf(rec.plan.file), file)
+                          .withContext(rec.plan.file + ": "));
+  RankPlan plan;
+  TPC_RETURN_IF_ERROR(
+      parseRankPlan(file.data(), file.size(), rec.plan.file, plan));
+
+  out.rank = rank;
+  out.planFile = rec.plan.file;
+  out.weightsFile = rec.weights.file;
+  out.steps = plan.steps.size();
+  out.buffers = plan.buffers.size();
+  out.arenaBytes = plan.arenaBytes;
+  std::set<std::string> weights;
+  uint64_t arenaSum = 0;
+  for (const PlanBuffer &b : plan.buffers) {
+    if (b.kind == BufferKind::Arena)
+      arenaSum += b.bytes;
+    else if (weights.insert(b.tensor).second)
+      out.weightBytes += b.bytes;
+  }
+  // Prefer the compiler's figure; older plans may not record it.
+  out.unplannedBytes = plan.unplannedBytes ? plan.unplannedBytes : arenaSum;
+
+  std::map<std::string, CollectiveSummary> collectives;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep &s = plan.steps[i];
+    ++out.kernelCounts[s.kernel];
+    if (s.kind != StepKind::Kernel) {
+      CollectiveSummary &c = collectives[s.kernel];
+      c.kind = s.kernel;
+      ++c.count;
+      // The full tensor: the output of a gather, the input otherwise.
+      uint32_t id = s.kind == StepKind::AllGather
+                        ? (s.outputs.empty() ? kAbsentBuffer : s.outputs[0])
+                        : (s.inputs.empty() ? kAbsentBuffer : s.inputs[0]);
+      if (id != kAbsentBuffer)
+        c.bytes += plan.buffers[id].bytes;
+      continue;
+    }
+    if ((s.kernel == "MatMul" || s.kernel == "Gemm") && s.inputs.size() >= 2 &&
+        s.inputs[1] != kAbsentBuffer &&
+        plan.buffers[s.inputs[1]].kind == BufferKind::Weight) {
+      const PlanBuffer &w = plan.buffers[s.inputs[1]];
+      out.weightMatMuls.push_back({i, s.kernel, s.node, w.tensor, w.desc,
+                                   s.attrs.getString("tp_role", "")});
+    }
+  }
+  for (auto &kv : collectives)
+    out.collectives.push_back(kv.second);
+  return Status::ok();
+}
+
+std::string humanBytes(uint64_t n) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[64];
+  if (u == 0)
+    std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)n);
+  else
+    std::snprintf(buf, sizeof(buf), "%llu (%.1f %s)", (unsigned long long)n, v,
+                  units[u]);
+  return buf;
+}
+
+std::string specList(const std::vector<TensorSpec> &specs) {
+  std::string s;
+  for (const TensorSpec &t : specs)
+    s += (s.empty() ? "" : ", ") + t.name + " " + t.desc.str();
+  return s.empty() ? "none" : s;
+}
+
+nlohmann::json specsJson(const std::vector<TensorSpec> &specs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const TensorSpec &t : specs)
+    a.push_back({{"name", t.name},
+                 {"dtype", dtypeName(t.desc.dtype)},
+                 {"shape", t.desc.shape}});
+  return a;
+}
+
+/// The weight MatMul/Gemm steps as a table with aligned columns.
+std::string formatWeightMatMuls(const std::vector<WeightMatMul> &rows) {
+  std::vector<std::vector<std::string>> cells = {
+      {"step", "kernel", "node", "weight", "tp_role"}};
+  for (const WeightMatMul &w : rows)
+    cells.push_back({std::to_string(w.step), w.kernel,
+                     w.node.empty() ? "-" : w.node,
+                     w.weightTensor + " " + w.weight.str(),
+                     w.tpRole.empty() ? "-" : w.tpRole});
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto &row : cells)
+    for (size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  std::string out = "  weight matmuls:\n";
+  for (const auto &row : cells) {
+    std::string line = "  ";
+    for (size_t i = 0; i < row.size(); ++i)
+      line += "  " + row[i] +
+              (i + 1 < row.size() ? std::string(width[i] - row[i].size(), ' ')
+                                  : std::string());
+    out += line + "\n";
+  }
+  return out;
+}
+
+} // namespace
+
+Status inspectEngine(const std::string &dir, EngineSummary &out) {
+  out = EngineSummary();
+  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, out.manifest));
+  out.ranks.resize(size_t(out.manifest.tp));
+  for (int r = 0; r < out.manifest.tp; ++r)
+    TPC_RETURN_IF_ERROR(summarizeRank(out.manifest, r, out.ranks[size_t(r)]));
+  return Status::ok();
+}
+
+std::string formatSummaryText(const EngineSummary &s) {
+  const EngineManifest &m = s.manifest;
+  std::ostringstream os;
+  os << "engine   " << m.dir << "\n";
+  os << "format   tpc-engine version " << m.formatVersion;
+  if (!m.producerName.empty())
+    os << ", produced by " << m.producerName << " " << m.producerVersion;
+  os << "\n";
+  os << "tp       " << m.tp << "\n";
+  os << "inputs   " << specList(m.inputs) << "\n";
+  os << "outputs  " << specList(m.outputs) << "\n";
+  for (const RankSummary &r : s.ranks) {
+    os << "\nrank " << r.rank << " (" << r.planFile << ", " << r.weightsFile
+       << ")\n";
+    os << "  steps           " << r.steps << "\n";
+    os << "  buffers         " << r.buffers << "\n";
+    os << "  weight bytes    " << humanBytes(r.weightBytes) << "\n";
+    os << "  arena bytes     " << humanBytes(r.arenaBytes) << "\n";
+    os << "  unplanned bytes " << humanBytes(r.unplannedBytes) << "\n";
+    if (r.collectives.empty())
+      os << "  collectives     none\n";
+    for (const CollectiveSummary &c : r.collectives)
+      os << "  collective      " << c.kind << " x" << c.count << ", "
+         << humanBytes(c.bytes) << " per forward\n";
+    os << "  kernels:\n";
+    for (const auto &kv : r.kernelCounts) {
+      char line[128];
+      std::snprintf(line, sizeof(line), "    %-24s %6d\n", kv.first.c_str(),
+                    kv.second);
+      os << line;
+    }
+    if (!r.weightMatMuls.empty())
+      os << formatWeightMatMuls(r.weightMatMuls);
+  }
+  return os.str();
+}
+
+std::string formatSummaryJson(const EngineSummary &s) {
+  using nlohmann::json;
+  const EngineManifest &m = s.manifest;
+  json root = {{"engine", m.dir},
+               {"format_version", m.formatVersion},
+               {"producer", {{"name", m.producerName},
+                             {"version", m.producerVersion}}},
+               {"tp", m.tp},
+               {"inputs", specsJson(m.inputs)},
+               {"outputs", specsJson(m.outputs)}};
+  json ranks = json::array();
+  for (const RankSummary &r : s.ranks) {
+    json collectives = json::array();
+    for (const CollectiveSummary &c : r.collectives)
+      collectives.push_back(
+          {{"kind", c.kind}, {"count", c.count}, {"bytes", c.bytes}});
+    json kernels = json::object();
+    for (const auto &kv : r.kernelCounts)
+      kernels[kv.first] = kv.second;
+    json matmuls = json::array();
+    for (const WeightMatMul &w : r.weightMatMuls)
+      matmuls.push_back(
+          {{"step", w.step},
+           {"kernel", w.kernel},
+           {"node", w.node},
+           {"weight", w.weightTensor},
+           {"weight_dtype", dtypeName(w.weight.dtype)},
+           {"weight_shape", w.weight.shape},
+           {"tp_role", w.tpRole.empty() ? json(nullptr) : json(w.tpRole)}});
+    ranks.push_back({{"rank", r.rank},
+                     {"plan", r.planFile},
+                     {"weights", r.weightsFile},
+                     {"steps", r.steps},
+                     {"buffers", r.buffers},
+                     {"weight_bytes", r.weightBytes},
+                     {"arena_bytes", r.arenaBytes},
+                     {"unplanned_bytes", r.unplannedBytes},
+                     {"collectives", collectives},
+                     {"kernels", kernels},
+                     {"weight_matmuls", matmuls}});
+  }
+  root["ranks"] = ranks;
+  // Names come from the ONNX file: replace invalid UTF-8 rather than throw.
+  return root.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+} // namespace tpc::runtime

@@ -1,0 +1,72 @@
+//===- Inspect.h - What an engine folder holds ------------------*- C++ -*-===//
+//
+// `tpc inspect`: a summary of every rank's plan (steps, memory, collectives,
+// kernels) without loading weights or preparing kernels, so that it is quick
+// even for large engines. The manifest and the plans are validated as the
+// loader would; the weights files are checked for presence and size only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_ENGINE_INSPECT_H
+#define TPC_RUNTIME_ENGINE_INSPECT_H
+
+#include "runtime/engine/EngineManifest.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tpc::runtime {
+
+struct CollectiveSummary {
+  std::string kind; // "AllReduce", "AllGather", "ReduceScatter"
+  int count = 0;
+  /// Bytes of the full (unsharded) tensors exchanged per forward.
+  uint64_t bytes = 0;
+};
+
+/// A MatMul or Gemm step whose second operand is a weight: the projections
+/// that tensor parallelism shards.
+struct WeightMatMul {
+  size_t step = 0;
+  std::string kernel;
+  std::string node;
+  std::string weightTensor;
+  TensorDesc weight;
+  /// The step's `tp_role` attribute ("column", "row", "replicated"); empty
+  /// when the compiler did not set one.
+  std::string tpRole;
+};
+
+struct RankSummary {
+  int rank = 0;
+  std::string planFile;
+  std::string weightsFile;
+  size_t steps = 0;
+  size_t buffers = 0;
+  uint64_t weightBytes = 0;
+  uint64_t arenaBytes = 0;
+  /// The sum of every arena buffer's bytes: the arena without reuse.
+  uint64_t unplannedBytes = 0;
+  std::vector<CollectiveSummary> collectives;
+  /// Kernel name -> number of steps (collectives included).
+  std::map<std::string, int> kernelCounts;
+  std::vector<WeightMatMul> weightMatMuls;
+};
+
+struct EngineSummary {
+  EngineManifest manifest;
+  std::vector<RankSummary> ranks;
+};
+
+/// Reads and summarises the engine in `dir`.
+Status inspectEngine(const std::string &dir, EngineSummary &out);
+
+/// The summary as a human-readable report.
+std::string formatSummaryText(const EngineSummary &summary);
+/// The summary as one JSON object.
+std::string formatSummaryJson(const EngineSummary &summary);
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_ENGINE_INSPECT_H

@@ -1,0 +1,73 @@
+//===- LocalEngine.h - Every rank of an engine in one process ---*- C++ -*-===//
+//
+// Runs a tensor-parallel engine on one host without MPI: every rank is
+// loaded in this process, gets a communicator of one InProcessGroup and its
+// own Session, and the ranks run concurrently on threads of their own.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_ENGINE_LOCALENGINE_H
+#define TPC_RUNTIME_ENGINE_LOCALENGINE_H
+
+#include "runtime/comm/InProcessComm.h"
+#include "runtime/engine/Session.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace tpc::runtime {
+
+struct LocalEngineOptions {
+  /// Kernel threads per rank.
+  int threadsPerRank = 1;
+  /// How long a rank waits for its peers in a collective before the group
+  /// is aborted.
+  std::chrono::milliseconds commTimeout{60000};
+};
+
+class LocalEngine {
+public:
+  /// Loads every rank of the engine in `dir`.
+  static Status load(const std::string &dir, const LocalEngineOptions &options,
+                     std::unique_ptr<LocalEngine> &out);
+
+  int tp() const { return int(ranks_.size()); }
+  const EngineManifest &manifest() const { return manifest_; }
+  RankEngine &rankEngine(int rank) const { return *ranks_[size_t(rank)].engine; }
+  Session &session(int rank) const { return *ranks_[size_t(rank)].session; }
+  Communicator *communicator(int rank) const {
+    return ranks_[size_t(rank)].comm.get();
+  }
+
+  /// Sets graph input `name` on every rank (each rank reads the whole
+  /// input).
+  Status setInput(const std::string &name, const TensorDesc &desc,
+                  const void *data);
+
+  /// Runs one forward on every rank concurrently. On failure returns the
+  /// error of the rank that caused it (see forEachRank).
+  Status run();
+
+  /// Calls `fn(rank)` for every rank, each on its own thread, and waits for
+  /// all. A rank whose `fn` fails aborts the group so that no peer waits for
+  /// it. Returns the failure of a rank that failed by itself, in preference
+  /// to the collective failures it caused on its peers.
+  Status forEachRank(const std::function<Status(int rank)> &fn);
+
+private:
+  struct Rank {
+    std::unique_ptr<RankEngine> engine;
+    std::unique_ptr<Communicator> comm;
+    std::unique_ptr<Session> session;
+  };
+  LocalEngine() = default;
+
+  EngineManifest manifest_;
+  InProcessGroup group_;
+  std::vector<Rank> ranks_;
+};
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_ENGINE_LOCALENGINE_H

@@ -1,0 +1,247 @@
+//===- RankEngine.cpp - Loading one rank of an engine ---------------------===//
+#include "runtime/engine/RankEngine.h"
+
+#include "runtime/support/MappedFile.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <set>
+
+namespace tpc::runtime {
+
+AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+
+Status AlignedBuffer::allocate(size_t bytes, const std::string &what) {
+  std::free(data_);
+  data_ = nullptr;
+  size_ = 0;
+  size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment *
+                   kAlignment;
+  if (rounded < bytes)
+    return Status::error("cannot allocate " + std::to_string(bytes) +
+                         " bytes for the " + what);
+  data_ = static_cast<uint8_t *>(std::aligned_alloc(kAlignment, rounded));
+  if (!data_)
+    return Status::error("cannot allocate " + std::to_string(bytes) +
+                         " bytes for the " + what + " (out of memory)");
+  // Touching every page now moves the page faults out of the first forward
+  // and makes an over-commit fail here rather than mid-run.
+  std::memset(data_, 0, rounded);
+  size_ = bytes;
+  return Status::ok();
+}
+
+RankEngine::~RankEngine() = default;
+
+Status RankEngine::load(const std::string &dir, int rank,
+                        std::unique_ptr<RankEngine> &out) {
+  EngineManifest manifest;
+  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, manifest));
+  return load(manifest, rank, out);
+}
+
+Status RankEngine::load(const EngineManifest &manifest, int rank,
+                        std::unique_ptr<RankEngine> &out) {
+  out.reset();
+  if (rank < 0 || rank >= manifest.tp)
+    return Status::error("rank " + std::to_string(rank) +
+                         " does not exist in an engine with tp " +
+                         std::to_string(manifest.tp));
+  const RankRecord &rec = manifest.ranks[size_t(rank)];
+  TPC_RETURN_IF_ERROR(verifyFile(manifest, rec.plan));
+  TPC_RETURN_IF_ERROR(verifyFile(manifest, rec.weights));
+
+  std::unique_ptr<RankEngine> e(new RankEngine());
+  e->manifest_ = manifest;
+  e->planFile_ = rec.plan.file;
+  {
+    MappedFile planFile;
+    TPC_RETURN_IF_ERROR(MappedFile::open(manifest.pathOf(rec.plan.file),
+                                         planFile)
+                            .withContext(rec.plan.file + ": "));
+    TPC_RETURN_IF_ERROR(parseRankPlan(planFile.data(), planFile.size(),
+                                      rec.plan.file, e->plan_));
+  }
+  if (e->plan_.rank != rank || e->plan_.worldSize != manifest.tp)
+    return Status::error(rec.plan.file + ": the plan is for rank " +
+                         std::to_string(e->plan_.rank) + " of " +
+                         std::to_string(e->plan_.worldSize) +
+                         ", but engine.json lists it for rank " +
+                         std::to_string(rank) + " of " +
+                         std::to_string(manifest.tp));
+  TPC_RETURN_IF_ERROR(
+      SafetensorsFile::open(manifest.pathOf(rec.weights.file), e->weights_)
+          .withContext(rec.weights.file + ": "));
+  TPC_RETURN_IF_ERROR(e->bindWeights());
+  TPC_RETURN_IF_ERROR(e->checkBindings());
+  TPC_RETURN_IF_ERROR(e->prepareSteps());
+  out = std::move(e);
+  return Status::ok();
+}
+
+Status RankEngine::bindWeights() {
+  const std::string &weightsFile = manifest_.ranks[size_t(rank())].weights.file;
+  bufferPtrs_.assign(plan_.buffers.size(), nullptr);
+  std::set<std::string> counted;
+  for (const PlanBuffer &b : plan_.buffers) {
+    if (b.kind != BufferKind::Weight)
+      continue;
+    const SafetensorsTensor *t = weights_.find(b.tensor);
+    if (!t)
+      return Status::error(planFile_ + ": " + plan_.describeBuffer(b.id) +
+                           " names weight tensor '" + b.tensor +
+                           "', which " + weightsFile + " does not have");
+    if (t->desc.dtype != b.desc.dtype || t->desc.shape != b.desc.shape)
+      return Status::error(planFile_ + ": " + plan_.describeBuffer(b.id) +
+                           " names weight tensor '" + b.tensor + "', which is " +
+                           t->desc.str() + " in " + weightsFile);
+    // Steps never write weight buffers (parseRankPlan refuses that), so the
+    // read-only mapping may be handed out as a mutable pointer.
+    bufferPtrs_[b.id] =
+        const_cast<uint8_t *>(static_cast<const uint8_t *>(t->data));
+    if (counted.insert(b.tensor).second)
+      weightBytes_ += t->size;
+  }
+  return Status::ok();
+}
+
+/// The plan's graph inputs and outputs must be exactly those of engine.json,
+/// with the same descriptions, so that setInput() can check against either.
+Status RankEngine::checkBindings() {
+  auto check = [&](const std::vector<PlanBinding> &bindings,
+                   const std::vector<TensorSpec> &specs,
+                   const char *what) -> Status {
+    for (const TensorSpec &spec : specs) {
+      const PlanBinding *b = nullptr;
+      for (const PlanBinding &pb : bindings)
+        if (pb.name == spec.name)
+          b = &pb;
+      if (!b)
+        return Status::error(planFile_ + ": engine.json lists " + what + " '" +
+                             spec.name + "', which the plan does not bind");
+      const TensorDesc &d = plan_.buffers[b->buffer].desc;
+      if (d.dtype != spec.desc.dtype || d.shape != spec.desc.shape)
+        return Status::error(planFile_ + ": " + what + " '" + spec.name +
+                             "' is " + d.str() + " in the plan but " +
+                             spec.desc.str() + " in engine.json");
+    }
+    for (const PlanBinding &pb : bindings) {
+      bool listed = false;
+      for (const TensorSpec &spec : specs)
+        listed = listed || spec.name == pb.name;
+      if (!listed)
+        return Status::error(planFile_ + ": the plan binds " + what + " '" +
+                             pb.name + "', which engine.json does not list");
+    }
+    return Status::ok();
+  };
+  TPC_RETURN_IF_ERROR(check(plan_.inputs, manifest_.inputs, "input"));
+  return check(plan_.outputs, manifest_.outputs, "output");
+}
+
+namespace {
+
+std::string describeDescs(const std::vector<TensorDesc> &descs) {
+  std::string s;
+  for (const TensorDesc &d : descs) {
+    if (!s.empty())
+      s += ", ";
+    s += cpu::isAbsent(d) ? std::string("absent") : d.str();
+  }
+  return s;
+}
+
+bool arenaOverlap(const PlanBuffer &a, const PlanBuffer &b) {
+  return a.kind == BufferKind::Arena && b.kind == BufferKind::Arena &&
+         a.bytes && b.bytes && a.offset < b.offset + b.bytes &&
+         b.offset < a.offset + a.bytes;
+}
+
+} // namespace
+
+Status RankEngine::prepareSteps() {
+  steps_.resize(plan_.steps.size());
+  size_t scratchBytes = 0;
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    const PlanStep &ps = plan_.steps[i];
+    Step &step = steps_[i];
+    auto fail = [&](const std::string &msg) {
+      return Status::error(planFile_ + ": " + plan_.describeStep(i) + ": " +
+                           msg);
+    };
+    std::vector<TensorDesc> in, out;
+    for (uint32_t id : ps.inputs)
+      in.push_back(id == kAbsentBuffer ? cpu::absentOperand()
+                                       : plan_.buffers[id].desc);
+    for (uint32_t id : ps.outputs)
+      out.push_back(plan_.buffers[id].desc);
+
+    if (ps.kind != StepKind::Kernel) {
+      if (ps.inputs.size() != 1 || ps.outputs.size() != 1 ||
+          ps.inputs[0] == kAbsentBuffer)
+        return fail("a collective takes one input and one output, got " +
+                    std::to_string(ps.inputs.size()) + " and " +
+                    std::to_string(ps.outputs.size()));
+      bool overlap = arenaOverlap(plan_.buffers[ps.inputs[0]],
+                                  plan_.buffers[ps.outputs[0]]);
+      Status st = PreparedCollective::prepare(ps, in[0], out[0], overlap,
+                                              rank(), worldSize(),
+                                              step.collective);
+      if (!st)
+        return fail(st.message());
+      scratchBytes = std::max(scratchBytes, step.collective.scratchBytes());
+      continue;
+    }
+
+    const cpu::KernelDef *def = cpu::lookupKernel(ps.kernel);
+    if (!def)
+      return fail("unknown kernel '" + ps.kernel +
+                  "' (this runtime has no CPU kernel of that name)");
+    Status st;
+    try {
+      st = def->prepare(in, out, ps.attrs, step.kernel);
+    } catch (const std::exception &ex) {
+      st = Status::error(std::string("exception: ") + ex.what());
+    }
+    if (st && !step.kernel)
+      st = Status::error("prepare returned no kernel");
+    if (!st)
+      return fail(ps.kernel + " rejected its operands (inputs " +
+                  describeDescs(in) + "; outputs " + describeDescs(out) +
+                  "): " + st.message());
+  }
+
+  TPC_RETURN_IF_ERROR(arena_.allocate(size_t(plan_.arenaBytes),
+                                      "arena of " + planFile_));
+  TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes,
+                                        "collective scratch of " + planFile_));
+  for (const PlanBuffer &b : plan_.buffers)
+    if (b.kind == BufferKind::Arena)
+      bufferPtrs_[b.id] = arena_.data() + b.offset;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const PlanStep &ps = plan_.steps[i];
+    for (uint32_t id : ps.inputs)
+      steps_[i].inputs.push_back(id == kAbsentBuffer ? nullptr
+                                                     : bufferPtrs_[id]);
+    for (uint32_t id : ps.outputs)
+      steps_[i].outputs.push_back(bufferPtrs_[id]);
+  }
+  return Status::ok();
+}
+
+const PlanBinding *RankEngine::findInput(const std::string &name) const {
+  for (const PlanBinding &b : plan_.inputs)
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}
+
+const PlanBinding *RankEngine::findOutput(const std::string &name) const {
+  for (const PlanBinding &b : plan_.outputs)
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}
+
+} // namespace tpc::runtime

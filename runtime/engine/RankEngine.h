@@ -1,0 +1,106 @@
+//===- RankEngine.h - One rank of a loaded engine ---------------*- C++ -*-===//
+//
+// Loading a rank does all the work that can fail before anything runs: the
+// files are checked against engine.json, the plan is parsed and validated,
+// weight buffers are bound to tensors of the mapped safetensors file, every
+// kernel is prepared for its operand shapes, and the arena is allocated.
+// A Session then only moves pointers and calls kernels.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_ENGINE_RANKENGINE_H
+#define TPC_RUNTIME_ENGINE_RANKENGINE_H
+
+#include "kernels/cpu/Registry.h"
+#include "runtime/engine/Collectives.h"
+#include "runtime/engine/EngineManifest.h"
+#include "runtime/engine/RankPlan.h"
+#include "runtime/io/Safetensors.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpc::runtime {
+
+/// 64-byte aligned memory, freed on destruction.
+class AlignedBuffer {
+public:
+  static constexpr size_t kAlignment = 64;
+  AlignedBuffer() = default;
+  ~AlignedBuffer();
+  AlignedBuffer(const AlignedBuffer &) = delete;
+  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+
+  /// Allocates `bytes` zeroed bytes (at least one cache line, so that even
+  /// an empty arena has a valid address).
+  Status allocate(size_t bytes, const std::string &what);
+  uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class RankEngine {
+public:
+  /// A step ready to run: a prepared CPU kernel or a collective.
+  struct Step {
+    std::unique_ptr<cpu::PreparedKernel> kernel;
+    PreparedCollective collective;
+    /// Operand addresses; nullptr for an absent optional input.
+    std::vector<const void *> inputs;
+    std::vector<void *> outputs;
+  };
+
+  /// Loads rank `rank` of the engine in `dir`.
+  static Status load(const std::string &dir, int rank,
+                     std::unique_ptr<RankEngine> &out);
+  /// Loads rank `rank` of an engine whose manifest was already read.
+  static Status load(const EngineManifest &manifest, int rank,
+                     std::unique_ptr<RankEngine> &out);
+
+  ~RankEngine();
+  RankEngine(const RankEngine &) = delete;
+  RankEngine &operator=(const RankEngine &) = delete;
+
+  int rank() const { return plan_.rank; }
+  int worldSize() const { return plan_.worldSize; }
+  const EngineManifest &manifest() const { return manifest_; }
+  const RankPlan &plan() const { return plan_; }
+  const std::vector<Step> &steps() const { return steps_; }
+  std::vector<Step> &steps() { return steps_; }
+
+  /// Address of buffer `id`: in the arena, or in the mapped weights.
+  uint8_t *bufferData(uint32_t id) const { return bufferPtrs_[id]; }
+  uint8_t *scratch() const { return scratch_.data(); }
+  size_t arenaBytes() const { return arena_.size(); }
+  /// Bytes of the weight tensors the plan uses.
+  uint64_t weightBytes() const { return weightBytes_; }
+
+  /// The plan binding of a graph input or output; nullptr if there is none.
+  const PlanBinding *findInput(const std::string &name) const;
+  const PlanBinding *findOutput(const std::string &name) const;
+
+private:
+  RankEngine() = default;
+  Status bindWeights();
+  Status checkBindings();
+  Status prepareSteps();
+
+  EngineManifest manifest_;
+  std::string planFile_;
+  RankPlan plan_;
+  SafetensorsFile weights_;
+  AlignedBuffer arena_;
+  AlignedBuffer scratch_;
+  std::vector<uint8_t *> bufferPtrs_;
+  std::vector<Step> steps_;
+  uint64_t weightBytes_ = 0;
+};
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_ENGINE_RANKENGINE_H

@@ -1,0 +1,252 @@
+//===- RankPlan.cpp - Parsing and checking rankN.plan ---------------------===//
+#include "runtime/engine/RankPlan.h"
+
+#include "runtime/format/plan.pb.h"
+
+#include <climits>
+#include <set>
+
+namespace tpc::runtime {
+
+namespace {
+
+std::string quoted(const std::string &s) { return "'" + s + "'"; }
+
+/// desc.bytes() without silent overflow; false when it does not fit.
+bool checkedBytes(const TensorDesc &desc, uint64_t &out) {
+  uint64_t n = dtypeSize(desc.dtype);
+  for (int64_t d : desc.shape)
+    if (__builtin_mul_overflow(n, uint64_t(d), &n))
+      return false;
+  out = n;
+  return true;
+}
+
+Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
+                     PlanBuffer &out) {
+  std::string what = "buffer " + std::to_string(b.id()) +
+                     (b.name().empty() ? "" : " (" + quoted(b.name()) + ")");
+  out.id = b.id();
+  out.name = b.name();
+  if (!isValidDType(b.dtype()))
+    return Status::error(what + " has invalid dtype " +
+                         std::to_string(b.dtype()));
+  out.desc.dtype = DType(b.dtype());
+  for (int64_t d : b.shape()) {
+    if (d < 0)
+      return Status::error(what + " has negative dimension " +
+                           std::to_string(d));
+    out.desc.shape.push_back(d);
+  }
+  if (!checkedBytes(out.desc, out.bytes))
+    return Status::error(what + " of shape " + shapeToString(out.desc.shape) +
+                         " is too large");
+  switch (b.kind()) {
+  case plan::Buffer::ARENA: {
+    out.kind = BufferKind::Arena;
+    out.offset = b.offset();
+    uint64_t end = 0;
+    if (__builtin_add_overflow(out.offset, out.bytes, &end) || end > arenaBytes)
+      return Status::error(what + " at arena offset " +
+                           std::to_string(out.offset) + " with " +
+                           std::to_string(out.bytes) +
+                           " bytes lies outside the arena of " +
+                           std::to_string(arenaBytes) + " bytes");
+    // Kernels access elements through typed pointers.
+    if (out.offset % dtypeSize(out.desc.dtype) != 0)
+      return Status::error(what + " at arena offset " +
+                           std::to_string(out.offset) +
+                           " is not aligned to its element size");
+    break;
+  }
+  case plan::Buffer::WEIGHT:
+    out.kind = BufferKind::Weight;
+    out.tensor = b.tensor();
+    if (out.tensor.empty())
+      return Status::error(what + " is a weight buffer without a tensor name");
+    break;
+  default:
+    return Status::error(what + " has unknown kind " +
+                         std::to_string(int(b.kind())));
+  }
+  return Status::ok();
+}
+
+Status convertAttrs(const plan::Step &s, Attrs &out) {
+  std::set<std::string> seen;
+  for (const plan::Attr &a : s.attrs()) {
+    if (a.name().empty())
+      return Status::error("an attribute has no name");
+    if (!seen.insert(a.name()).second)
+      return Status::error("attribute " + quoted(a.name()) + " given twice");
+    switch (a.kind()) {
+    case plan::Attr::INTS:
+      out.setInts(a.name(), {a.ints().begin(), a.ints().end()});
+      break;
+    case plan::Attr::FLOATS:
+      out.setFloats(a.name(), {a.floats().begin(), a.floats().end()});
+      break;
+    case plan::Attr::STRING:
+      out.setString(a.name(), a.str());
+      break;
+    default:
+      return Status::error("attribute " + quoted(a.name()) +
+                           " has unknown kind " + std::to_string(int(a.kind())));
+    }
+  }
+  return Status::ok();
+}
+
+Status convertBindings(
+    const google::protobuf::RepeatedPtrField<plan::Binding> &in,
+    const char *what, const std::vector<PlanBuffer> &buffers,
+    std::vector<PlanBinding> &out) {
+  std::set<std::string> seen;
+  for (const plan::Binding &b : in) {
+    std::string where = std::string(what) + " " + quoted(b.name());
+    if (b.name().empty())
+      return Status::error(std::string(what) + " binding without a name");
+    if (!seen.insert(b.name()).second)
+      return Status::error(where + " is bound twice");
+    if (b.buffer() >= buffers.size())
+      return Status::error(where + " is bound to buffer " +
+                           std::to_string(b.buffer()) + ", but the plan has " +
+                           std::to_string(buffers.size()) + " buffers");
+    if (buffers[b.buffer()].kind != BufferKind::Arena)
+      return Status::error(where + " is bound to buffer " +
+                           std::to_string(b.buffer()) +
+                           ", which is not an arena buffer");
+    out.push_back({b.name(), b.buffer()});
+  }
+  return Status::ok();
+}
+
+Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
+  out.kernel = s.kernel();
+  out.node = s.node();
+  out.kind = stepKindOf(out.kernel);
+  if (out.kernel.empty())
+    return Status::error("has no kernel name");
+  const uint32_t n = uint32_t(p.buffers.size());
+  for (int i = 0; i < s.inputs_size(); ++i) {
+    uint32_t id = s.inputs(i);
+    if (id != kAbsentBuffer && id >= n)
+      return Status::error("input " + std::to_string(i) + " refers to buffer " +
+                           std::to_string(id) + ", but the plan has " +
+                           std::to_string(n) + " buffers");
+    out.inputs.push_back(id);
+  }
+  for (int i = 0; i < s.outputs_size(); ++i) {
+    uint32_t id = s.outputs(i);
+    if (id >= n)
+      return Status::error(
+          "output " + std::to_string(i) + " refers to buffer " +
+          std::to_string(id) + ", but the plan has " + std::to_string(n) +
+          " buffers" + (id == kAbsentBuffer ? " (outputs cannot be absent)" : ""));
+    if (p.buffers[id].kind != BufferKind::Arena)
+      return Status::error("output " + std::to_string(i) + " is " +
+                           p.describeBuffer(id) +
+                           ", a read-only weight buffer");
+    out.outputs.push_back(id);
+  }
+  return convertAttrs(s, out.attrs);
+}
+
+} // namespace
+
+StepKind stepKindOf(const std::string &kernel) {
+  if (kernel == "AllReduce")
+    return StepKind::AllReduce;
+  if (kernel == "AllGather")
+    return StepKind::AllGather;
+  if (kernel == "ReduceScatter")
+    return StepKind::ReduceScatter;
+  return StepKind::Kernel;
+}
+
+std::string RankPlan::describeStep(size_t index) const {
+  std::string s = "step " + std::to_string(index);
+  if (index >= steps.size())
+    return s;
+  const PlanStep &st = steps[index];
+  s += " (" + st.kernel;
+  if (!st.node.empty())
+    s += ", node " + quoted(st.node);
+  return s + ")";
+}
+
+std::string RankPlan::describeBuffer(uint32_t id) const {
+  std::string s = "buffer " + std::to_string(id);
+  if (id >= buffers.size())
+    return s;
+  const PlanBuffer &b = buffers[id];
+  s += " (";
+  if (!b.name.empty())
+    s += quoted(b.name) + ", ";
+  return s + b.desc.str() + ")";
+}
+
+Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
+                     RankPlan &out) {
+  out = RankPlan();
+  auto fail = [&](const std::string &msg) {
+    return Status::error(fileName + ": " + msg);
+  };
+  if (size > size_t(INT_MAX))
+    return fail("plan of " + std::to_string(size) + " bytes is too large");
+  plan::Plan p;
+  if (!p.ParseFromArray(data, int(size)))
+    return fail("not a valid tpc.plan.Plan message (corrupt file?)");
+
+  if (p.format_version() == 0)
+    return fail("plan format_version is missing");
+  if (p.format_version() > kPlanFormatVersion)
+    return fail("plan format version " + std::to_string(p.format_version()) +
+                " is newer than this runtime supports (version " +
+                std::to_string(kPlanFormatVersion) + ")");
+  out.formatVersion = p.format_version();
+  if (p.world_size() < 1 || p.rank() < 0 || p.rank() >= p.world_size())
+    return fail("invalid rank " + std::to_string(p.rank()) +
+                " of world size " + std::to_string(p.world_size()));
+  out.rank = p.rank();
+  out.worldSize = p.world_size();
+  out.arenaBytes = p.arena_bytes();
+  out.unplannedBytes = p.unplanned_bytes();
+  out.producer = p.producer();
+
+  const size_t n = size_t(p.buffers_size());
+  out.buffers.resize(n);
+  std::vector<bool> seen(n, false);
+  for (const plan::Buffer &b : p.buffers()) {
+    if (b.id() >= n)
+      return fail("buffer id " + std::to_string(b.id()) +
+                  " is out of range: ids must be dense, 0 to " +
+                  std::to_string(n - 1));
+    if (seen[b.id()])
+      return fail("buffer id " + std::to_string(b.id()) + " is used twice");
+    seen[b.id()] = true;
+    TPC_RETURN_IF_ERROR(
+        convertBuffer(b, out.arenaBytes, out.buffers[b.id()])
+            .withContext(fileName + ": "));
+  }
+
+  TPC_RETURN_IF_ERROR(convertBindings(p.inputs(), "input", out.buffers,
+                                      out.inputs)
+                          .withContext(fileName + ": "));
+  TPC_RETURN_IF_ERROR(convertBindings(p.outputs(), "output", out.buffers,
+                                      out.outputs)
+                          .withContext(fileName + ": "));
+
+  out.steps.resize(size_t(p.steps_size()));
+  for (int i = 0; i < p.steps_size(); ++i) {
+    // Fill the name first so that describeStep() names it in errors.
+    out.steps[size_t(i)].kernel = p.steps(i).kernel();
+    out.steps[size_t(i)].node = p.steps(i).node();
+    TPC_RETURN_IF_ERROR(
+        convertStep(out, p.steps(i), out.steps[size_t(i)])
+            .withContext(fileName + ": " + out.describeStep(size_t(i)) + ": "));
+  }
+  return Status::ok();
+}
+
+} // namespace tpc::runtime

@@ -1,0 +1,92 @@
+//===- RankPlan.h - A rank's program, validated -----------------*- C++ -*-===//
+//
+// The runtime's own copy of a rankN.plan: the protobuf message converted to
+// plain structs once, after every structural check of docs/engine-format.md
+// passed. Nothing past the loader sees protobuf types, so the public headers
+// stay free of generated code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_ENGINE_RANKPLAN_H
+#define TPC_RUNTIME_ENGINE_RANKPLAN_H
+
+#include "kernels/Types.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tpc::runtime {
+
+/// The plan format version this runtime reads.
+constexpr uint32_t kPlanFormatVersion = 1;
+/// The buffer id of an absent optional input.
+constexpr uint32_t kAbsentBuffer = 0xffffffffu;
+
+enum class BufferKind { Arena, Weight };
+
+struct PlanBuffer {
+  uint32_t id = 0;
+  BufferKind kind = BufferKind::Arena;
+  TensorDesc desc;
+  /// desc.bytes(), checked against overflow.
+  uint64_t bytes = 0;
+  /// Arena buffers: byte offset in the arena.
+  uint64_t offset = 0;
+  /// Weight buffers: the tensor's name in the safetensors file.
+  std::string tensor;
+  /// The ONNX value name, for messages; may be empty.
+  std::string name;
+};
+
+enum class StepKind { Kernel, AllReduce, AllGather, ReduceScatter };
+
+struct PlanStep {
+  StepKind kind = StepKind::Kernel;
+  std::string kernel;
+  std::vector<uint32_t> inputs;
+  std::vector<uint32_t> outputs;
+  Attrs attrs;
+  /// The ONNX node the step comes from; may be empty.
+  std::string node;
+};
+
+struct PlanBinding {
+  std::string name;
+  uint32_t buffer = 0;
+};
+
+struct RankPlan {
+  uint32_t formatVersion = 0;
+  int rank = 0;
+  int worldSize = 1;
+  uint64_t arenaBytes = 0;
+  uint64_t unplannedBytes = 0;
+  /// Indexed by buffer id (ids are dense).
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanStep> steps;
+  std::vector<PlanBinding> inputs;
+  std::vector<PlanBinding> outputs;
+  std::string producer;
+
+  /// "step 3 (MatMul, node '/h.0/mlp/MatMul')".
+  std::string describeStep(size_t index) const;
+  /// "buffer 7 ('x', f32[1x16])".
+  std::string describeBuffer(uint32_t id) const;
+};
+
+/// Parses a serialized tpc.plan.Plan and checks its structure: a supported
+/// version, dense and unique buffer ids, valid dtypes, non-negative shapes,
+/// arena buffers inside the arena, weight buffers naming a tensor, steps
+/// and bindings referring to existing buffers, outputs of steps and
+/// bindings placed in the arena. Kernels, weights and collective attributes
+/// are checked later, by the loader. Messages start with `fileName`.
+Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
+                     RankPlan &out);
+
+/// The collective a kernel name denotes, or StepKind::Kernel.
+StepKind stepKindOf(const std::string &kernel);
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_ENGINE_RANKPLAN_H

@@ -1,0 +1,122 @@
+//===- RunMpi.cpp - tpc run under mpirun ----------------------------------===//
+//
+// Each MPI process runs one rank. Setup failures (a bad engine, a wrong
+// input, a world size that is not tp) are agreed on collectively, so every
+// process exits with status 1 and only one prints the error. A failure
+// during a forward aborts the MPI job from the failing rank.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/comm/MpiComm.h"
+#include "runtime/engine/RunToolSupport.h"
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace tpc::runtime {
+
+namespace {
+
+/// MPI processes on this host that share this process's cores. A launcher
+/// that binds each process to its own cores (OpenMPI does by default) has
+/// already split them: then only this process's threads count.
+int ranksSharingCores() {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0 && availableCores() < online)
+    return 1;
+  for (const char *var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char *v = std::getenv(var); v && std::atoi(v) > 0)
+      return std::atoi(v);
+  return 1;
+}
+
+struct RankState {
+  EngineManifest manifest;
+  std::vector<NamedArray> inputs;
+  std::unique_ptr<RankEngine> engine;
+  std::unique_ptr<Session> session;
+};
+
+Status setUp(const RunToolOptions &o, Communicator &comm, RankState &s) {
+  TPC_RETURN_IF_ERROR(EngineManifest::load(o.engineDir, s.manifest));
+  if (comm.size() != s.manifest.tp)
+    return Status::error("mpirun started " + std::to_string(comm.size()) +
+                         " process(es), but the engine has tp " +
+                         std::to_string(s.manifest.tp) + ": run it with -np " +
+                         std::to_string(s.manifest.tp));
+  TPC_RETURN_IF_ERROR(readInputs(s.manifest, o, s.inputs));
+  TPC_RETURN_IF_ERROR(checkThreads(ranksSharingCores(), o));
+  TPC_RETURN_IF_ERROR(RankEngine::load(s.manifest, comm.rank(), s.engine));
+  SessionOptions so;
+  so.numThreads = o.threadsPerRank;
+  TPC_RETURN_IF_ERROR(Session::create(*s.engine, &comm, so, s.session));
+  return setInputs(*s.session, s.inputs);
+}
+
+int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
+            std::ostream &err) {
+  const int rank = comm.rank(), world = comm.size();
+  RankState state;
+  Status setup = setUp(o, comm, state);
+
+  // Every rank learns which ranks failed, so that all stop here together
+  // instead of the healthy ones waiting in the first collective.
+  std::vector<int32_t> failed(size_t(world), 0);
+  failed[size_t(rank)] = setup ? 0 : 1;
+  if (Status st = comm.allReduce(failed.data(), failed.data(), failed.size(),
+                                 DType::I32);
+      !st)
+    return toolError(err, "rank " + std::to_string(rank) + ": " + st.message());
+  for (int r = 0; r < world; ++r) {
+    if (!failed[size_t(r)])
+      continue;
+    // The lowest failing rank speaks for all; the failure is often the same
+    // on every rank (a bad engine folder, a missing input).
+    if (r == rank)
+      return toolError(err, (world > 1 ? "rank " + std::to_string(rank) + ": "
+                                       : std::string()) +
+                                setup.message());
+    return 1;
+  }
+
+  std::vector<double> times;
+  for (int i = 0; i < o.warmup + o.iterations; ++i) {
+    if (Status st = comm.barrier(); !st)
+      return toolError(err, "rank " + std::to_string(rank) + ": " +
+                                st.message());
+    // A failing forward aborts the job (MPI_Abort) from inside run(); the
+    // message is printed before.
+    if (Status st = state.session->run(); !st)
+      return toolError(err, st.message());
+    if (i >= o.warmup)
+      times.push_back(state.session->lastRunMillis());
+  }
+  if (rank != 0)
+    return 0;
+  if (Status st = writeOutputs(*state.session, o.outputDir,
+                               o.json ? nullptr : &out, err);
+      !st)
+    return toolError(err, st.message());
+  printLatency(times, world, o, out);
+  return 0;
+}
+
+} // namespace
+
+int runMpiTool(const RunToolOptions &options, std::ostream &out,
+               std::ostream &err) {
+  if (Status st = initMpi(nullptr, nullptr); !st)
+    return toolError(err, st.message());
+  int result = 1;
+  {
+    std::unique_ptr<MpiCommunicator> comm;
+    if (Status st = MpiCommunicator::createWorld(comm); !st)
+      result = toolError(err, st.message());
+    else
+      result = runRank(options, *comm, out, err);
+  }
+  if (Status st = finalizeMpi(); !st && result == 0)
+    result = toolError(err, st.message());
+  return result;
+}
+
+} // namespace tpc::runtime

@@ -1,0 +1,149 @@
+//===- Session.cpp - Running one rank's forward ---------------------------===//
+#include "runtime/engine/Session.h"
+
+#include <chrono>
+#include <cstring>
+#include <exception>
+
+namespace tpc::runtime {
+
+Status Session::create(RankEngine &engine, Communicator *comm,
+                       const SessionOptions &options,
+                       std::unique_ptr<Session> &out) {
+  out.reset();
+  const int world = engine.worldSize();
+  const std::string who = "rank " + std::to_string(engine.rank()) + ": ";
+  if (options.numThreads < 1)
+    return Status::error(who + "numThreads must be at least 1");
+  if (!comm && world > 1)
+    return Status::error(who + "the engine has tp " + std::to_string(world) +
+                         " and needs a communicator");
+  if (comm && (comm->size() != world || comm->rank() != engine.rank()))
+    return Status::error(who + "the communicator is rank " +
+                         std::to_string(comm->rank()) + " of " +
+                         std::to_string(comm->size()) +
+                         ", but the engine is rank " +
+                         std::to_string(engine.rank()) + " of " +
+                         std::to_string(world));
+  std::unique_ptr<Session> s(new Session(engine, comm, options));
+  // engine.json order, which RankEngine checked the plan's bindings against.
+  for (const TensorSpec &spec : engine.manifest().inputs)
+    s->inputs_.push_back(
+        {spec.name, engine.findInput(spec.name)->buffer, spec.desc, nullptr});
+  for (const TensorSpec &spec : engine.manifest().outputs) {
+    Output o{spec.name, engine.findOutput(spec.name)->buffer, spec.desc, {}};
+    o.data.resize(spec.desc.bytes());
+    s->outputs_.push_back(std::move(o));
+  }
+  out = std::move(s);
+  return Status::ok();
+}
+
+Status Session::setInput(const std::string &name, const TensorDesc &desc,
+                         const void *data) {
+  const std::string who = "rank " + std::to_string(engine_.rank()) + ": ";
+  for (Input &in : inputs_) {
+    if (in.name != name)
+      continue;
+    if (desc.dtype != in.desc.dtype)
+      return Status::error(who + "input '" + name + "' has dtype " +
+                           dtypeName(desc.dtype) + ", but the engine expects " +
+                           dtypeName(in.desc.dtype) + " (" + in.desc.str() +
+                           ")");
+    if (desc.shape != in.desc.shape)
+      return Status::error(who + "input '" + name + "' has shape " +
+                           shapeToString(desc.shape) +
+                           ", but the engine was compiled for " +
+                           shapeToString(in.desc.shape) + " (" +
+                           in.desc.str() + ")");
+    if (!data && in.desc.bytes() != 0)
+      return Status::error(who + "input '" + name + "' has no data");
+    in.data = data;
+    return Status::ok();
+  }
+  std::string names;
+  for (const Input &in : inputs_)
+    names += (names.empty() ? "'" : ", '") + in.name + "'";
+  return Status::error(who + "the engine has no input '" + name +
+                       "' (its inputs: " + (names.empty() ? "none" : names) +
+                       ")");
+}
+
+Status Session::fail(const Status &st, FailureOrigin origin) {
+  lastFailure_ = origin;
+  // Peers may be waiting for this rank in a collective: make theirs fail
+  // now rather than when the communicator times out.
+  if (comm_ && comm_->size() > 1)
+    comm_->abort(st.message());
+  return st;
+}
+
+Status Session::run() {
+  auto start = std::chrono::steady_clock::now();
+  lastFailure_ = FailureOrigin::None;
+  const std::string who = "rank " + std::to_string(engine_.rank()) + ": ";
+  std::string missing;
+  for (const Input &in : inputs_)
+    if (!in.data && in.desc.bytes() != 0)
+      missing += (missing.empty() ? "'" : ", '") + in.name + "'";
+  if (!missing.empty())
+    return fail(Status::error(who + "input " + missing +
+                              " not set before run"),
+                FailureOrigin::Local);
+  for (const Input &in : inputs_)
+    if (in.desc.bytes())
+      std::memcpy(engine_.bufferData(in.buffer), in.data, in.desc.bytes());
+
+  for (size_t i = 0; i < engine_.steps().size(); ++i) {
+    Status st = runStep(i);
+    if (!st)
+      return fail(st.withContext(who + engine_.plan().describeStep(i) + ": "),
+                  engine_.steps()[i].kernel ? FailureOrigin::Local
+                                            : FailureOrigin::Collective);
+  }
+
+  for (Output &o : outputs_)
+    if (!o.data.empty())
+      std::memcpy(o.data.data(), engine_.bufferData(o.buffer), o.data.size());
+  hasRun_ = true;
+  lastRunMillis_ = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return Status::ok();
+}
+
+Status Session::runStep(size_t index) {
+  RankEngine::Step &step = engine_.steps()[index];
+  if (!step.kernel)
+    return step.collective.run(comm_, step.inputs[0], step.outputs[0],
+                               engine_.scratch());
+  try {
+    cpu::ExecContext ctx;
+    ctx.numThreads = options_.numThreads;
+    step.kernel->run(step.inputs.data(), step.outputs.data(), ctx);
+  } catch (const std::exception &ex) {
+    return Status::error(std::string("kernel failed: ") + ex.what());
+  }
+  return Status::ok();
+}
+
+bool Session::output(const std::string &name, TensorDesc &desc,
+                     const void *&data) const {
+  for (const Output &o : outputs_) {
+    if (o.name != name)
+      continue;
+    desc = o.desc;
+    data = hasRun_ ? o.data.data() : nullptr;
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> Session::outputNames() const {
+  std::vector<std::string> names;
+  for (const Output &o : outputs_)
+    names.push_back(o.name);
+  return names;
+}
+
+} // namespace tpc::runtime

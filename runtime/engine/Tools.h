@@ -1,0 +1,75 @@
+//===- Tools.h - The runtime's command-line tools ---------------*- C++ -*-===//
+//
+// What `tpc run` and `tpc inspect` do, as library functions that take their
+// options already parsed and write to the streams given, so that tests can
+// drive them without a process. The tpc driver only maps flags onto these
+// options.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_ENGINE_TOOLS_H
+#define TPC_RUNTIME_ENGINE_TOOLS_H
+
+#include "kernels/Types.h"
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tpc::runtime {
+
+enum class CommMode {
+  /// MPI when the process was started by mpirun (OMPI_COMM_WORLD_SIZE, PMI
+  /// or PMIx variables), in-process otherwise.
+  Auto,
+  /// Every rank a thread of this process.
+  InProcess,
+  /// This process is one rank of an MPI job.
+  Mpi,
+};
+
+struct RunToolOptions {
+  std::string engineDir;
+  /// (input name, .npy path) pairs.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  /// Where rank 0's outputs are written as <name>.npy; nothing is written
+  /// when empty.
+  std::string outputDir;
+  int threadsPerRank = 1;
+  int warmup = 0;
+  int iterations = 1;
+  bool json = false;
+  CommMode comm = CommMode::Auto;
+  /// Allow ranks x threads to exceed the cores this process may use.
+  bool oversubscribe = false;
+};
+
+/// `tpc run`: loads the engine, runs warmup + iterations forwards, writes the
+/// outputs and prints the latency. Errors are one line on `err`, "tpc run:
+/// error: ...". Returns the exit status.
+int runTool(const RunToolOptions &options, std::ostream &out,
+            std::ostream &err);
+
+/// `tpc inspect`. Returns the exit status.
+int inspectTool(const std::string &engineDir, bool json, std::ostream &out,
+                std::ostream &err);
+
+/// Splits "NAME=FILE.npy".
+Status parseInputSpec(const std::string &spec, std::string &name,
+                      std::string &file);
+/// Parses "inprocess" or "mpi".
+Status parseCommMode(const std::string &text, CommMode &out);
+/// Parses a decimal integer in [minValue, maxValue]; `flag` names it in the
+/// message.
+Status parseIntFlag(const std::string &flag, const std::string &text,
+                    int minValue, int maxValue, int &out);
+
+/// CPUs this process may run on (its affinity mask).
+int availableCores();
+/// The output file name for graph output `name`: characters that cannot
+/// appear in a file name ('/', NUL, leading dots) become '_'.
+std::string outputFileName(const std::string &name);
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_ENGINE_TOOLS_H

@@ -1,0 +1,122 @@
+//===- AtomicFile.cpp -----------------------------------------------------===//
+#include "runtime/support/AtomicFile.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace tpc {
+
+AtomicFile::~AtomicFile() { discard(); }
+
+AtomicFile::AtomicFile(AtomicFile &&other) noexcept
+    : fd_(other.fd_), position_(other.position_), path_(std::move(other.path_)),
+      tempPath_(std::move(other.tempPath_)) {
+  other.fd_ = -1;
+  other.tempPath_.clear();
+}
+
+AtomicFile &AtomicFile::operator=(AtomicFile &&other) noexcept {
+  if (this != &other) {
+    discard();
+    fd_ = other.fd_;
+    position_ = other.position_;
+    path_ = std::move(other.path_);
+    tempPath_ = std::move(other.tempPath_);
+    other.fd_ = -1;
+    other.tempPath_.clear();
+  }
+  return *this;
+}
+
+Status AtomicFile::open(const std::string &path) {
+  discard();
+  if (path.empty())
+    return Status::error("cannot write a file with an empty path");
+  // mkstemp picks a unique name, so concurrent writers of the same path (two
+  // ranks exporting the same shard) cannot clobber each other's temporaries;
+  // the last rename wins with a complete file.
+  std::vector<char> templ(path.begin(), path.end());
+  const char suffix[] = ".tmp.XXXXXX";
+  templ.insert(templ.end(), suffix, suffix + sizeof(suffix));
+  int fd = ::mkostemp(templ.data(), O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(
+        path + ": cannot create temporary file: " + std::strerror(errno));
+  // mkstemp creates mode 0600; give the result the usual umask-based mode.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  (void)::fchmod(fd, 0666 & ~mask);
+  fd_ = fd;
+  position_ = 0;
+  path_ = path;
+  tempPath_ = templ.data();
+  return Status::ok();
+}
+
+Status AtomicFile::writeAt(uint64_t offset, const void *data, size_t size) {
+  if (fd_ < 0)
+    return Status::error(path_ + ": write to a file that is not open");
+  const char *p = static_cast<const char *>(data);
+  while (size > 0) {
+    // Large writes are split so each pwrite stays well below the kernel's
+    // per-call limit (about 2 GiB).
+    size_t piece = std::min(size, size_t(1) << 30);
+    ssize_t n = ::pwrite(fd_, p, piece, off_t(offset));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return Status::error(path_ + ": write failed: " + std::strerror(errno));
+    }
+    p += n;
+    offset += uint64_t(n);
+    size -= size_t(n);
+  }
+  return Status::ok();
+}
+
+Status AtomicFile::write(const void *data, size_t size) {
+  TPC_RETURN_IF_ERROR(writeAt(position_, data, size));
+  position_ += size;
+  return Status::ok();
+}
+
+Status AtomicFile::commit() {
+  if (fd_ < 0)
+    return Status::error(path_ + ": commit of a file that is not open");
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tempPath_.c_str());
+    tempPath_.clear();
+    return Status::error(path_ + ": close failed: " + std::strerror(err));
+  }
+  if (::rename(tempPath_.c_str(), path_.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tempPath_.c_str());
+    tempPath_.clear();
+    return Status::error(path_ + ": cannot rename temporary file into place: " +
+                         std::strerror(err));
+  }
+  tempPath_.clear();
+  return Status::ok();
+}
+
+void AtomicFile::discard() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  if (!tempPath_.empty()) {
+    ::unlink(tempPath_.c_str());
+    tempPath_.clear();
+  }
+}
+
+} // namespace tpc

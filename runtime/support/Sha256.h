@@ -1,0 +1,58 @@
+//===- Sha256.h - Streaming SHA-256 -----------------------------*- C++ -*-===//
+//
+// SHA-256 (FIPS 180-4) for fingerprinting weights and engine files: an engine
+// records the digest of the weights it was built from so that loading it
+// against different weights fails loudly instead of computing garbage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_SUPPORT_SHA256_H
+#define TPC_RUNTIME_SUPPORT_SHA256_H
+
+#include "kernels/Types.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tpc {
+
+class Sha256 {
+public:
+  using Digest = std::array<uint8_t, 32>;
+
+  Sha256() { reset(); }
+
+  /// Starts a new message.
+  void reset();
+  /// Appends `size` bytes to the message.
+  void update(const void *data, size_t size);
+  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  /// Completes the message and returns its digest; the object is reset and
+  /// can hash another message.
+  Digest finish();
+  /// finish(), as 64 lower-case hex digits.
+  std::string finishHex() { return toHex(finish()); }
+
+  static std::string toHex(const Digest &digest);
+  /// One-shot digest of a buffer.
+  static Digest hash(const void *data, size_t size);
+  static std::string hashHex(std::string_view bytes);
+
+private:
+  void compress(const uint8_t *block);
+
+  uint32_t state_[8];
+  uint8_t buffer_[64];
+  size_t buffered_ = 0;
+  uint64_t totalBytes_ = 0;
+};
+
+/// Hashes the file at `path`, reading it in chunks so that files larger than
+/// memory can be hashed; `hexOut` receives 64 lower-case hex digits.
+Status sha256File(const std::string &path, std::string &hexOut);
+
+} // namespace tpc
+
+#endif // TPC_RUNTIME_SUPPORT_SHA256_H

@@ -1,0 +1,315 @@
+//===- BinaryTest.cpp - Broadcasting elementwise kernels ------------------===//
+#include "KernelTestUtil.h"
+
+#include <cmath>
+#include <functional>
+
+namespace tpc::cpu::test {
+namespace {
+
+using Fn = std::function<double(double, double)>;
+
+/// Output shape of a numpy broadcast, computed here independently.
+Shape broadcast(const std::vector<Shape> &shapes) {
+  size_t rank = 0;
+  for (const Shape &s : shapes)
+    rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const Shape &s : shapes)
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] != 1)
+        out[rank - s.size() + i] = s[i];
+  return out;
+}
+
+std::vector<double> refBinary(const Tensor &a, const Tensor &b,
+                              const Shape &out, const Fn &fn) {
+  std::vector<double> r(numElements(out));
+  for (int64_t i = 0; i < numElements(out); ++i) {
+    std::vector<int64_t> idx = unravel(i, out);
+    r[i] = fn(a.at(broadcastIndex(idx, a.desc.shape)),
+              b.at(broadcastIndex(idx, b.desc.shape)));
+  }
+  return r;
+}
+
+const std::vector<std::pair<Shape, Shape>> kShapePairs = {
+    {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},       {{2, 3, 4}, {}},
+    {{}, {2, 3}},           {{2, 1, 4}, {1, 3, 1}}, {{3, 1}, {1, 5}},
+    {{1}, {2, 3}},          {{2, 3, 4}, {3, 1}},    {{4, 1, 1, 5}, {1, 6, 1}},
+    {{5, 7}, {5, 1}},       {{0, 3}, {3}},          {{1, 1}, {1}},
+};
+
+struct ArithCase {
+  const char *name;
+  Fn fn;
+  double lo, hi; // value range that keeps the reference well defined
+};
+
+TEST(Binary, FloatArithmeticBroadcasts) {
+  const std::vector<ArithCase> cases = {
+      {"Add", [](double a, double b) { return a + b; }, -2, 2},
+      {"Sub", [](double a, double b) { return a - b; }, -2, 2},
+      {"Mul", [](double a, double b) { return a * b; }, -2, 2},
+      {"Div", [](double a, double b) { return a / b; }, 0.25, 2},
+      {"Pow", [](double a, double b) { return std::pow(a, b); }, 0.25, 2},
+  };
+  uint64_t seed = 1;
+  for (DType t : {DType::F32, DType::F64})
+    for (const ArithCase &c : cases)
+      for (const auto &[sa, sb] : kShapePairs) {
+        SCOPED_TRACE(std::string(c.name) + " " + dtypeName(t) + " " +
+                     shapeToString(sa) + " vs " + shapeToString(sb));
+        Tensor a = randomTensor(t, sa, seed++, c.lo, c.hi);
+        Tensor b = randomTensor(t, sb, seed++, c.lo, c.hi);
+        Shape os = broadcast({sa, sb});
+        Tensor y = runOne(c.name, {&a, &b}, t, os);
+        expectClose(y, refBinary(a, b, os, c.fn), 1e-6, 1e-6);
+      }
+}
+
+TEST(Binary, FloatModNeedsFmod) {
+  Tensor a = randomTensor(DType::F32, {3, 4}, 7, -5, 5);
+  Tensor b = randomTensor(DType::F32, {4}, 8, 0.5, 2);
+  Attrs attrs;
+  attrs.setInt("fmod", 1);
+  Tensor y = runOne("Mod", {&a, &b}, DType::F32, {3, 4}, attrs);
+  expectClose(y,
+              refBinary(a, b, {3, 4},
+                        [](double x, double m) { return std::fmod(x, m); }),
+              1e-6, 1e-6);
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Mod", {a.desc, b.desc}, {{DType::F32, {3, 4}}}), "fmod");
+  attrs.setInt("fmod", 2);
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Mod", {a.desc, b.desc}, {{DType::F32, {3, 4}}}, attrs),
+      "fmod");
+}
+
+TEST(Binary, IntegerArithmetic) {
+  auto cDiv = [](double a, double b) { return b == 0 ? 0 : std::trunc(a / b); };
+  auto pyMod = [](double a, double b) {
+    return b == 0 ? 0 : a - std::floor(a / b) * b;
+  };
+  auto cMod = [](double a, double b) { return b == 0 ? 0 : std::fmod(a, b); };
+  uint64_t seed = 100;
+  for (DType t : {DType::I64, DType::I32}) {
+    for (const auto &[sa, sb] : kShapePairs) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(sa) +
+                   " vs " + shapeToString(sb));
+      Tensor a = randomTensor(t, sa, seed++, -20, 20);
+      Tensor b = randomTensor(t, sb, seed++, -6, 6);
+      Shape os = broadcast({sa, sb});
+      auto check = [&](const char *name, Fn fn, Attrs attrs = {}) {
+        SCOPED_TRACE(name);
+        Tensor y = runOne(name, {&a, &b}, t, os, attrs);
+        expectClose(y, refBinary(a, b, os, fn), 0, 0);
+      };
+      check("Add", [](double x, double y) { return x + y; });
+      check("Sub", [](double x, double y) { return x - y; });
+      check("Mul", [](double x, double y) { return x * y; });
+      check("Div", cDiv);
+      check("Mod", pyMod);
+      Attrs fmod;
+      fmod.setInt("fmod", 1);
+      check("Mod", cMod, fmod);
+    }
+  }
+}
+
+TEST(Binary, IntegerEdgeCasesDoNotTrap) {
+  // Division by zero gives 0 and MIN / -1 wraps instead of trapping.
+  Tensor a = makeTensor(DType::I32, {4}, {7, -7, -2147483648.0, 5});
+  Tensor b = makeTensor(DType::I32, {4}, {0, 2, -1, -3});
+  Tensor y = runOne("Div", {&a, &b}, DType::I32, {4});
+  expectClose(y, {0, -3, -2147483648.0, -1}, 0, 0);
+  Tensor m = runOne("Mod", {&a, &b}, DType::I32, {4});
+  expectClose(m, {0, 1, 0, -1}, 0, 0);
+}
+
+TEST(Binary, PowMixedTypes) {
+  Tensor base = randomTensor(DType::F32, {2, 5}, 11, 0.5, 2);
+  Tensor e = makeTensor(DType::I64, {5}, {0, 1, 2, 3, -2});
+  Tensor y = runOne("Pow", {&base, &e}, DType::F32, {2, 5});
+  expectClose(y,
+              refBinary(base, e, {2, 5},
+                        [](double x, double p) { return std::pow(x, p); }),
+              1e-6, 0);
+
+  Tensor ib = makeTensor(DType::I64, {6}, {2, -3, 5, 1, -1, 4});
+  Tensor ie = makeTensor(DType::I64, {6}, {10, 3, 0, -4, -3, -1});
+  Tensor iy = runOne("Pow", {&ib, &ie}, DType::I64, {6});
+  expectClose(iy, {1024, -27, 1, 1, -1, 0}, 0, 0);
+
+  Tensor fe = makeTensor(DType::F64, {6}, {2, 2, 0.5, 1, 2, 0});
+  Tensor fy = runOne("Pow", {&ib, &fe}, DType::I64, {6});
+  expectClose(fy, {4, 9, 2, 1, 1, 1}, 0, 0);
+}
+
+TEST(Binary, ComparisonsProduceBool) {
+  const std::vector<std::pair<const char *, Fn>> cases = {
+      {"Equal", [](double a, double b) { return double(a == b); }},
+      {"Less", [](double a, double b) { return double(a < b); }},
+      {"Greater", [](double a, double b) { return double(a > b); }},
+      {"LessOrEqual", [](double a, double b) { return double(a <= b); }},
+      {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
+  };
+  uint64_t seed = 200;
+  for (DType t : {DType::F32, DType::F64, DType::I64, DType::I32})
+    for (const auto &[name, fn] : cases)
+      for (const auto &[sa, sb] : kShapePairs) {
+        SCOPED_TRACE(std::string(name) + " " + dtypeName(t));
+        // Small integers make ties common.
+        Tensor a = randomTensor(t, sa, seed++, -3, 3);
+        Tensor b = randomTensor(t, sb, seed++, -3, 3);
+        for (Tensor *x : {&a, &b})
+          for (int64_t i = 0; i < x->numel(); ++i)
+            x->set(i, std::round(x->at(i)));
+        Shape os = broadcast({sa, sb});
+        Tensor y = runOne(name, {&a, &b}, DType::Bool, os);
+        expectClose(y, refBinary(a, b, os, fn), 0, 0);
+      }
+}
+
+TEST(Binary, LogicalAndBoolEqual) {
+  const std::vector<std::pair<const char *, Fn>> cases = {
+      {"And", [](double a, double b) { return double(a && b); }},
+      {"Or", [](double a, double b) { return double(a || b); }},
+      {"Xor", [](double a, double b) { return double((a != 0) != (b != 0)); }},
+      {"Equal", [](double a, double b) { return double(a == b); }},
+  };
+  uint64_t seed = 300;
+  for (const auto &[name, fn] : cases)
+    for (const auto &[sa, sb] : kShapePairs) {
+      Tensor a = randomTensor(DType::Bool, sa, seed++);
+      Tensor b = randomTensor(DType::Bool, sb, seed++);
+      Shape os = broadcast({sa, sb});
+      Tensor y = runOne(name, {&a, &b}, DType::Bool, os);
+      expectClose(y, refBinary(a, b, os, fn), 0, 0);
+    }
+}
+
+TEST(Binary, PRelu) {
+  Tensor x = randomTensor(DType::F32, {2, 3, 4, 5}, 400);
+  for (Shape slopeShape :
+       {Shape{3, 1, 1}, Shape{5}, Shape{}, Shape{1, 3, 4, 5}}) {
+    SCOPED_TRACE(shapeToString(slopeShape));
+    Tensor s = randomTensor(DType::F32, slopeShape, 401, 0.05, 0.5);
+    Tensor y = runOne("PRelu", {&x, &s}, DType::F32, {2, 3, 4, 5});
+    expectClose(y, refBinary(x, s, {2, 3, 4, 5}, [](double v, double k) {
+                  return v < 0 ? v * k : v;
+                }));
+  }
+  // The slope may not grow X.
+  EXPECT_PREPARE_ERROR(prepareOnly("PRelu",
+                                   {{DType::F32, {3}}, {DType::F32, {2, 3}}},
+                                   {{DType::F32, {2, 3}}}),
+                       "does not broadcast");
+}
+
+TEST(Binary, VariadicMaxMinSumMean) {
+  const std::vector<std::tuple<const char *, Fn, bool>> cases = {
+      {"Max", [](double a, double b) { return std::max(a, b); }, false},
+      {"Min", [](double a, double b) { return std::min(a, b); }, false},
+      {"Sum", [](double a, double b) { return a + b; }, false},
+      {"Mean", [](double a, double b) { return a + b; }, true},
+  };
+  const std::vector<std::vector<Shape>> shapeSets = {
+      {{3, 4}}, {{3, 4}, {4}}, {{2, 1, 4}, {3, 1}, {}}, {{5}, {5}, {5}, {1}}};
+  uint64_t seed = 500;
+  for (DType t : {DType::F32, DType::F64, DType::I64})
+    for (const auto &[name, fn, isMean] : cases)
+      for (const std::vector<Shape> &shapes : shapeSets) {
+        if (isMean && t == DType::I64)
+          continue;
+        SCOPED_TRACE(std::string(name) + " " + dtypeName(t) + " with " +
+                     std::to_string(shapes.size()) + " inputs");
+        std::vector<Tensor> ins;
+        for (const Shape &s : shapes)
+          ins.push_back(randomTensor(t, s, seed++, -10, 10));
+        std::vector<const Tensor *> ptrs;
+        for (const Tensor &x : ins)
+          ptrs.push_back(&x);
+        Shape os = broadcast(shapes);
+        std::vector<double> expect(numElements(os));
+        for (int64_t i = 0; i < numElements(os); ++i) {
+          std::vector<int64_t> idx = unravel(i, os);
+          double acc = ins[0].at(broadcastIndex(idx, shapes[0]));
+          for (size_t k = 1; k < ins.size(); ++k)
+            acc = fn(acc, ins[k].at(broadcastIndex(idx, shapes[k])));
+          expect[i] = isMean ? acc / static_cast<double>(ins.size()) : acc;
+        }
+        Tensor y = runOne(name, ptrs, t, os);
+        expectClose(y, expect, 1e-6, 1e-6);
+      }
+}
+
+TEST(Binary, MaxMinPropagateNaN) {
+  Tensor a = makeTensor(DType::F32, {3}, {NAN, 1, 2});
+  Tensor b = makeTensor(DType::F32, {3}, {0, NAN, -1});
+  expectClose(runOne("Max", {&a, &b}, DType::F32, {3}), {NAN, NAN, 2});
+  expectClose(runOne("Min", {&a, &b}, DType::F32, {3}), {NAN, NAN, -1});
+}
+
+TEST(Binary, Where) {
+  uint64_t seed = 600;
+  const std::vector<std::vector<Shape>> shapeSets = {
+      {{2, 3}, {2, 3}, {2, 3}},
+      {{3, 1}, {1, 4}, {}},
+      {{4}, {2, 3, 4}, {3, 1}},
+      {{}, {5}, {5}},
+  };
+  for (DType t : {DType::F32, DType::I64, DType::F16, DType::Bool})
+    for (const std::vector<Shape> &s : shapeSets) {
+      SCOPED_TRACE(dtypeName(t));
+      Tensor c = randomTensor(DType::Bool, s[0], seed++);
+      Tensor x = randomTensor(t, s[1], seed++, -5, 5);
+      Tensor y = randomTensor(t, s[2], seed++, -5, 5);
+      Shape os = broadcast(s);
+      std::vector<double> expect(numElements(os));
+      for (int64_t i = 0; i < numElements(os); ++i) {
+        std::vector<int64_t> idx = unravel(i, os);
+        expect[i] = c.at(broadcastIndex(idx, s[0]))
+                        ? x.at(broadcastIndex(idx, s[1]))
+                        : y.at(broadcastIndex(idx, s[2]));
+      }
+      expectClose(runOne("Where", {&c, &x, &y}, t, os), expect, 0, 0);
+    }
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Where",
+                  {{DType::F32, {2}}, {DType::F32, {2}}, {DType::F32, {2}}},
+                  {{DType::F32, {2}}}),
+      "condition");
+}
+
+TEST(Binary, InvalidInputs) {
+  const TensorDesc f23{DType::F32, {2, 3}}, f4{DType::F32, {4}};
+  EXPECT_PREPARE_ERROR(prepareOnly("Add", {f23, f4}, {{DType::F32, {2, 3}}}),
+                       "not broadcastable");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Add", {f23, {DType::I64, {2, 3}}}, {{DType::F32, {2, 3}}}),
+      "dtype mismatch");
+  EXPECT_PREPARE_ERROR(prepareOnly("Mul", {f23, f23}, {{DType::F32, {3, 2}}}),
+                       "does not match");
+  EXPECT_PREPARE_ERROR(prepareOnly("Less", {f23, f23}, {{DType::F32, {2, 3}}}),
+                       "expected bool");
+  EXPECT_PREPARE_ERROR(prepareOnly("And", {f23, f23}, {{DType::Bool, {2, 3}}}),
+                       "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("Sub", {f23}, {{DType::F32, {2, 3}}}),
+                       "expected 2 inputs");
+  EXPECT_PREPARE_ERROR(prepareOnly("Add",
+                                   {{DType::Bool, {2}}, {DType::Bool, {2}}},
+                                   {{DType::Bool, {2}}}),
+                       "unsupported dtype");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Mean", {{DType::I64, {2}}}, {{DType::I64, {2}}}),
+      "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("Sum", {}, {{DType::F32, {2}}}),
+                       "at least 1");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Add", {{DType::F32, {-2}}, f4}, {{DType::F32, {4}}}),
+      "negative dim");
+}
+
+} // namespace
+} // namespace tpc::cpu::test

@@ -1,0 +1,195 @@
+//===- CastTest.cpp - Element type conversion -----------------------------===//
+#include "KernelTestUtil.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace tpc::cpu::test {
+namespace {
+
+const DType kAll[] = {DType::F32,  DType::F64, DType::F16,
+                      DType::BF16, DType::I64, DType::I32,
+                      DType::I8,   DType::U8,  DType::Bool};
+
+bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::F16 ||
+         t == DType::BF16;
+}
+
+Attrs castTo(DType t) {
+  Attrs a;
+  a.setInt("to", static_cast<int64_t>(t));
+  return a;
+}
+
+Tensor cast(const Tensor &x, DType to) {
+  return runOne("Cast", {&x}, to, x.desc.shape, castTo(to));
+}
+
+/// The value a cast from `from` should produce, as a double.
+double refCast(double v, DType from, DType to) {
+  switch (to) {
+  case DType::F32:
+    return static_cast<float>(v);
+  case DType::F64:
+    return v;
+  case DType::F16:
+    return refDecodeHalf(refEncodeHalf(v));
+  case DType::BF16:
+    return refDecodeBFloat16(refEncodeBFloat16(v));
+  case DType::Bool:
+    return v != 0;
+  default:
+    break;
+  }
+  double lo = to == DType::I8    ? -128
+              : to == DType::U8  ? 0
+              : to == DType::I32 ? -2147483648.0
+                                 : -9223372036854775808.0;
+  double hi = to == DType::I8    ? 127
+              : to == DType::U8  ? 255
+              : to == DType::I32 ? 2147483647.0
+                                 : 9223372036854775807.0;
+  if (isFloat(from)) {
+    if (std::isnan(v))
+      return 0;
+    return std::min(hi, std::max(lo, std::trunc(v)));
+  }
+  // Integer sources wrap modulo 2^bits.
+  int64_t i = static_cast<int64_t>(v);
+  switch (to) {
+  case DType::I8:
+    return static_cast<int8_t>(i);
+  case DType::U8:
+    return static_cast<uint8_t>(i);
+  case DType::I32:
+    return static_cast<int32_t>(i);
+  default:
+    return static_cast<double>(i);
+  }
+}
+
+TEST(Cast, AllPairs) {
+  uint64_t seed = 1;
+  for (DType from : kAll)
+    for (DType to : kAll) {
+      SCOPED_TRACE(std::string(dtypeName(from)) + " -> " + dtypeName(to));
+      double lo = from == DType::U8 ? 0 : -100,
+             hi = from == DType::U8 ? 250 : 100;
+      Tensor x = randomTensor(from, {3, 17}, seed++, lo, hi);
+      x.set(0, 0); // include a zero
+      std::vector<double> expect;
+      for (double v : x.values())
+        expect.push_back(refCast(v, from, to));
+      expectClose(cast(x, to), expect, 0, 0);
+    }
+}
+
+TEST(Cast, FloatToIntSaturates) {
+  Tensor x =
+      makeTensor(DType::F32, {6}, {1e10f, -1e10f, NAN, 300.7f, -5.5f, 2.9f});
+  expectClose(cast(x, DType::I32), {2147483647.0, -2147483648.0, 0, 300, -5, 2},
+              0, 0);
+  expectClose(cast(x, DType::U8), {255, 0, 0, 255, 0, 2}, 0, 0);
+  expectClose(cast(x, DType::I8), {127, -128, 0, 127, -5, 2}, 0, 0);
+  Tensor d = makeTensor(DType::F64, {3}, {1e19, -1e19, -0.9});
+  Tensor y = cast(d, DType::I64);
+  EXPECT_EQ(y.get<int64_t>(0), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(y.get<int64_t>(1), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(y.get<int64_t>(2), 0);
+  Tensor b = cast(makeTensor(DType::F32, {3}, {NAN, -0.0, 0.1}), DType::Bool);
+  expectClose(b, {1, 0, 1}, 0, 0);
+}
+
+TEST(Cast, HalfRoundingCorners) {
+  const double ulp1 = std::ldexp(1.0, -10);
+  const std::vector<double> vals = {
+      1 + ulp1 / 2,     // tie -> even (1.0)
+      1 + 3 * ulp1 / 2, // tie -> even (1 + 2ulp)
+      65504,
+      65519.99,
+      65520,                   // largest, just below overflow, overflow
+      std::ldexp(1.0, -24),    // smallest subnormal
+      std::ldexp(1.0, -25),    // tie with zero -> 0
+      std::ldexp(1.5, -25),    // rounds up to smallest subnormal
+      std::ldexp(1023.5, -24), // subnormal tie -> 1024 * 2^-24 (normal)
+      -0.0,
+      -2.5,
+      INFINITY,
+      -INFINITY};
+  for (DType from : {DType::F32, DType::F64}) {
+    Tensor x = makeTensor(from, {static_cast<int64_t>(vals.size())}, vals);
+    Tensor h = cast(x, DType::F16);
+    for (int64_t i = 0; i < x.numel(); ++i)
+      EXPECT_EQ(h.get<uint16_t>(i), refEncodeHalf(x.at(i)))
+          << dtypeName(from) << " value " << x.at(i);
+  }
+  // Rounding the double straight to half differs from rounding it to float
+  // first: this value is just above a half tie, but float rounds it onto
+  // the tie, which would then go to even.
+  const double justAbove = 1 + ulp1 / 2 + std::ldexp(1.0, -40);
+  Tensor d = makeTensor(DType::F64, {1}, {justAbove});
+  EXPECT_EQ(cast(d, DType::F16).get<uint16_t>(0), 0x3C01);
+  const double bfJustAbove = 1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
+  Tensor e = makeTensor(DType::F64, {1}, {bfJustAbove});
+  EXPECT_EQ(cast(e, DType::BF16).get<uint16_t>(0), 0x3F81);
+  // NaN stays NaN.
+  Tensor n = makeTensor(DType::F32, {1}, {NAN});
+  EXPECT_TRUE(std::isnan(cast(n, DType::F16).at(0)));
+  EXPECT_TRUE(std::isnan(cast(n, DType::BF16).at(0)));
+}
+
+TEST(Cast, SixteenBitFormatsExhaustive) {
+  // Every 16-bit pattern decodes exactly to f32.
+  for (DType t : {DType::F16, DType::BF16}) {
+    Tensor x(t, {65536});
+    for (int64_t i = 0; i < 65536; ++i)
+      x.put<uint16_t>(i, static_cast<uint16_t>(i));
+    Tensor y = cast(x, DType::F32);
+    for (int64_t i = 0; i < 65536; ++i) {
+      double e = x.at(i), a = y.at(i);
+      if (std::isnan(e))
+        EXPECT_TRUE(std::isnan(a)) << i;
+      else
+        ASSERT_EQ(a, e) << dtypeName(t) << " pattern " << i;
+    }
+  }
+  // Random float bit patterns (all exponents, subnormals included) encode
+  // like the nearest-search reference.
+  std::mt19937 rng(42);
+  Tensor f(DType::F32, {20000});
+  for (int64_t i = 0; i < f.numel(); ++i)
+    f.put<uint32_t>(i, static_cast<uint32_t>(rng()));
+  Tensor h = cast(f, DType::F16), b = cast(f, DType::BF16);
+  int bad = 0;
+  for (int64_t i = 0; i < f.numel() && bad < 5; ++i) {
+    double v = f.at(i);
+    if (std::isnan(v))
+      continue;
+    if (h.get<uint16_t>(i) != refEncodeHalf(v) ||
+        b.get<uint16_t>(i) != refEncodeBFloat16(v)) {
+      ++bad;
+      ADD_FAILURE() << "value " << v;
+    }
+  }
+}
+
+TEST(Cast, InvalidInputs) {
+  const TensorDesc x{DType::F32, {2}};
+  EXPECT_PREPARE_ERROR(prepareOnly("Cast", {x}, {{DType::I64, {2}}}),
+                       "attribute to");
+  Attrs bad;
+  bad.setInt("to", 5);
+  EXPECT_PREPARE_ERROR(prepareOnly("Cast", {x}, {{DType::I64, {2}}}, bad),
+                       "not a supported dtype");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Cast", {x}, {{DType::I32, {2}}}, castTo(DType::I64)),
+      "attribute to is i64");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Cast", {x}, {{DType::I64, {3}}}, castTo(DType::I64)),
+      "does not match");
+}
+
+} // namespace
+} // namespace tpc::cpu::test

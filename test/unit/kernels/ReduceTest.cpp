@@ -1,0 +1,215 @@
+//===- ReduceTest.cpp - Reductions and ArgMax/ArgMin ----------------------===//
+#include "KernelTestUtil.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace tpc::cpu::test {
+namespace {
+
+struct ReduceRef {
+  const char *name;
+  double init;
+  std::function<double(double, double)> combine;
+  std::function<double(double, int64_t)> finish;
+};
+
+std::vector<ReduceRef> refs() {
+  auto same = [](double v, int64_t) { return v; };
+  return {
+      {"ReduceSum", 0, [](double a, double x) { return a + x; }, same},
+      {"ReduceMean", 0, [](double a, double x) { return a + x; },
+       [](double v, int64_t n) { return v / n; }},
+      {"ReduceMax", -INFINITY,
+       [](double a, double x) { return std::max(a, x); }, same},
+      {"ReduceMin", INFINITY, [](double a, double x) { return std::min(a, x); },
+       same},
+      {"ReduceProd", 1, [](double a, double x) { return a * x; }, same},
+      {"ReduceL2", 0, [](double a, double x) { return a + x * x; },
+       [](double v, int64_t) { return std::sqrt(v); }},
+      {"ReduceSumSquare", 0, [](double a, double x) { return a + x * x; },
+       same},
+  };
+}
+
+/// Reference reduction of `x` over `reduced` dims, returning the output
+/// shape with or without kept dims.
+std::vector<double> refReduce(const Tensor &x, const std::vector<bool> &reduced,
+                              bool keepDims, const ReduceRef &r, Shape &out) {
+  const Shape &s = x.desc.shape;
+  Shape kept;
+  out.clear();
+  int64_t count = 1;
+  for (size_t d = 0; d < s.size(); ++d) {
+    kept.push_back(reduced[d] ? 1 : s[d]);
+    if (reduced[d])
+      count *= s[d];
+    if (!reduced[d] || keepDims)
+      out.push_back(kept.back());
+  }
+  std::vector<double> acc(numElements(kept), r.init);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    std::vector<int64_t> idx = unravel(i, s);
+    for (size_t d = 0; d < s.size(); ++d)
+      if (reduced[d])
+        idx[d] = 0;
+    double &a = acc[ravel(idx, kept)];
+    a = r.combine(a, x.at(i));
+  }
+  for (double &a : acc)
+    a = r.finish(a, count);
+  return acc;
+}
+
+TEST(Reduce, AllOpsAllAxisSets) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> axes;
+  };
+  const std::vector<Case> cases = {
+      {{3, 4, 5}, {-1}},      {{3, 4, 5}, {0}}, {{3, 4, 5}, {1}},
+      {{3, 4, 5}, {0, 2}},    {{3, 4, 5}, {}},  {{3, 4, 5}, {2, 1, 0}},
+      {{2, 1, 3}, {1}},       {{6}, {0}},       {{4, 37}, {1}},
+      {{2, 3, 4, 5}, {1, 3}}, {{37, 3}, {0}},
+  };
+  uint64_t seed = 1;
+  for (DType t : {DType::F32, DType::F64, DType::I64, DType::I32})
+    for (const ReduceRef &r : refs())
+      for (const Case &c : cases)
+        for (int keep : {0, 1}) {
+          SCOPED_TRACE(std::string(r.name) + " " + dtypeName(t) + " " +
+                       shapeToString(c.shape) + " keepdims " +
+                       std::to_string(keep));
+          bool isInt = t == DType::I64 || t == DType::I32;
+          // Products of many values explode; keep factors near 1 for
+          // floats and in {-1, 0, 1} for integers.
+          bool prod = std::string(r.name) == "ReduceProd";
+          double lo = prod ? (isInt ? -1 : 0.8) : -5;
+          double hi = prod ? (isInt ? 1 : 1.25) : 5;
+          Tensor x = randomTensor(t, c.shape, seed++, lo, hi);
+          std::vector<bool> reduced(c.shape.size(), c.axes.empty());
+          for (int64_t a : c.axes)
+            reduced[a < 0 ? a + c.shape.size() : a] = true;
+          Shape out;
+          std::vector<double> expect = refReduce(x, reduced, keep, r, out);
+          if (isInt)
+            for (double &v : expect)
+              v = std::trunc(v); // integer Mean / L2 truncate
+          Attrs a;
+          a.setInts("axes", c.axes);
+          a.setInt("keepdims", keep);
+          expectClose(runOne(r.name, {&x}, t, out, a), expect, 1e-5, 1e-5);
+        }
+}
+
+TEST(Reduce, NoopWithEmptyAxes) {
+  Tensor x = randomTensor(DType::F32, {3, 4}, 50);
+  Attrs a;
+  a.setInts("axes", {});
+  a.setInt("noop_with_empty_axes", 1);
+  expectClose(runOne("ReduceSum", {&x}, DType::F32, {3, 4}, a), x.values());
+  std::vector<double> sq;
+  for (double v : x.values())
+    sq.push_back(v * v);
+  expectClose(runOne("ReduceSumSquare", {&x}, DType::F32, {3, 4}, a), sq);
+  // Without the attribute, absent axes reduce everything.
+  const std::vector<double> v = x.values();
+  expectClose(runOne("ReduceMax", {&x}, DType::F32, {1, 1}),
+              {*std::max_element(v.begin(), v.end())});
+}
+
+TEST(Reduce, EmptyAndNaN) {
+  Tensor e(DType::F32, {2, 0});
+  Attrs a;
+  a.setInts("axes", {1});
+  a.setInt("keepdims", 0);
+  expectClose(runOne("ReduceSum", {&e}, DType::F32, {2}, a), {0, 0});
+  expectClose(runOne("ReduceMax", {&e}, DType::F32, {2}, a),
+              {-INFINITY, -INFINITY});
+  Tensor n = makeTensor(DType::F32, {2, 3}, {1, NAN, 3, 4, 5, 6});
+  expectClose(runOne("ReduceMax", {&n}, DType::F32, {2}, a), {NAN, 6});
+  expectClose(runOne("ReduceMin", {&n}, DType::F32, {2}, a), {NAN, 4});
+}
+
+TEST(Reduce, InvalidInputs) {
+  const TensorDesc x{DType::F32, {3, 4}};
+  Attrs a;
+  a.setInts("axes", {2});
+  EXPECT_PREPARE_ERROR(prepareOnly("ReduceSum", {x}, {{DType::F32, {3, 1}}}, a),
+                       "out of range");
+  a.setInts("axes", {1, -1});
+  EXPECT_PREPARE_ERROR(prepareOnly("ReduceSum", {x}, {{DType::F32, {3, 1}}}, a),
+                       "repeated");
+  a.setInts("axes", {1});
+  EXPECT_PREPARE_ERROR(prepareOnly("ReduceSum", {x}, {{DType::F32, {3}}}, a),
+                       "does not match");
+  a.setInt("keepdims", 2);
+  EXPECT_PREPARE_ERROR(prepareOnly("ReduceSum", {x}, {{DType::F32, {3}}}, a),
+                       "keepdims");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ReduceMean", {{DType::Bool, {3}}}, {{DType::Bool, {1}}}),
+      "unsupported dtype");
+}
+
+TEST(ArgReduce, MaxAndMin) {
+  uint64_t seed = 60;
+  for (const char *name : {"ArgMax", "ArgMin"})
+    for (DType t : {DType::F32, DType::I64})
+      for (Shape s : {Shape{3, 4, 5}, Shape{7}, Shape{2, 1, 3}})
+        for (int64_t axis = -static_cast<int64_t>(s.size());
+             axis < static_cast<int64_t>(s.size()); ++axis)
+          for (int keep : {0, 1})
+            for (int last : {0, 1}) {
+              SCOPED_TRACE(std::string(name) + " " + shapeToString(s) +
+                           " axis " + std::to_string(axis));
+              bool isMax = std::string(name) == "ArgMax";
+              // Few distinct values so that ties exercise select_last_index.
+              Tensor x = randomTensor(t, s, seed++, 0, 3);
+              for (int64_t i = 0; i < x.numel(); ++i)
+                x.set(i, std::floor(x.at(i)));
+              const int64_t rank = static_cast<int64_t>(s.size());
+              const int64_t ax = axis < 0 ? axis + rank : axis;
+              Shape kept = s;
+              kept[ax] = 1;
+              Shape out = kept;
+              if (!keep)
+                out.erase(out.begin() + ax);
+              std::vector<double> expect(numElements(kept));
+              for (int64_t i = 0; i < numElements(kept); ++i) {
+                std::vector<int64_t> idx = unravel(i, kept);
+                int64_t best = 0;
+                double bv = x.at(ravel(idx, s));
+                for (int64_t k = 1; k < s[ax]; ++k) {
+                  idx[ax] = k;
+                  double v = x.at(ravel(idx, s));
+                  bool better = isMax ? (v > bv || (last && v == bv))
+                                      : (v < bv || (last && v == bv));
+                  if (better) {
+                    best = k;
+                    bv = v;
+                  }
+                }
+                expect[i] = static_cast<double>(best);
+              }
+              Attrs a;
+              a.setInt("axis", axis);
+              a.setInt("keepdims", keep);
+              a.setInt("select_last_index", last);
+              expectClose(runOne(name, {&x}, DType::I64, out, a), expect, 0, 0);
+            }
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ArgMax", {{DType::F32, {3, 4}}}, {{DType::I32, {1, 4}}}),
+      "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("ArgMax", {{DType::F32, {3, 0}}},
+                                   {{DType::I64, {3, 1}}},
+                                   [] {
+                                     Attrs a;
+                                     a.setInt("axis", 1);
+                                     return a;
+                                   }()),
+                       "empty axis");
+}
+
+} // namespace
+} // namespace tpc::cpu::test

@@ -1,0 +1,83 @@
+//===- RegistryTest.cpp - The kernel table itself -------------------------===//
+#include "KernelTestUtil.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+namespace tpc::cpu::test {
+namespace {
+
+/// Every kernel that some test in this directory exercises. A kernel added
+/// to the table must get a test and an entry here.
+// clang-format off
+const std::set<std::string> kTested = {
+    // BinaryTest.cpp
+    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "Equal", "Less",
+    "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Max",
+    "Min", "Sum", "Mean", "Where",
+    // UnaryTest.cpp
+    "Sqrt", "Reciprocal", "Neg", "Abs", "Exp", "Log", "Erf", "Tanh",
+    "Sigmoid", "Relu", "Cos", "Sin", "Floor", "Ceil", "Sign", "Softplus",
+    "HardSigmoid", "LeakyRelu", "Elu", "Gelu", "IsNaN", "Not",
+    // CastTest.cpp
+    "Cast",
+    // MovementTest.cpp
+    "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Copy",
+    "Transpose", "Expand", "Tile", "Trilu", "Concat", "Split",
+    // SliceGatherTest.cpp
+    "Slice", "Pad", "Gather", "GatherElements",
+    // GenerateTest.cpp
+    "Shape", "Size", "Range", "ConstantOfShape",
+    // ReduceTest.cpp
+    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+    "ReduceL2", "ReduceSumSquare", "ArgMax", "ArgMin",
+    // NormTest.cpp
+    "Softmax", "LogSoftmax", "LayerNormalization", "RMSNorm",
+    // MatMulTest.cpp
+    "MatMul", "Gemm",
+};
+// clang-format on
+
+TEST(Registry, EveryKernelHasATest) {
+  for (const KernelDef &d : allKernels())
+    EXPECT_TRUE(kTested.count(d.name)) << d.name << " has no test";
+  for (const std::string &name : kTested)
+    EXPECT_NE(lookupKernel(name), nullptr) << name << " is not in the table";
+}
+
+TEST(Registry, SortedUniqueAndDescribed) {
+  const std::vector<KernelDef> &all = allKernels();
+  ASSERT_FALSE(all.empty());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_NE(all[i].prepare, nullptr) << all[i].name;
+    EXPECT_GT(std::strlen(all[i].summary), 0u) << all[i].name;
+    if (i > 0)
+      EXPECT_LT(std::strcmp(all[i - 1].name, all[i].name), 0)
+          << all[i - 1].name << " / " << all[i].name;
+  }
+}
+
+TEST(Registry, Lookup) {
+  const KernelDef *d = lookupKernel("Softmax");
+  ASSERT_NE(d, nullptr);
+  EXPECT_STREQ(d->name, "Softmax");
+  EXPECT_EQ(lookupKernel("softmax"), nullptr);
+  EXPECT_EQ(lookupKernel(""), nullptr);
+  EXPECT_EQ(lookupKernel("Zzz"), nullptr);
+}
+
+TEST(Registry, EveryKernelRejectsMissingOperands) {
+  // No kernel may crash on nonsense arity; each returns an error.
+  for (const KernelDef &d : allKernels()) {
+    if (std::string(d.name) == "ConstantOfShape")
+      continue; // its only input is optional
+    std::unique_ptr<PreparedKernel> k;
+    Status s = d.prepare({}, {}, Attrs(), k);
+    EXPECT_FALSE(s.isOk()) << d.name;
+    EXPECT_FALSE(s.message().empty()) << d.name;
+  }
+}
+
+} // namespace
+} // namespace tpc::cpu::test

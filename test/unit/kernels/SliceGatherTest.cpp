@@ -1,0 +1,317 @@
+//===- SliceGatherTest.cpp - Slice, Pad, Gather, GatherElements -----------===//
+#include "KernelTestUtil.h"
+
+#include <limits>
+
+namespace tpc::cpu::test {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+/// Indices picked along one dim, with Python's slice.indices() rules. ONNX
+/// differs only for a start below -dim with a negative step (ONNX clamps it
+/// to 0, Python to -1); the cases below avoid that and a separate test
+/// covers it.
+std::vector<int64_t> pySlice(int64_t dim, int64_t start, int64_t end,
+                             int64_t step) {
+  auto fix = [&](int64_t v) {
+    if (v < 0) {
+      v += dim;
+      if (v < 0)
+        v = step < 0 ? -1 : 0;
+    } else if (v >= dim) {
+      v = step < 0 ? dim - 1 : dim;
+    }
+    return v;
+  };
+  std::vector<int64_t> r;
+  int64_t s = fix(start), e = fix(end);
+  for (int64_t i = s; step > 0 ? i < e : i > e; i += step)
+    r.push_back(i);
+  return r;
+}
+
+struct SliceCase {
+  Shape shape;
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+
+TEST(Slice, MatchesPythonSlicing) {
+  const std::vector<SliceCase> cases = {
+      {{10}, {2}, {7}, {}, {}},
+      {{10}, {8}, {1}, {0}, {-3}},
+      {{10}, {-1}, {kMin}, {0}, {-1}}, // full reversal
+      {{10}, {-100}, {kMax}, {}, {}},  // sentinels clamp
+      {{10}, {5}, {5}, {}, {}},        // empty
+      {{10}, {7}, {2}, {}, {1}},       // empty (start > end)
+      {{4, 6, 5}, {1, -4}, {3, kMax}, {0, -2}, {1, 2}},
+      {{4, 6, 5}, {3, 0}, {0, 5}, {2, 0}, {-2, 3}},
+      {{2, 3, 4}, {0, 0, 0}, {1, 1, 1}, {}, {}},
+      {{2, 3, 4}, {kMax}, {kMin}, {1}, {-1}},
+      {{3, 1, 4}, {0}, {10}, {1}, {1}}, // unit dim kept
+      {{5, 6}, {-2}, {-1}, {-1}, {}},
+  };
+  uint64_t seed = 1;
+  for (const SliceCase &c : cases) {
+    SCOPED_TRACE(shapeToString(c.shape) + " starts " +
+                 std::to_string(c.starts[0]));
+    Tensor x = randomTensor(DType::I64, c.shape, seed++, -1000, 1000);
+    const size_t rank = c.shape.size();
+    std::vector<std::vector<int64_t>> picks(rank);
+    for (size_t d = 0; d < rank; ++d)
+      picks[d] = pySlice(c.shape[d], 0, c.shape[d], 1);
+    for (size_t i = 0; i < c.starts.size(); ++i) {
+      int64_t ax = c.axes.empty() ? static_cast<int64_t>(i) : c.axes[i];
+      if (ax < 0)
+        ax += static_cast<int64_t>(rank);
+      int64_t step = c.steps.empty() ? 1 : c.steps[i];
+      picks[ax] = pySlice(c.shape[ax], c.starts[i], c.ends[i], step);
+    }
+    Shape out;
+    for (const auto &p : picks)
+      out.push_back(static_cast<int64_t>(p.size()));
+    std::vector<double> expect(numElements(out));
+    for (int64_t i = 0; i < numElements(out); ++i) {
+      std::vector<int64_t> idx = unravel(i, out);
+      for (size_t d = 0; d < rank; ++d)
+        idx[d] = picks[d][idx[d]];
+      expect[i] = x.at(ravel(idx, c.shape));
+    }
+    Attrs a;
+    a.setInts("starts", c.starts);
+    a.setInts("ends", c.ends);
+    if (!c.axes.empty())
+      a.setInts("axes", c.axes);
+    if (!c.steps.empty())
+      a.setInts("steps", c.steps);
+    expectClose(runOne("Slice", {&x}, DType::I64, out, a), expect, 0, 0);
+  }
+  // A hand-checked case: [8:1:-3] of 0..9 is 8, 5, 2.
+  std::vector<double> ramp;
+  for (int i = 0; i < 10; ++i)
+    ramp.push_back(i);
+  Tensor r = makeTensor(DType::F32, {10}, ramp);
+  Attrs a;
+  a.setInts("starts", {8});
+  a.setInts("ends", {1});
+  a.setInts("steps", {-3});
+  expectClose(runOne("Slice", {&r}, DType::F32, {3}, a), {8, 5, 2}, 0, 0);
+  // ONNX clamps a negative-step start into [0, dim - 1]: [-100::-1] is {0}.
+  a.setInts("starts", {-100});
+  a.setInts("ends", {kMin});
+  a.setInts("steps", {-1});
+  expectClose(runOne("Slice", {&r}, DType::F32, {1}, a), {0}, 0, 0);
+}
+
+TEST(Slice, InvalidInputs) {
+  const TensorDesc x{DType::F32, {4, 5}};
+  Attrs a;
+  a.setInts("starts", {0});
+  a.setInts("ends", {2});
+  a.setInts("steps", {0});
+  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
+                       "is 0");
+  a.setInts("steps", {1});
+  a.setInts("axes", {2});
+  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
+                       "out of range");
+  a.setInts("axes", {0, 0});
+  a.setInts("starts", {0, 0});
+  a.setInts("ends", {2, 2});
+  a.setInts("steps", {1, 1});
+  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
+                       "repeated");
+  Attrs b;
+  b.setInts("starts", {0});
+  b.setInts("ends", {2, 3});
+  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, b),
+                       "same length");
+  Attrs c;
+  c.setInts("starts", {0});
+  c.setInts("ends", {2});
+  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {3, 5}}}, c),
+                       "does not match");
+  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {3, 5}}}),
+                       "starts is missing");
+}
+
+TEST(Pad, ConstantPadsAndCrops) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> pads, axes;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3}, {1, 0, 2, 3}, {}}, {{2, 3, 4}, {0, 1, -1, 0, -1, 2}, {}},
+      {{3, 4}, {2, 1}, {-1}},     {{5}, {-2, -3}, {}}, // crops to nothing
+      {{2, 2}, {0, 0, 0, 0}, {}},
+  };
+  uint64_t seed = 10;
+  for (DType t : {DType::F32, DType::I64, DType::F16})
+    for (const Case &c : cases) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(c.shape));
+      Tensor x = randomTensor(t, c.shape, seed++, 1, 9);
+      const size_t rank = c.shape.size();
+      std::vector<int64_t> begin(rank, 0), end(rank, 0);
+      std::vector<int64_t> axes = c.axes;
+      if (axes.empty())
+        for (size_t d = 0; d < rank; ++d)
+          axes.push_back(static_cast<int64_t>(d));
+      for (size_t i = 0; i < axes.size(); ++i) {
+        int64_t ax =
+            axes[i] < 0 ? axes[i] + static_cast<int64_t>(rank) : axes[i];
+        begin[ax] = c.pads[i];
+        end[ax] = c.pads[i + axes.size()];
+      }
+      Shape out;
+      for (size_t d = 0; d < rank; ++d)
+        out.push_back(c.shape[d] + begin[d] + end[d]);
+      std::vector<double> expect(numElements(out));
+      for (int64_t i = 0; i < numElements(out); ++i) {
+        std::vector<int64_t> idx = unravel(i, out);
+        bool inside = true;
+        for (size_t d = 0; d < rank; ++d) {
+          idx[d] -= begin[d];
+          inside = inside && idx[d] >= 0 && idx[d] < c.shape[d];
+        }
+        expect[i] = inside ? x.at(ravel(idx, c.shape)) : -1.5;
+      }
+      if (t == DType::I64)
+        for (double &v : expect)
+          if (v == -1.5)
+            v = -1; // the pad value truncates for integers
+      Attrs a;
+      a.setInts("pads", c.pads);
+      if (!c.axes.empty())
+        a.setInts("axes", c.axes);
+      a.setFloat("value", -1.5);
+      expectClose(runOne("Pad", {&x}, t, out, a), expect, 0, 0);
+    }
+  const TensorDesc x{DType::F32, {2, 3}};
+  Attrs bad;
+  bad.setInts("pads", {1, 1});
+  EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {3, 4}}}, bad),
+                       "expected 4");
+  bad.setInts("pads", {1, 1, 1, 1});
+  bad.setString("mode", "reflect");
+  EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {4, 5}}}, bad),
+                       "reflect");
+  Attrs crop;
+  crop.setInts("pads", {-2, 0, -1, 0});
+  EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {0, 3}}}, crop),
+                       "below zero");
+}
+
+TEST(Gather, TakesSlicesAlongAxis) {
+  uint64_t seed = 20;
+  struct Case {
+    Shape data, indices;
+    int64_t axis;
+  };
+  const std::vector<Case> cases = {
+      {{5, 3}, {4}, 0}, {{5, 3}, {2, 2}, 1}, {{2, 6, 4}, {3}, -2},
+      {{7}, {}, 0},     {{3, 4}, {0}, 0},    {{2, 3, 4}, {2, 1, 2}, 2},
+  };
+  for (DType it : {DType::I64, DType::I32})
+    for (const Case &c : cases) {
+      SCOPED_TRACE(shapeToString(c.data) + " idx " + shapeToString(c.indices));
+      Tensor data = randomTensor(DType::F32, c.data, seed++);
+      const int64_t rank = static_cast<int64_t>(c.data.size());
+      const int64_t ax = c.axis < 0 ? c.axis + rank : c.axis;
+      const int64_t dim = c.data[ax];
+      // Indices over [-dim, dim): negative ones wrap.
+      Tensor idx = randomTensor(it, c.indices, seed++, -dim, dim - 1);
+      Shape out(c.data.begin(), c.data.begin() + ax);
+      out.insert(out.end(), c.indices.begin(), c.indices.end());
+      out.insert(out.end(), c.data.begin() + ax + 1, c.data.end());
+      std::vector<double> expect(numElements(out));
+      const size_t ir = c.indices.size();
+      for (int64_t i = 0; i < numElements(out); ++i) {
+        std::vector<int64_t> o = unravel(i, out), d;
+        d.assign(o.begin(), o.begin() + ax);
+        std::vector<int64_t> ii(o.begin() + ax, o.begin() + ax + ir);
+        int64_t v = static_cast<int64_t>(idx.at(ravel(ii, c.indices)));
+        d.push_back(v < 0 ? v + dim : v);
+        d.insert(d.end(), o.begin() + ax + ir, o.end());
+        expect[i] = data.at(ravel(d, c.data));
+      }
+      Attrs a;
+      a.setInt("axis", c.axis);
+      expectClose(runOne("Gather", {&data, &idx}, DType::F32, out, a), expect,
+                  0, 0);
+    }
+}
+
+TEST(Gather, OutOfRangeIndicesGiveZeroRows) {
+  Tensor data = randomTensor(DType::F32, {3, 2}, 30, 1, 2);
+  Tensor idx = makeTensor(DType::I64, {4}, {1, 3, -4, -3});
+  Tensor y = runOne("Gather", {&data, &idx}, DType::F32, {4, 2});
+  expectClose(y, {data.at(2), data.at(3), 0, 0, 0, 0, data.at(0), data.at(1)},
+              0, 0);
+}
+
+TEST(Gather, InvalidInputs) {
+  const TensorDesc d{DType::F32, {3, 4}};
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Gather", {d, {DType::F32, {2}}}, {{DType::F32, {2, 4}}}),
+      "indices");
+  Attrs a;
+  a.setInt("axis", 2);
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Gather", {d, {DType::I64, {2}}}, {{DType::F32, {2, 4}}}, a),
+      "out of range");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Gather", {d, {DType::I64, {2}}}, {{DType::F32, {3, 2}}}),
+      "does not match");
+}
+
+TEST(GatherElements, PicksAlongAxis) {
+  uint64_t seed = 40;
+  struct Case {
+    Shape data, indices;
+    int64_t axis;
+  };
+  const std::vector<Case> cases = {
+      {{3, 4}, {3, 4}, 0},
+      {{3, 4}, {2, 6}, 1},
+      {{2, 3, 4}, {2, 3, 2}, -1},
+      {{4, 5, 2}, {2, 3, 2}, 1},
+      {{5}, {8}, 0},
+  };
+  for (DType it : {DType::I64, DType::I32})
+    for (const Case &c : cases) {
+      SCOPED_TRACE(shapeToString(c.data) + " idx " + shapeToString(c.indices));
+      Tensor data = randomTensor(DType::I32, c.data, seed++, -500, 500);
+      const int64_t rank = static_cast<int64_t>(c.data.size());
+      const int64_t ax = c.axis < 0 ? c.axis + rank : c.axis;
+      const int64_t dim = c.data[ax];
+      Tensor idx = randomTensor(it, c.indices, seed++, -dim, dim - 1);
+      std::vector<double> expect(idx.numel());
+      for (int64_t i = 0; i < idx.numel(); ++i) {
+        std::vector<int64_t> p = unravel(i, c.indices);
+        int64_t v = static_cast<int64_t>(idx.at(i));
+        p[ax] = v < 0 ? v + dim : v;
+        expect[i] = data.at(ravel(p, c.data));
+      }
+      Attrs a;
+      a.setInt("axis", c.axis);
+      expectClose(
+          runOne("GatherElements", {&data, &idx}, DType::I32, c.indices, a),
+          expect, 0, 0);
+    }
+  Tensor data = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
+  Tensor idx = makeTensor(DType::I64, {2, 2}, {0, 5, -1, -3});
+  expectClose(runOne("GatherElements", {&data, &idx}, DType::F32, {2, 2}),
+              {1, 0, 3, 0}, 0, 0);
+  EXPECT_PREPARE_ERROR(prepareOnly("GatherElements",
+                                   {{DType::F32, {2, 2}}, {DType::I64, {2}}},
+                                   {{DType::F32, {2}}}),
+                       "rank");
+  EXPECT_PREPARE_ERROR(prepareOnly("GatherElements",
+                                   {{DType::F32, {2, 2}}, {DType::I64, {2, 3}}},
+                                   {{DType::F32, {2, 3}}}),
+                       "exceeds data shape");
+}
+
+} // namespace
+} // namespace tpc::cpu::test

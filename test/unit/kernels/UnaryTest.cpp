@@ -1,0 +1,155 @@
+//===- UnaryTest.cpp - Elementwise unary kernels --------------------------===//
+#include "KernelTestUtil.h"
+
+#include <cmath>
+#include <functional>
+
+namespace tpc::cpu::test {
+namespace {
+
+using Fn = std::function<double(double)>;
+
+struct UnaryCase {
+  const char *name;
+  Fn fn;
+  double lo = -3, hi = 3;
+  Attrs attrs = {};
+};
+
+Attrs withFloat(const char *k, double v, const char *k2 = nullptr,
+                double v2 = 0) {
+  Attrs a;
+  a.setFloat(k, v);
+  if (k2)
+    a.setFloat(k2, v2);
+  return a;
+}
+
+Attrs withString(const char *k, const char *v) {
+  Attrs a;
+  a.setString(k, v);
+  return a;
+}
+
+double gelu(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
+double geluTanh(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+std::vector<UnaryCase> floatCases() {
+  return {
+      {"Sqrt", [](double x) { return std::sqrt(x); }, 0.01, 9},
+      {"Reciprocal", [](double x) { return 1 / x; }, 0.1, 4},
+      {"Neg", [](double x) { return -x; }},
+      {"Abs", [](double x) { return std::fabs(x); }},
+      {"Exp", [](double x) { return std::exp(x); }},
+      {"Log", [](double x) { return std::log(x); }, 0.01, 9},
+      {"Erf", [](double x) { return std::erf(x); }},
+      {"Tanh", [](double x) { return std::tanh(x); }},
+      {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -30, 30},
+      {"Relu", [](double x) { return x < 0 ? 0 : x; }},
+      {"Cos", [](double x) { return std::cos(x); }},
+      {"Sin", [](double x) { return std::sin(x); }},
+      {"Floor", [](double x) { return std::floor(x); }},
+      {"Ceil", [](double x) { return std::ceil(x); }},
+      {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
+      {"Softplus", [](double x) { return std::log(1 + std::exp(x)); }, -20, 20},
+      {"HardSigmoid",
+       [](double x) { return std::max(0.0, std::min(1.0, 0.2 * x + 0.5)); }},
+      {"HardSigmoid",
+       [](double x) { return std::max(0.0, std::min(1.0, 0.5 * x + 0.1)); }, -3,
+       3, withFloat("alpha", 0.5, "beta", 0.1)},
+      {"LeakyRelu", [](double x) { return x < 0 ? 0.01 * x : x; }},
+      {"LeakyRelu", [](double x) { return x < 0 ? 0.3 * x : x; }, -3, 3,
+       withFloat("alpha", 0.3)},
+      {"Elu", [](double x) { return x < 0 ? std::exp(x) - 1 : x; }},
+      {"Elu", [](double x) { return x < 0 ? 2 * (std::exp(x) - 1) : x; }, -3, 3,
+       withFloat("alpha", 2)},
+      {"Gelu", gelu},
+      {"Gelu", geluTanh, -3, 3, withString("approximate", "tanh")},
+      {"Gelu", gelu, -3, 3, withString("approximate", "none")},
+  };
+}
+
+TEST(Unary, FloatOpsMatchReference) {
+  uint64_t seed = 1;
+  for (DType t : {DType::F32, DType::F64})
+    for (const UnaryCase &c : floatCases())
+      for (Shape s : {Shape{2, 3, 5}, Shape{}, Shape{0, 4}, Shape{37}}) {
+        SCOPED_TRACE(std::string(c.name) + " " + dtypeName(t) + " " +
+                     shapeToString(s));
+        Tensor x = randomTensor(t, s, seed++, c.lo, c.hi);
+        std::vector<double> expect;
+        for (double v : x.values())
+          expect.push_back(c.fn(v));
+        double tol = t == DType::F32 ? 2e-6 : 1e-12;
+        expectClose(runOne(c.name, {&x}, t, s, c.attrs), expect, tol, tol);
+      }
+}
+
+TEST(Unary, StableAtExtremes) {
+  Tensor x = makeTensor(DType::F32, {4}, {-200, -90, 90, 200});
+  expectClose(runOne("Sigmoid", {&x}, DType::F32, {4}),
+              {0, 1 / (1 + std::exp(90.0)), 1, 1}, 1e-6, 1e-30);
+  expectClose(runOne("Softplus", {&x}, DType::F32, {4}),
+              {0, std::log1p(std::exp(-90.0)), 90, 200}, 1e-6, 1e-30);
+}
+
+TEST(Unary, IntegerOps) {
+  const std::vector<std::pair<const char *, Fn>> cases = {
+      {"Neg", [](double x) { return -x; }},
+      {"Abs", [](double x) { return std::fabs(x); }},
+      {"Relu", [](double x) { return x < 0 ? 0 : x; }},
+      {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
+  };
+  uint64_t seed = 50;
+  for (DType t : {DType::I64, DType::I32})
+    for (const auto &[name, fn] : cases) {
+      SCOPED_TRACE(std::string(name) + " " + dtypeName(t));
+      Tensor x = randomTensor(t, {4, 6}, seed++, -100, 100);
+      std::vector<double> expect;
+      for (double v : x.values())
+        expect.push_back(fn(v));
+      expectClose(runOne(name, {&x}, t, {4, 6}), expect, 0, 0);
+    }
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Exp", {{DType::I64, {2}}}, {{DType::I64, {2}}}),
+      "unsupported dtype");
+}
+
+TEST(Unary, IsNaNAndNot) {
+  Tensor x = makeTensor(DType::F32, {5}, {1, NAN, -INFINITY, 0, NAN});
+  expectClose(runOne("IsNaN", {&x}, DType::Bool, {5}), {0, 1, 0, 0, 1}, 0, 0);
+  Tensor d = makeTensor(DType::F64, {2}, {NAN, 3});
+  expectClose(runOne("IsNaN", {&d}, DType::Bool, {2}), {1, 0}, 0, 0);
+  Tensor b = randomTensor(DType::Bool, {3, 7}, 9);
+  std::vector<double> expect;
+  for (double v : b.values())
+    expect.push_back(v ? 0 : 1);
+  expectClose(runOne("Not", {&b}, DType::Bool, {3, 7}), expect, 0, 0);
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Not", {{DType::F32, {2}}}, {{DType::F32, {2}}}),
+      "unsupported dtype");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("IsNaN", {{DType::F32, {2}}}, {{DType::F32, {2}}}),
+      "expected bool");
+}
+
+TEST(Unary, InvalidInputs) {
+  EXPECT_PREPARE_ERROR(prepareOnly("Gelu", {{DType::F32, {2}}},
+                                   {{DType::F32, {2}}},
+                                   withString("approximate", "fast")),
+                       "approximate");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Tanh", {{DType::F32, {2}}}, {{DType::F32, {3}}}),
+      "does not match");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Sqrt", {{DType::F32, {2}}}, {{DType::F64, {2}}}),
+      "expected f32");
+  EXPECT_PREPARE_ERROR(prepareOnly("Relu", {}, {{DType::F32, {2}}}),
+                       "expected 1 inputs");
+}
+
+} // namespace
+} // namespace tpc::cpu::test

@@ -1,0 +1,38 @@
+//===- RuntimeCliMain.cpp - tpc run/inspect without the compiler ----------===//
+//
+// The runtime subcommands of the tpc driver (the same flag tables and
+// command functions) in an executable that needs no MLIR, so that the
+// command lines, and runs under mpirun, are tested in builds without the
+// compiler.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/tpc/Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace tpc::cli;
+
+int main(int argc, char **argv) {
+  const Subcommand subcommands[] = {{&kRunCommand, runRun},
+                                    {&kInspectCommand, runInspect}};
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s run|inspect ...\n", argv[0]);
+    return 1;
+  }
+  for (const Subcommand &s : subcommands) {
+    if (std::strcmp(argv[1], s.command->name) != 0)
+      continue;
+    ParsedArgs args;
+    bool help = false;
+    if (!parseArgs(*s.command, argc, argv, 2, args, help))
+      return 1;
+    if (help) {
+      printHelp(*s.command);
+      return 0;
+    }
+    return s.run(args);
+  }
+  std::fprintf(stderr, "unknown command '%s'\n", argv[1]);
+  return 1;
+}

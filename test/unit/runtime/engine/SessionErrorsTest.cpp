@@ -1,0 +1,150 @@
+//===- SessionErrorsTest.cpp - Failures while running ---------------------===//
+#include "TestEngines.h"
+
+#include "../StatusAssert.h"
+#include "../TempDir.h"
+#include "runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace tpc;
+using namespace tpc::runtime;
+using namespace tpc::test;
+
+namespace {
+
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
+
+class SessionErrors : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_OK(mlpEngine(c).write(dir.path()));
+    ASSERT_OK(RankEngine::load(dir.path(), 0, engine));
+    ASSERT_OK(Session::create(*engine, nullptr, {}, session));
+  }
+  TempDir dir;
+  MlpCase c = mlpCase();
+  std::unique_ptr<RankEngine> engine;
+  std::unique_ptr<Session> session;
+};
+
+TEST_F(SessionErrors, WrongInputDType) {
+  std::vector<int64_t> ids(8, 0);
+  Status st = session->setInput("x", {DType::I64, {2, 4}}, ids.data());
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "input 'x' has dtype i64")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "expects f32")) << st.message();
+}
+
+TEST_F(SessionErrors, WrongInputShape) {
+  Status st = session->setInput("x", {DType::F32, {4, 2}}, c.x.data());
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "input 'x' has shape 4x2")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "compiled for 2x4")) << st.message();
+}
+
+TEST_F(SessionErrors, UnknownInput) {
+  Status st = session->setInput("ids", c.xDesc(), c.x.data());
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "no input 'ids'")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "'x'")) << st.message();
+}
+
+TEST_F(SessionErrors, MissingInputAtRun) {
+  Status st = session->run();
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "rank 0: input 'x' not set before run"))
+      << st.message();
+  EXPECT_EQ(session->lastFailureOrigin(), Session::FailureOrigin::Local);
+  // Without a communicator the session is still usable.
+  ASSERT_OK(session->setInput("x", c.xDesc(), c.x.data()));
+  ASSERT_OK(session->run());
+}
+
+TEST(SessionCreate, MultiRankNeedsCommunicator) {
+  TempDir dir;
+  ASSERT_OK(rowParallelEngine(mlpCase(), 2).write(dir.path()));
+  std::unique_ptr<RankEngine> engine;
+  ASSERT_OK(RankEngine::load(dir.path(), 1, engine));
+  std::unique_ptr<Session> session;
+  Status st = Session::create(*engine, nullptr, {}, session);
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "needs a communicator")) << st.message();
+
+  InProcessGroup group;
+  ASSERT_OK(InProcessGroup::create(2, group));
+  std::unique_ptr<Communicator> comm0 = group.take(0);
+  st = Session::create(*engine, comm0.get(), {}, session);
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "communicator is rank 0 of 2"))
+      << st.message();
+}
+
+TEST(RankFailure, PeerStopsPromptlyInsteadOfHanging) {
+  TempDir dir;
+  MlpCase c = mlpCase();
+  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
+  std::unique_ptr<LocalEngine> engine;
+  LocalEngineOptions options;
+  // A hang would show as this timeout; the abort must come much sooner.
+  options.commTimeout = std::chrono::seconds(60);
+  ASSERT_OK(LocalEngine::load(dir.path(), options, engine));
+  // Rank 1 never gets its input, so it fails before its AllReduce while
+  // rank 0 waits there.
+  ASSERT_OK(engine->session(0).setInput("x", c.xDesc(), c.x.data()));
+
+  Status rank0;
+  auto start = std::chrono::steady_clock::now();
+  Status st = engine->forEachRank([&](int r) {
+    Status s = engine->session(r).run();
+    if (r == 0)
+      rank0 = s;
+    return s;
+  });
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_LT(seconds, 5.0);
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "rank 1: input 'x' not set"))
+      << st.message();
+  ASSERT_FALSE(rank0);
+  EXPECT_TRUE(contains(rank0.message(), "rank 0: step 2 (AllReduce"))
+      << rank0.message();
+  EXPECT_TRUE(contains(rank0.message(), "rank 1 aborted")) << rank0.message();
+  EXPECT_EQ(engine->session(0).lastFailureOrigin(),
+            Session::FailureOrigin::Collective);
+}
+
+TEST(RankFailure, MismatchedCollectivesFailOnEveryRank) {
+  TempDir dir;
+  MlpCase c = mlpCase();
+  EngineBuilder eb = rowParallelEngine(c, 2);
+  // Rank 1's AllReduce sums a 1-row buffer while rank 0's sums 2 rows.
+  RankBuilder &r1 = eb.rank(1);
+  uint32_t row = r1.arena("row", DType::F32, {1, c.n});
+  uint32_t rowSum = r1.arena("rowsum", DType::F32, {1, c.n});
+  r1.plan().mutable_steps(2)->set_inputs(0, row);
+  r1.plan().mutable_steps(2)->set_outputs(0, rowSum);
+  ASSERT_OK(eb.write(dir.path()));
+
+  std::unique_ptr<LocalEngine> engine;
+  ASSERT_OK(LocalEngine::load(dir.path(), {}, engine));
+  ASSERT_OK(engine->setInput("x", c.xDesc(), c.x.data()));
+  auto start = std::chrono::steady_clock::now();
+  Status st = engine->run();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count(),
+            5.0);
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "AllReduce")) << st.message();
+  // The communicator is unusable afterwards: every later run fails too.
+  EXPECT_FALSE(engine->run());
+}
+
+} // namespace
