@@ -1,4 +1,4 @@
-//===- GatherKernels.cpp - Gather and GatherElements ----------------------===//
+//===- GatherKernels.cpp - Gather, GatherElements and GatherND ------------===//
 //
 // Indices are i64 or i32. Negative indices count from the end of the axis as
 // ONNX specifies; an index still outside [0, dim) cannot be reported from
@@ -83,9 +83,56 @@ Status prepareGatherElements(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status prepareGatherND(const std::vector<TensorDesc> &in,
+                       const std::vector<TensorDesc> &out, const Attrs &attrs,
+                       std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(
+      checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
+  TPC_RETURN_IF_ERROR(checkSameDType(in[0], "input 0", out[0], "output 0"));
+  const Shape &s = in[0].shape, &is = in[1].shape;
+  const int64_t b = attrs.getInt("batch_dims", 0);
+  const int64_t rank = int64_t(s.size()), irank = int64_t(is.size());
+  if (irank < 1 || b < 0 || b >= std::min(rank, irank))
+    return Status::error("batch_dims " + std::to_string(b) +
+                         " is out of range for data rank " +
+                         std::to_string(rank) + " and indices rank " +
+                         std::to_string(irank));
+  const int64_t depth = is.back();
+  if (depth < 1 || b + depth > rank)
+    return Status::error("indices' last dimension " + std::to_string(depth) +
+                         " does not fit data of rank " + std::to_string(rank) +
+                         " with batch_dims " + std::to_string(b));
+  for (int64_t d = 0; d < b; ++d)
+    if (s[d] != is[d])
+      return Status::error("batch dimension " + std::to_string(d) +
+                           " differs between data " + fmtShape(s) +
+                           " and indices " + fmtShape(is));
+  Shape expected(is.begin(), is.end() - 1);
+  expected.insert(expected.end(), s.begin() + b + depth, s.end());
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
+  GatherNDParams p;
+  p.batch = product(s, 0, b);
+  p.tuples = product(is, b, is.size() - 1);
+  p.depth = depth;
+  p.dims.assign(s.begin() + b, s.begin() + b + depth);
+  p.slicesPerBatch = product(s, b, b + depth);
+  p.sliceBytes = product(s, b + depth, s.size()) *
+                 static_cast<int64_t>(dtypeSize(in[0].dtype));
+  p.indexType = in[1].dtype;
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        gatherNDKernel(p, i[0], i[1], o[0]);
+      });
+  return Status::ok();
+}
+
 } // namespace
 
 void addGatherKernels(KernelTable &t) {
+  t.push_back({"GatherND", "take slices addressed by index tuples",
+               prepareGatherND});
   t.push_back(
       {"Gather", "take slices along attr axis by index tensor", prepareGather});
   t.push_back({"GatherElements", "take elements along attr axis by index",

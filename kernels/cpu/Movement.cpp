@@ -169,6 +169,30 @@ void gatherElementsKernel(const GatherElementsParams &p, const void *data,
   });
 }
 
+void gatherNDKernel(const GatherNDParams &p, const void *data,
+                    const void *indices, void *out) {
+  const char *src = static_cast<const char *>(data);
+  char *dst = static_cast<char *>(out);
+  int64_t pos = 0;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    for (int64_t t = 0; t < p.tuples; ++t, dst += p.sliceBytes) {
+      int64_t slice = 0;
+      bool inRange = true;
+      for (int64_t j = 0; j < p.depth; ++j, ++pos) {
+        int64_t idx = indexAt(p.indexType, indices, pos, p.dims[j]);
+        inRange &= idx >= 0;
+        slice = slice * p.dims[j] + (idx < 0 ? 0 : idx);
+      }
+      if (!inRange) {
+        std::memset(dst, 0, size_t(p.sliceBytes));
+        continue;
+      }
+      std::memcpy(dst, src + (b * p.slicesPerBatch + slice) * p.sliceBytes,
+                  size_t(p.sliceBytes));
+    }
+  }
+}
+
 void triluKernel(const TriluParams &p, const void *in, void *out) {
   const size_t es = p.elemSize;
   const char *src = static_cast<const char *>(in);

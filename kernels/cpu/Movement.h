@@ -83,6 +83,22 @@ struct GatherElementsParams {
 void gatherElementsKernel(const GatherElementsParams &p, const void *data,
                           const void *indices, void *out);
 
+/// GatherND: for each batch and each index tuple of depth `depth`, copies
+/// the slice of data that the tuple addresses.
+struct GatherNDParams {
+  int64_t batch = 1;        // product of the batch_dims leading dims
+  int64_t tuples = 0;       // index tuples per batch
+  int64_t depth = 0;        // entries per tuple (indices.shape[-1])
+  std::vector<int64_t> dims; // data dims the tuple indexes
+  int64_t slicesPerBatch = 0; // product of `dims`
+  int64_t sliceBytes = 0;   // bytes of one addressed slice
+  DType indexType = DType::I64;
+};
+
+/// Same index rules as gatherKernel; an out-of-range tuple gives a zero slice.
+void gatherNDKernel(const GatherNDParams &p, const void *data,
+                    const void *indices, void *out);
+
 /// Trilu on [batch, rows, cols]: keeps elements with col - row >= k (upper)
 /// or col - row <= k (lower) and zeroes the rest.
 struct TriluParams {

@@ -1,4 +1,4 @@
-//===- SliceGatherTest.cpp - Slice, Pad, Gather, GatherElements -----------===//
+//===- SliceGatherTest.cpp - Slice, Pad and the gathers --------------------===//
 #include "KernelTestUtil.h"
 
 #include <limits>
@@ -311,6 +311,77 @@ TEST(GatherElements, PicksAlongAxis) {
                                    {{DType::F32, {2, 2}}, {DType::I64, {2, 3}}},
                                    {{DType::F32, {2, 3}}}),
                        "exceeds data shape");
+}
+
+
+TEST(GatherND, AddressesSlicesByTuples) {
+  uint64_t seed = 90;
+  struct Case {
+    Shape data, indices;
+    int64_t batchDims;
+  };
+  const std::vector<Case> cases = {
+      {{4, 3}, {5, 2}, 0},       // full tuples: scalars
+      {{4, 3, 2}, {2, 3, 1}, 0}, // depth 1: rows
+      {{2, 5, 3}, {2, 4, 1}, 1}, // batched
+      {{2, 3, 4}, {2, 2}, 1},    // batched, depth 2 per batch row
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(shapeToString(c.data) + " idx " + shapeToString(c.indices));
+    Tensor data = randomTensor(DType::F32, c.data, seed++, -5, 5);
+    const int64_t b = c.batchDims, depth = c.indices.back();
+    // Random in-range tuples, some given as negative indices.
+    std::vector<double> idxVals;
+    int64_t tuples = numElements(c.indices) / depth;
+    for (int64_t t = 0; t < tuples; ++t)
+      for (int64_t j = 0; j < depth; ++j) {
+        int64_t dim = c.data[b + j];
+        int64_t v = int64_t((t * 7 + j * 3 + seed) % dim);
+        idxVals.push_back((t + j) % 3 == 0 ? v - dim : v);
+      }
+    Tensor idx = makeTensor(DType::I64, c.indices, idxVals);
+    Shape outShape(c.indices.begin(), c.indices.end() - 1);
+    outShape.insert(outShape.end(), c.data.begin() + b + depth, c.data.end());
+    int64_t slice = 1;
+    for (size_t d = b + depth; d < c.data.size(); ++d)
+      slice *= c.data[d];
+    int64_t perBatch = tuples / (b ? numElements(Shape(c.data.begin(), c.data.begin() + b)) : 1);
+    std::vector<double> expect;
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t batch = t / perBatch;
+      std::vector<int64_t> pos(c.data.size(), 0);
+      std::vector<int64_t> bidx = unravel(batch, Shape(c.data.begin(), c.data.begin() + b));
+      for (int64_t d = 0; d < b; ++d)
+        pos[d] = bidx[d];
+      for (int64_t j = 0; j < depth; ++j) {
+        int64_t v = int64_t(idxVals[t * depth + j]);
+        pos[b + j] = v < 0 ? v + c.data[b + j] : v;
+      }
+      for (int64_t e = 0; e < slice; ++e) {
+        std::vector<int64_t> p = pos;
+        std::vector<int64_t> tail =
+            unravel(e, Shape(c.data.begin() + b + depth, c.data.end()));
+        for (size_t d = 0; d < tail.size(); ++d)
+          p[b + depth + d] = tail[d];
+        expect.push_back(data.at(ravel(p, c.data)));
+      }
+    }
+    Attrs a;
+    a.setInt("batch_dims", b);
+    expectClose(runOne("GatherND", {&data, &idx}, DType::F32, outShape, a),
+                expect, 0, 0);
+  }
+  // An out-of-range tuple gives a zero slice.
+  Tensor data = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
+  Tensor idx = makeTensor(DType::I64, {2, 1}, {1, 7});
+  expectClose(runOne("GatherND", {&data, &idx}, DType::F32, {2, 2}),
+              {3, 4, 0, 0}, 0, 0);
+  Attrs a;
+  a.setInt("batch_dims", 2);
+  EXPECT_PREPARE_ERROR(prepareOnly("GatherND",
+                                   {{DType::F32, {2, 2}}, {DType::I64, {2, 1}}},
+                                   {{DType::F32, {2}}}, a),
+                       "batch_dims");
 }
 
 } // namespace

@@ -1,0 +1,125 @@
+"""End to end: compile every committed export at several tensor-parallel
+degrees, run it, and compare with onnxruntime's outputs.
+
+usage: check_models.py MODELS_DIR WORK_DIR [--tp 1,2,4,8] [--mpi] [--atol 1e-4]
+
+For each model folder (with meta.json) and each tp: when the heads allow
+tp, `tpc compile` + `tpc run` (in-process ranks) must reproduce
+expected/*.npy within atol, and every rank's plan must hold exactly two
+all-reduces per transformer layer (none at tp 1) and no all-gather; when
+they do not, the compile must fail with the promised error and leave no
+engine folder. With --mpi, tp 2 engines also run under mpirun. Prints one
+line per case and a final "N passed, N failed" line.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+
+def heads_allow(meta, tp):
+    heads, kv = meta["heads"], meta.get("kv_heads", meta["heads"])
+    return heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def compare(model_dir, out_dir, atol):
+    worst = 0.0
+    for name in sorted(os.listdir(os.path.join(model_dir, "expected"))):
+        want = np.load(os.path.join(model_dir, "expected", name))
+        got = np.load(os.path.join(out_dir, name))
+        if got.shape != want.shape:
+            return None, "%s: shape %s, expected %s" % (name, got.shape, want.shape)
+        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))))
+    return worst, None if worst <= atol else "max |diff| %.3g > %g" % (worst, atol)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models")
+    ap.add_argument("work")
+    ap.add_argument("--tp", default="1,2,4,8")
+    ap.add_argument("--mpi", action="store_true")
+    ap.add_argument("--mpirun", default="mpirun")
+    ap.add_argument("--atol", type=float, default=1e-4)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    degrees = [int(t) for t in args.tp.split(",")]
+    passed = failed = 0
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+
+    def report(ok, name, detail):
+        nonlocal passed, failed
+        print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail), flush=True)
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+
+    for model in sorted(os.listdir(args.models)):
+        model_dir = os.path.join(args.models, model)
+        meta_path = os.path.join(model_dir, "meta.json")
+        if not os.path.exists(meta_path) or (args.only and args.only not in model):
+            continue
+        with open(meta_path) as f:
+            meta = json.load(f)
+        shapes = []
+        for inp, shape in meta["input_shapes"].items():
+            shapes += ["--input-shape", "%s=%s" % (inp, "x".join(map(str, shape)))]
+        inputs = []
+        for inp in meta["input_shapes"]:
+            inputs += ["--input", "%s=%s" % (inp, os.path.join(model_dir, "inputs", inp + ".npy"))]
+        for tp in degrees:
+            case = "%s tp=%d" % (model, tp)
+            engine = os.path.join(args.work, "%s_tp%d" % (model, tp))
+            r = run(["tpc", "compile", os.path.join(model_dir, "model.onnx"),
+                     "--tp", str(tp), "-o", engine] + shapes)
+            if not heads_allow(meta, tp):
+                ok = (r.returncode == 1 and "does not divide the" in r.stderr
+                      and "tp values that work" in r.stderr
+                      and not os.path.exists(engine))
+                report(ok, case, "refused: " + r.stderr.strip().splitlines()[0]
+                       if r.stderr.strip() else "not refused")
+                continue
+            if r.returncode != 0:
+                report(False, case, "compile failed: " + r.stderr.strip())
+                continue
+            info = json.loads(run(["tpc", "inspect", engine, "--json"]).stdout)
+            want_ar = 0 if tp == 1 else 2 * meta["layers"]
+            counts_ok = True
+            for rank in info["ranks"]:
+                kinds = {c["kind"]: c["count"] for c in rank.get("collectives", [])}
+                if kinds.get("AllReduce", 0) != want_ar or kinds.get("AllGather", 0):
+                    counts_ok = False
+            out = os.path.join(args.work, "%s_tp%d_out" % (model, tp))
+            r = run(["tpc", "run", engine, "--output-dir", out, "--oversubscribe"] + inputs)
+            if r.returncode != 0:
+                report(False, case, "run failed: " + r.stderr.strip())
+                continue
+            worst, err = compare(model_dir, out, args.atol)
+            detail = "max |diff| %.2g, %d all-reduces per rank" % (worst or 0, want_ar)
+            report(err is None and counts_ok, case,
+                   detail if err is None and counts_ok else (err or "wrong collective counts: %s" % info["ranks"][0].get("collectives")))
+            if args.mpi and tp == 2:
+                out_mpi = out + "_mpi"
+                r = run([args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2",
+                         "tpc", "run", engine, "--output-dir", out_mpi] + inputs, timeout=300)
+                if r.returncode != 0:
+                    report(False, case + " mpirun", "run failed: " + r.stderr.strip()[-500:])
+                    continue
+                worst, err = compare(model_dir, out_mpi, args.atol)
+                report(err is None, case + " mpirun", err or "max |diff| %.2g" % worst)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
