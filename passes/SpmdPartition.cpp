@@ -9,6 +9,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tpc {
 #define GEN_PASS_DEF_SPMDPARTITIONPASS
@@ -201,6 +203,12 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
           return ag.emitError("gathering a value split into several parts "
                               "(a fused projection) is not supported");
     }
+    // Whole weights that every use now reads as slices must not reach the
+    // rank's weight file.
+    Block &block = func.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
     return success();
   }
 
