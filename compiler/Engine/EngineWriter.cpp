@@ -107,15 +107,30 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
         inner *= w.sourceShape[d];
     }
     int64_t axisDim = w.sourceShape.empty() ? 1 : w.sourceShape[axis];
-    for (int64_t o = 0; o < outer; ++o) {
-      for (size_t r = 0; r < ranges.size(); r += 2) {
-        const uint8_t *from = base + (o * axisDim + ranges[r]) * inner;
-        if (Status st = writer.append(from, size_t(ranges[r + 1] * inner));
-            !st.isOk())
+    // Source pages are needed once: release them every few MiB so that
+    // resident memory stays flat however large the weights are.
+    constexpr int64_t kReleaseEvery = 8 << 20;
+    int64_t released = 0;
+    auto copy = [&](const uint8_t *from, int64_t bytes) -> LogicalResult {
+      for (int64_t done = 0; done < bytes;) {
+        int64_t n = std::min<int64_t>(bytes - done, kReleaseEvery);
+        if (Status st = writer.append(from + done, size_t(n)); !st.isOk())
           return error() << st.message();
+        done += n;
+        int64_t consumed = (from + done) - base;
+        if (consumed - released >= kReleaseEvery) {
+          (void)(*src)->adviseDontNeed(size_t(w.offset + released),
+                                       size_t(consumed - released));
+          released = consumed;
+        }
       }
-    }
-    // The source pages were only needed for this copy: keep RSS flat.
+      return success();
+    };
+    for (int64_t o = 0; o < outer; ++o)
+      for (size_t r = 0; r < ranges.size(); r += 2)
+        if (failed(copy(base + (o * axisDim + ranges[r]) * inner,
+                        ranges[r + 1] * inner)))
+          return failure();
     (void)(*src)->adviseDontNeed(size_t(w.offset), size_t(srcBytes));
   }
   if (Status st = writer.close(); !st.isOk())
