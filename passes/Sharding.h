@@ -52,6 +52,12 @@ struct Sharding {
   std::string str() const;
 };
 
+/// An ONNX axis attribute (stored as an unsigned 64-bit value, negative
+/// meaning from the end) as an index in [0, rank).
+inline int64_t positiveAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
 /// Rank r's share of each of `n` entries split over `tp` ranks.
 int64_t evenShare(int64_t n, int64_t tp, int64_t r);
 /// The [start, size] ranges of the split axis that rank `r` holds.

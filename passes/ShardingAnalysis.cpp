@@ -414,7 +414,7 @@ void ShardingAnalysis::visitSplit(Operation *splitOp) {
   Value in = op.getInput();
   Sharding s = of(in);
   int64_t rank = tensorType(in).getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t axis = positiveAxis(op.getAxis(), rank);
   if (s.isPartial() || s.isReplicated()) {
     for (Value r : op.getResults())
       set(r, s);
@@ -475,13 +475,13 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
   };
   if (auto sm = dyn_cast<onnx::SoftmaxOp>(op)) {
     int64_t r = sm.getType().getRank();
-    int64_t a = sm.getAxis() < 0 ? sm.getAxis() + r : sm.getAxis();
+    int64_t a = positiveAxis(sm.getAxis(), r);
     visitAxisOp(op, {a}, true, false);
     return success();
   }
   if (auto sm = dyn_cast<onnx::LogSoftmaxOp>(op)) {
     int64_t r = sm.getType().getRank();
-    int64_t a = sm.getAxis() < 0 ? sm.getAxis() + r : sm.getAxis();
+    int64_t a = positiveAxis(sm.getAxis(), r);
     visitAxisOp(op, {a}, true, false);
     return success();
   }
@@ -531,7 +531,7 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
   }
   if (auto c = dyn_cast<onnx::ConcatOp>(op)) {
     int64_t rank = c.getType().getRank();
-    int64_t axis = c.getAxis() < 0 ? c.getAxis() + rank : c.getAxis();
+    int64_t axis = positiveAxis(c.getAxis(), rank);
     std::optional<Sharding> split;
     OpSet from;
     bool ok = true;

@@ -187,12 +187,9 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
         SmallVector<int64_t> sizes;
         for (Value r : split.getResults())
           sizes.push_back(cast<RankedTensorType>(r.getType())
-                              .getDimSize(split.getAxis() < 0
-                                              ? split.getAxis() +
-                                                    split.getInput()
-                                                        .getType()
-                                                        .getRank()
-                                              : split.getAxis()));
+                              .getDimSize(positiveAxis(
+                                  split.getAxis(),
+                                  split.getInput().getType().getRank())));
         split.setSplitAttr(DenseI64ArrayAttr::get(ctx, sizes));
       }
       if (auto sh = dyn_cast<tp::ShardOp>(op))

@@ -446,7 +446,7 @@ LogicalResult GeluOp::verify() {
 
 template <typename OpTy> static LogicalResult verifyAxisOp(OpTy op) {
   if (failed(normalizeAxis(op.getAxis(), op.getType().getRank())))
-    return op.emitOpError("axis ") << op.getAxis() << " out of range";
+    return op.emitOpError("axis ") << int64_t(op.getAxis()) << " out of range";
   return success();
 }
 LogicalResult SoftmaxOp::verify() { return verifyAxisOp(*this); }
