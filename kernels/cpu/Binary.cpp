@@ -48,14 +48,27 @@ template <class T> T wrapMul(T a, T b) {
 template <class T> T intDiv(T a, T b) {
   if (b == 0)
     return 0;
-  if (b == -1)
-    return wrapSub<T>(0, a);
-  return a / b;
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1)
+      return wrapSub<T>(0, a);
+  return static_cast<T>(a / b);
 }
 template <class T> T intRem(T a, T b) {
-  if (b == 0 || b == -1)
+  if (b == 0)
     return 0;
-  return a % b;
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1)
+      return 0;
+  return static_cast<T>(a % b);
+}
+
+/// Whether an integer is below zero, without a comparison that is always
+/// false for unsigned types.
+template <class T> bool isNegative(T v) {
+  if constexpr (std::is_signed_v<T>)
+    return v < 0;
+  else
+    return false;
 }
 
 template <class T> T intPow(T base, int64_t e) {
@@ -63,7 +76,7 @@ template <class T> T intPow(T base, int64_t e) {
     // Only +-1 have integer reciprocals; everything else truncates to 0.
     if (base == 1)
       return 1;
-    if (base == -1)
+    if (isNegative(base) && base == T(-1))
       return (e & 1) ? T(-1) : T(1);
     return 0;
   }
@@ -129,7 +142,7 @@ struct ModFn {
   template <class T> T operator()(T a, T b) const {
     static_assert(kIsInt<T>, "floating Mod needs fmod=1");
     T r = intRem(a, b);
-    if (r != 0 && ((r < 0) != (b < 0)))
+    if (r != 0 && (isNegative(r) != isNegative(b)))
       r = wrapAdd(r, b);
     return r;
   }
@@ -145,7 +158,7 @@ struct FModFn {
 struct PReluFn {
   template <class T> T operator()(T x, T slope) const {
     if constexpr (kIsInt<T>)
-      return x < 0 ? wrapMul(x, slope) : x;
+      return isNegative(x) ? wrapMul(x, slope) : x;
     else
       return x < 0 ? x * slope : x;
   }
@@ -217,30 +230,83 @@ void binaryRows(const StridedLayout<3> &l, const A *a, const B *b, R *out,
   });
 }
 
+/// How an element type is computed with: 16-bit floats are widened to float
+/// and each result rounded back (to nearest even), every other type is
+/// computed as stored.
+template <class S> struct Compute {
+  static S load(S v) { return v; }
+  static S store(S v) { return v; }
+};
+template <> struct Compute<Half> {
+  static float load(Half v) { return halfToFloat(v); }
+  static Half store(float v) { return floatToHalf(v); }
+};
+template <> struct Compute<BFloat16> {
+  static float load(BFloat16 v) { return bfloat16ToFloat(v); }
+  static BFloat16 store(float v) { return floatToBFloat16(v); }
+};
+template <class S>
+constexpr bool kIsFloat16 =
+    std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>;
+
+/// `fn` on operands stored as A and B: a comparison's byte comes back as it
+/// is, anything else is stored as A.
+template <class A, class B, class Fn> auto onStorage(Fn fn) {
+  return [fn](A a, B b) {
+    auto r = fn(Compute<A>::load(a), Compute<B>::load(b));
+    if constexpr (kIsFloat16<A> && !std::is_same_v<decltype(r), uint8_t>)
+      return Compute<A>::store(r);
+    else
+      return r;
+  };
+}
+
+/// visitNumeric widened to the 8-bit integers and the 16-bit floats, the
+/// types the binary kernels take besides f32, f64, i64 and i32.
+template <class F> bool visitBinaryType(DType t, F &&f) {
+  switch (t) {
+  case DType::I8:
+    f(TypeTag<int8_t>{});
+    return true;
+  case DType::U8:
+    f(TypeTag<uint8_t>{});
+    return true;
+  case DType::F16:
+    f(TypeTag<Half>{});
+    return true;
+  case DType::BF16:
+    f(TypeTag<BFloat16>{});
+    return true;
+  default:
+    return visitNumeric(t, f);
+  }
+}
+
 template <class T, class Fn>
 void sameType(const BinaryParams &p, const void *a, const void *b, void *out,
               Fn fn) {
-  using R = decltype(fn(T(), T()));
+  auto f = onStorage<T, T>(fn);
+  using R = decltype(f(T(), T()));
   binaryRows(p.layout, static_cast<const T *>(a), static_cast<const T *>(b),
-             static_cast<R *>(out), fn);
+             static_cast<R *>(out), f);
 }
 
 template <class Fn>
 void numeric(const BinaryParams &p, const void *a, const void *b, void *out,
              Fn fn) {
-  visitNumeric(p.lhsType, [&](auto tag) {
+  visitBinaryType(p.lhsType, [&](auto tag) {
     using T = typename decltype(tag)::type;
     sameType<T>(p, a, b, out, fn);
   });
 }
 
 void powKernel(const BinaryParams &p, const void *a, const void *b, void *out) {
-  visitNumeric(p.lhsType, [&](auto baseTag) {
+  visitBinaryType(p.lhsType, [&](auto baseTag) {
     using A = typename decltype(baseTag)::type;
-    visitNumeric(p.rhsType, [&](auto expTag) {
+    visitBinaryType(p.rhsType, [&](auto expTag) {
       using B = typename decltype(expTag)::type;
       binaryRows(p.layout, static_cast<const A *>(a), static_cast<const B *>(b),
-                 static_cast<A *>(out), PowFn());
+                 static_cast<A *>(out), onStorage<A, B>(PowFn()));
     });
   });
 }
@@ -277,11 +343,18 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
   case BinaryOp::Pow:
     return powKernel(p, a, b, out);
   case BinaryOp::Mod:
-    if (p.lhsType == DType::I64)
+    switch (p.lhsType) {
+    case DType::I64:
       return sameType<int64_t>(p, a, b, out, ModFn());
-    if (p.lhsType == DType::I32)
+    case DType::I32:
       return sameType<int32_t>(p, a, b, out, ModFn());
-    return;
+    case DType::I8:
+      return sameType<int8_t>(p, a, b, out, ModFn());
+    case DType::U8:
+      return sameType<uint8_t>(p, a, b, out, ModFn());
+    default:
+      return;
+    }
   case BinaryOp::Equal:
     return comparison(p, a, b, out, EqualFn());
   case BinaryOp::Less:

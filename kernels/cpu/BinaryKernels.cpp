@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/Binary.h"
+#include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
 
 #include <cstring>
@@ -13,8 +14,16 @@
 namespace tpc::cpu {
 namespace {
 
-const std::initializer_list<DType> kNumeric = {DType::F32, DType::F64,
-                                               DType::I64, DType::I32};
+const std::initializer_list<DType> kNumeric = {
+    DType::F32, DType::F64, DType::I64, DType::I32,
+    DType::I8,  DType::U8,  DType::F16, DType::BF16};
+const std::initializer_list<DType> kFloats = {DType::F32, DType::F64,
+                                              DType::F16, DType::BF16};
+
+bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::F16 ||
+         t == DType::BF16;
+}
 
 Status checkBroadcastOutput(const std::vector<TensorDesc> &inputs,
                             const TensorDesc &out, Shape &shape) {
@@ -39,7 +48,8 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
   } else if (op == BinaryOp::Equal) {
     TPC_RETURN_IF_ERROR(checkDType(
         in[0], "input 0",
-        {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}));
+        {DType::F32, DType::F64, DType::I64, DType::I32, DType::I8, DType::U8,
+         DType::F16, DType::BF16, DType::Bool}));
   } else {
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   }
@@ -59,8 +69,7 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
     if (fmod != 0 && fmod != 1)
       return Status::error("attribute fmod must be 0 or 1, got " +
                            std::to_string(fmod));
-    bool isFloat = in[0].dtype == DType::F32 || in[0].dtype == DType::F64;
-    if (isFloat && fmod == 0)
+    if (isFloat(in[0].dtype) && fmod == 0)
       return Status::error("Mod of floating-point inputs requires fmod=1");
     if (fmod == 1)
       op = BinaryOp::FMod;
@@ -100,7 +109,7 @@ Status prepareVariadic(const std::vector<TensorDesc> &in,
   TPC_RETURN_IF_ERROR(checkArity(in, out, 1, SIZE_MAX, 1, 1));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
   if (V == Variadic::Mean)
-    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", {DType::F32, DType::F64}));
+    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kFloats));
   else
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   for (size_t i = 1; i < in.size(); ++i)
@@ -135,13 +144,26 @@ Status prepareVariadic(const std::vector<TensorDesc> &in,
     }
     for (size_t s = 0; s < steps.size(); ++s)
       binaryKernel(steps[s], s == 0 ? i[0] : o[0], i[s + 1], o[0]);
-    if (V == Variadic::Mean)
+    if (V == Variadic::Mean) {
       visitFloat(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         T *y = static_cast<T *>(o[0]);
         for (int64_t k = 0; k < numel; ++k)
           y[k] = static_cast<T>(y[k] * scale);
       });
+      // The 16-bit floats hold the sum rounded at each step, as their Add
+      // does; the division is rounded once (through round-to-odd float).
+      if (dtype == DType::F16) {
+        Half *y = static_cast<Half *>(o[0]);
+        for (int64_t k = 0; k < numel; ++k)
+          y[k] = floatToHalf(doubleToFloatRoundOdd(halfToFloat(y[k]) * scale));
+      } else if (dtype == DType::BF16) {
+        BFloat16 *y = static_cast<BFloat16 *>(o[0]);
+        for (int64_t k = 0; k < numel; ++k)
+          y[k] = floatToBFloat16(
+              doubleToFloatRoundOdd(bfloat16ToFloat(y[k]) * scale));
+      }
+    }
   });
   return Status::ok();
 }

@@ -1,7 +1,9 @@
 //===- Unary.cpp - Elementwise unary kernels and their adapters -----------===//
 #include "kernels/cpu/Unary.h"
+#include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -14,6 +16,14 @@ void mapLoop(const void *in, void *out, int64_t n, Fn fn) {
   T *y = static_cast<T *>(out);
   for (int64_t i = 0; i < n; ++i)
     y[i] = fn(x[i]);
+}
+
+/// x < 0, without a comparison that is always false for unsigned types.
+template <class T> bool isNegative(T x) {
+  if constexpr (std::is_unsigned_v<T>)
+    return false;
+  else
+    return x < 0;
 }
 
 /// Ops defined for integers as well as floats.
@@ -34,23 +44,24 @@ bool intCapableOp(const UnaryParams &p, const void *in, void *out) {
   case UnaryOp::Abs:
     mapLoop<T>(in, out, n, [](T x) {
       if constexpr (std::is_integral_v<T>)
-        return x < 0 ? static_cast<T>(std::make_unsigned_t<T>(0) -
-                                      static_cast<std::make_unsigned_t<T>>(x))
-                     : x;
+        return isNegative(x)
+                   ? static_cast<T>(std::make_unsigned_t<T>(0) -
+                                    static_cast<std::make_unsigned_t<T>>(x))
+                   : x;
       else
         return std::fabs(x);
     });
     return true;
   case UnaryOp::Relu:
     // x < 0 rather than max(x, 0) so that NaN passes through.
-    mapLoop<T>(in, out, n, [](T x) { return x < 0 ? T(0) : x; });
+    mapLoop<T>(in, out, n, [](T x) { return isNegative(x) ? T(0) : x; });
     return true;
   case UnaryOp::Sign:
     mapLoop<T>(in, out, n, [](T x) {
       if constexpr (!std::is_integral_v<T>)
         if (std::isnan(x))
           return x;
-      return static_cast<T>((x > 0) - (x < 0));
+      return static_cast<T>((x > T(0)) - isNegative(x));
     });
     return true;
   default:
@@ -132,6 +143,32 @@ void floatOp(const UnaryParams &p, const void *in, void *out) {
   }
 }
 
+/// A 16-bit float op: blocks of the input are widened to float, computed
+/// as float and rounded back (to nearest even).
+template <class S, float (*Load)(S), S (*Store)(float)>
+void float16Op(const UnaryParams &p, const void *in, void *out) {
+  const S *x = static_cast<const S *>(in);
+  if (p.op == UnaryOp::IsNaN) {
+    uint8_t *y = static_cast<uint8_t *>(out);
+    for (int64_t i = 0; i < p.numel; ++i)
+      y[i] = std::isnan(Load(x[i])) ? 1 : 0;
+    return;
+  }
+  S *y = static_cast<S *>(out);
+  constexpr int64_t kBlock = 256;
+  float buf[kBlock];
+  UnaryParams blockParams = p;
+  for (int64_t start = 0; start < p.numel; start += kBlock) {
+    int64_t n = std::min(kBlock, p.numel - start);
+    for (int64_t i = 0; i < n; ++i)
+      buf[i] = Load(x[start + i]);
+    blockParams.numel = n;
+    floatOp<float>(blockParams, buf, buf);
+    for (int64_t i = 0; i < n; ++i)
+      y[start + i] = Store(buf[i]);
+  }
+}
+
 } // namespace
 
 void unaryKernel(const UnaryParams &p, const void *in, void *out) {
@@ -153,6 +190,16 @@ void unaryKernel(const UnaryParams &p, const void *in, void *out) {
   case DType::I32:
     intCapableOp<int32_t>(p, in, out);
     return;
+  case DType::I8:
+    intCapableOp<int8_t>(p, in, out);
+    return;
+  case DType::U8:
+    intCapableOp<uint8_t>(p, in, out);
+    return;
+  case DType::F16:
+    return float16Op<Half, halfToFloat, floatToHalf>(p, in, out);
+  case DType::BF16:
+    return float16Op<BFloat16, bfloat16ToFloat, floatToBFloat16>(p, in, out);
   default:
     return;
   }
@@ -178,11 +225,19 @@ Status prepareUnary(const std::vector<TensorDesc> &in,
   DType outType = in[0].dtype;
   if (Op == UnaryOp::Not)
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", {DType::Bool}));
+  else if (Op == UnaryOp::Neg)
+    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0",
+                                   {DType::F32, DType::F64, DType::F16,
+                                    DType::BF16, DType::I64, DType::I32,
+                                    DType::I8}));
   else if (takesInts(Op))
-    TPC_RETURN_IF_ERROR(checkDType(
-        in[0], "input 0", {DType::F32, DType::F64, DType::I64, DType::I32}));
+    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0",
+                                   {DType::F32, DType::F64, DType::F16,
+                                    DType::BF16, DType::I64, DType::I32,
+                                    DType::I8, DType::U8}));
   else
-    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", {DType::F32, DType::F64}));
+    TPC_RETURN_IF_ERROR(checkDType(
+        in[0], "input 0", {DType::F32, DType::F64, DType::F16, DType::BF16}));
   if (Op == UnaryOp::IsNaN)
     outType = DType::Bool;
   if (out[0].dtype != outType)

@@ -311,5 +311,175 @@ TEST(Binary, InvalidInputs) {
       "negative dim");
 }
 
+/// `v` as stored in `t`: integers wrap, 16-bit floats round to nearest even
+/// (by the test's own codec), bools become 0/1.
+double storedAs(DType t, double v) {
+  Tensor x(t, {});
+  x.set(0, v);
+  return x.at(0);
+}
+
+TEST(Binary, EightBitIntegersWrap) {
+  auto cDiv = [](double a, double b) { return b == 0 ? 0 : std::trunc(a / b); };
+  auto pyMod = [](double a, double b) {
+    return b == 0 ? 0 : a - std::floor(a / b) * b;
+  };
+  auto cMod = [](double a, double b) { return b == 0 ? 0 : std::fmod(a, b); };
+  const std::vector<std::pair<const char *, Fn>> arith = {
+      {"Add", [](double x, double y) { return x + y; }},
+      {"Sub", [](double x, double y) { return x - y; }},
+      {"Mul", [](double x, double y) { return x * y; }},
+      {"Div", cDiv},
+      {"Mod", pyMod},
+      {"Max", [](double x, double y) { return std::max(x, y); }},
+      {"Min", [](double x, double y) { return std::min(x, y); }},
+  };
+  const std::vector<std::pair<const char *, Fn>> cmp = {
+      {"Equal", [](double a, double b) { return double(a == b); }},
+      {"Less", [](double a, double b) { return double(a < b); }},
+      {"Greater", [](double a, double b) { return double(a > b); }},
+      {"LessOrEqual", [](double a, double b) { return double(a <= b); }},
+      {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
+  };
+  uint64_t seed = 700;
+  for (DType t : {DType::I8, DType::U8})
+    for (const auto &[sa, sb] : kShapePairs) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(sa) +
+                   " vs " + shapeToString(sb));
+      double lo = t == DType::I8 ? -120 : 0, hi = t == DType::I8 ? 120 : 250;
+      // Wide ranges so that Add, Sub and Mul overflow and wrap.
+      Tensor a = randomTensor(t, sa, seed++, lo, hi);
+      Tensor b = randomTensor(t, sb, seed++, t == DType::I8 ? -9 : 0, 9);
+      Shape os = broadcast({sa, sb});
+      for (const auto &[name, fn] : arith) {
+        SCOPED_TRACE(name);
+        std::vector<double> expect = refBinary(a, b, os, fn);
+        for (double &v : expect)
+          v = storedAs(t, v);
+        expectClose(runOne(name, {&a, &b}, t, os), expect, 0, 0);
+      }
+      Attrs fmod;
+      fmod.setInt("fmod", 1);
+      expectClose(runOne("Mod", {&a, &b}, t, os, fmod),
+                  refBinary(a, b, os, cMod), 0, 0);
+      for (const auto &[name, fn] : cmp) {
+        SCOPED_TRACE(name);
+        expectClose(runOne(name, {&a, &b}, DType::Bool, os),
+                    refBinary(a, b, os, fn), 0, 0);
+      }
+    }
+  // MIN / -1 wraps, MIN % -1 and x / 0 give 0, as for the wider integers.
+  Tensor a = makeTensor(DType::I8, {4}, {-128, 7, -7, 100});
+  Tensor b = makeTensor(DType::I8, {4}, {-1, 0, 2, -3});
+  expectClose(runOne("Div", {&a, &b}, DType::I8, {4}), {-128, 0, -3, -33}, 0,
+              0);
+  expectClose(runOne("Mod", {&a, &b}, DType::I8, {4}), {0, 0, 1, -2}, 0, 0);
+  Tensor u = makeTensor(DType::U8, {3}, {200, 3, 255});
+  Tensor v = makeTensor(DType::U8, {3}, {0, 255, 255});
+  expectClose(runOne("Div", {&u, &v}, DType::U8, {3}), {0, 0, 1}, 0, 0);
+  expectClose(runOne("Sub", {&u, &v}, DType::U8, {3}), {200, 4, 0}, 0, 0);
+}
+
+TEST(Binary, Float16TypesRoundOnce) {
+  // Sums, differences, products and quotients of 16-bit floats computed in
+  // float and rounded once equal the exact result rounded once.
+  const std::vector<std::pair<const char *, Fn>> exact = {
+      {"Add", [](double x, double y) { return x + y; }},
+      {"Sub", [](double x, double y) { return x - y; }},
+      {"Mul", [](double x, double y) { return x * y; }},
+      {"Div", [](double x, double y) { return x / y; }},
+      {"Max", [](double x, double y) { return std::max(x, y); }},
+      {"Min", [](double x, double y) { return std::min(x, y); }},
+      {"PRelu", [](double x, double k) { return x < 0 ? x * k : x; }},
+  };
+  const std::vector<std::pair<const char *, Fn>> cmp = {
+      {"Equal", [](double a, double b) { return double(a == b); }},
+      {"Less", [](double a, double b) { return double(a < b); }},
+      {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
+  };
+  uint64_t seed = 800;
+  for (DType t : {DType::F16, DType::BF16})
+    for (const auto &[sa, sb] : kShapePairs) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(sa) +
+                   " vs " + shapeToString(sb));
+      Tensor a = randomTensor(t, sa, seed++, -3, 3);
+      Tensor b = randomTensor(t, sb, seed++, 0.25, 3);
+      Shape os = broadcast({sa, sb});
+      for (const auto &[name, fn] : exact) {
+        SCOPED_TRACE(name);
+        if (std::string(name) == "PRelu" && os != sa)
+          continue;
+        std::vector<double> expect = refBinary(a, b, os, fn);
+        for (double &v : expect)
+          v = storedAs(t, v);
+        expectClose(runOne(name, {&a, &b}, t, os), expect, 0, 0);
+      }
+      Attrs fmod;
+      fmod.setInt("fmod", 1);
+      expectClose(runOne("Mod", {&a, &b}, t, os, fmod),
+                  refBinary(a, b, os,
+                            [](double x, double m) { return std::fmod(x, m); }),
+                  0, 0);
+      // pow is not correctly rounded: allow one unit in the last place.
+      double ulp = t == DType::F16 ? 1.0 / 1024 : 1.0 / 128;
+      std::vector<double> pw = refBinary(
+          a, b, os, [](double x, double p) { return std::pow(std::fabs(x), p); });
+      Tensor absA = a;
+      for (int64_t i = 0; i < absA.numel(); ++i)
+        absA.set(i, std::fabs(absA.at(i)));
+      expectClose(runOne("Pow", {&absA, &b}, t, os), pw, ulp, 1e-6);
+      for (const auto &[name, fn] : cmp) {
+        SCOPED_TRACE(name);
+        expectClose(runOne(name, {&a, &b}, DType::Bool, os),
+                    refBinary(a, b, os, fn), 0, 0);
+      }
+    }
+  // NaN propagates through Max and Min; overflow rounds to infinity.
+  Tensor a = makeTensor(DType::F16, {3}, {NAN, 1, 60000});
+  Tensor b = makeTensor(DType::F16, {3}, {0, NAN, 60000});
+  expectClose(runOne("Max", {&a, &b}, DType::F16, {3}), {NAN, NAN, 60000});
+  expectClose(runOne("Min", {&a, &b}, DType::F16, {3}), {NAN, NAN, 60000});
+  expectClose(runOne("Add", {&a, &b}, DType::F16, {3}), {NAN, NAN, INFINITY});
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Mod", {{DType::F16, {2}}, {DType::F16, {2}}},
+                  {{DType::F16, {2}}}),
+      "fmod");
+}
+
+TEST(Binary, PowSmallTypesMixed) {
+  Tensor base = makeTensor(DType::I8, {4}, {2, -3, 5, 2});
+  Tensor e = makeTensor(DType::F16, {4}, {3, 3, 0.5, 7});
+  // 2^7 = 128 saturates to 127 through the float path, as for wider ints.
+  expectClose(runOne("Pow", {&base, &e}, DType::I8, {4}), {8, -27, 2, 127}, 0,
+              0);
+  Tensor x = makeTensor(DType::F32, {3}, {1.5, -2, 3});
+  Tensor u = makeTensor(DType::U8, {3}, {2, 3, 0});
+  expectClose(runOne("Pow", {&x, &u}, DType::F32, {3}), {2.25, -8, 1}, 0, 0);
+}
+
+TEST(Binary, VariadicSmallTypes) {
+  Tensor a = makeTensor(DType::I8, {3}, {100, -5, 7});
+  Tensor b = makeTensor(DType::I8, {3}, {100, 9, -7});
+  Tensor c = makeTensor(DType::I8, {1}, {1});
+  expectClose(runOne("Sum", {&a, &b, &c}, DType::I8, {3}), {-55, 5, 1}, 0, 0);
+  expectClose(runOne("Max", {&a, &b, &c}, DType::I8, {3}), {100, 9, 7}, 0, 0);
+  Tensor u = makeTensor(DType::U8, {2}, {3, 250});
+  Tensor w = makeTensor(DType::U8, {2}, {4, 1});
+  expectClose(runOne("Min", {&u, &w}, DType::U8, {2}), {3, 1}, 0, 0);
+  for (DType t : {DType::F16, DType::BF16}) {
+    SCOPED_TRACE(dtypeName(t));
+    Tensor x = makeTensor(t, {3}, {1, 2.5, -4});
+    Tensor y = makeTensor(t, {3}, {2, 0.5, 1});
+    Tensor z = makeTensor(t, {1}, {0.5});
+    expectClose(runOne("Mean", {&x, &y, &z}, t, {3}),
+                {storedAs(t, 3.5 / 3), storedAs(t, 3.5 / 3),
+                 storedAs(t, -2.5 / 3)}, 0, 0);
+    expectClose(runOne("Sum", {&x, &y, &z}, t, {3}), {3.5, 3.5, -2.5}, 0, 0);
+  }
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Mean", {{DType::I8, {2}}}, {{DType::I8, {2}}}),
+      "unsupported dtype");
+}
+
 } // namespace
 } // namespace tpc::cpu::test

@@ -151,5 +151,71 @@ TEST(Unary, InvalidInputs) {
                        "expected 1 inputs");
 }
 
+/// `v` rounded to `t` by the test's own codec.
+double storedAs(DType t, double v) {
+  Tensor x(t, {});
+  x.set(0, v);
+  return x.at(0);
+}
+
+TEST(Unary, Float16TypesComputeInFloat) {
+  // Each result is the float result rounded once; the reference is the
+  // exact result rounded once, so they may differ by one unit in the last
+  // place where float's own error meets a tie.
+  uint64_t seed = 900;
+  for (DType t : {DType::F16, DType::BF16})
+    for (const UnaryCase &c : floatCases())
+      // 600 elements: more than one of the kernel's conversion blocks.
+      for (Shape s : {Shape{2, 3, 5}, Shape{}, Shape{0, 4}, Shape{600}}) {
+        SCOPED_TRACE(std::string(c.name) + " " + dtypeName(t) + " " +
+                     shapeToString(s));
+        Tensor x = randomTensor(t, s, seed++, c.lo, c.hi);
+        std::vector<double> expect;
+        for (double v : x.values())
+          expect.push_back(storedAs(t, c.fn(v)));
+        double ulp = t == DType::F16 ? 1.0 / 1024 : 1.0 / 128;
+        expectClose(runOne(c.name, {&x}, t, s, c.attrs), expect, ulp, 1e-7);
+      }
+  for (DType t : {DType::F16, DType::BF16}) {
+    Tensor x = makeTensor(t, {5}, {1, NAN, -INFINITY, 0, -NAN});
+    expectClose(runOne("IsNaN", {&x}, DType::Bool, {5}), {0, 1, 0, 0, 1}, 0,
+                0);
+    expectClose(runOne("Neg", {&x}, t, {5}), {-1, NAN, INFINITY, 0, NAN}, 0,
+                0);
+  }
+}
+
+TEST(Unary, EightBitIntegers) {
+  const std::vector<std::pair<const char *, Fn>> cases = {
+      {"Abs", [](double x) { return std::fabs(x); }},
+      {"Relu", [](double x) { return x < 0 ? 0 : x; }},
+      {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
+      {"Neg", [](double x) { return -x; }},
+  };
+  uint64_t seed = 950;
+  for (DType t : {DType::I8, DType::U8})
+    for (const auto &[name, fn] : cases) {
+      if (t == DType::U8 && std::string(name) == "Neg")
+        continue;
+      SCOPED_TRACE(std::string(name) + " " + dtypeName(t));
+      Tensor x = randomTensor(t, {4, 6}, seed++, t == DType::I8 ? -127 : 0,
+                              t == DType::I8 ? 127 : 255);
+      std::vector<double> expect;
+      for (double v : x.values())
+        expect.push_back(fn(v));
+      expectClose(runOne(name, {&x}, t, {4, 6}), expect, 0, 0);
+    }
+  // -(-128) and |-128| wrap to -128, as for the wider integers.
+  Tensor m = makeTensor(DType::I8, {2}, {-128, 5});
+  expectClose(runOne("Neg", {&m}, DType::I8, {2}), {-128, -5}, 0, 0);
+  expectClose(runOne("Abs", {&m}, DType::I8, {2}), {-128, 5}, 0, 0);
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Neg", {{DType::U8, {2}}}, {{DType::U8, {2}}}),
+      "unsupported dtype");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Exp", {{DType::I8, {2}}}, {{DType::I8, {2}}}),
+      "unsupported dtype");
+}
+
 } // namespace
 } // namespace tpc::cpu::test
