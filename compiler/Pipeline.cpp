@@ -4,24 +4,63 @@
 #include "passes/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 
 namespace tpc {
 
-void buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts) {
+namespace {
+/// Adds the sharding pass: tpc-tp-shard, or the registered pass named by
+/// the options (from a plugin), given tp=N and the user's options.
+LogicalResult
+addShardingPass(OpPassManager &pm, const CompileOptions &opts,
+                function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (opts.shardingPass.empty()) {
+    TpShardPassOptions shard;
+    shard.tp = opts.tp;
+    shard.replicateUnclassified = opts.replicateUnclassified;
+    shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
+    shard.parallelLmHead = opts.parallelLmHead;
+    pm.addPass(createTpShardPass(shard));
+    return success();
+  }
+  const std::string &name = opts.shardingPass;
+  const PassRegistryEntry *entry = PassInfo::lookup(name);
+  if (!entry)
+    entry = PassPipelineInfo::lookup(name);
+  if (!entry)
+    return errorHandler("unknown sharding pass '" + name +
+                        "': no registered pass has that name (is its "
+                        "plugin loaded?)");
+  std::string options = "tp=" + std::to_string(opts.tp);
+  if (!opts.shardingOptions.empty())
+    options += " " + opts.shardingOptions;
+  return entry->addToPipeline(pm, options, [&](const Twine &msg) {
+    // Option errors come with a trailing newline and sometimes indented
+    // detail lines; keep the first line.
+    std::string text = StringRef(msg.str()).trim().split('\n').first.str();
+    return errorHandler("sharding pass '" + name + "' refused options '" +
+                        options + "': " + text);
+  });
+}
+} // namespace
+
+LogicalResult
+buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
+                     function_ref<LogicalResult(const Twine &)> errorHandler) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  TpShardPassOptions shard;
-  shard.tp = opts.tp;
-  shard.replicateUnclassified = opts.replicateUnclassified;
-  shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
-  shard.parallelLmHead = opts.parallelLmHead;
-  pm.addPass(createTpShardPass(shard));
+  if (failed(addShardingPass(pm, opts, errorHandler)))
+    return failure();
+  // The partitioner checks the shardings first, whichever pass left them.
   pm.addPass(createSpmdPartitionPass());
   pm.addPass(createLowerToPlanPass());
   pm.addPass(createPlanMemoryPass());
+  return success();
 }
 
 namespace {
@@ -41,21 +80,69 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "parallel-lm-head",
       llvm::cl::desc("Column-parallel LM head with an all-gather"),
       llvm::cl::init(false)};
+  Option<std::string> sharding{
+      *this, "sharding",
+      llvm::cl::desc("Registered sharding pass to run instead of "
+                     "tpc-tp-shard (e.g. from a pass plugin)")};
+  Option<std::string> shardingOptions{
+      *this, "sharding-options",
+      llvm::cl::desc("More options for the sharding pass, after tp")};
 };
 } // namespace
 
 void registerCompilePipeline() {
-  PassPipelineRegistration<PipelineOptions>(
+  // Registered by hand rather than with PassPipelineRegistration so that a
+  // bad sharding pass name fails the pipeline instead of being ignored.
+  registerPassPipeline(
       "tpc-compile-pipeline",
       "The pipeline of tpc compile: shard, partition, lower, plan memory",
-      [](OpPassManager &pm, const PipelineOptions &o) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PipelineOptions o;
+        std::string err;
+        llvm::raw_string_ostream os(err);
+        if (failed(o.parseFromString(text, os)))
+          return errorHandler(os.str());
         CompileOptions opts;
         opts.tp = o.tp;
         opts.replicateUnclassified = o.replicateUnclassified;
         opts.vocabParallelEmbedding = o.vocabParallelEmbedding;
         opts.parallelLmHead = o.parallelLmHead;
-        buildCompilePipeline(pm, opts);
+        opts.shardingPass = o.sharding;
+        opts.shardingOptions = o.shardingOptions;
+        return buildCompilePipeline(pm, opts, errorHandler);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(PipelineOptions());
       });
+}
+
+LogicalResult loadPassPlugin(const std::string &path, std::string &error) {
+  if (!llvm::sys::fs::is_regular_file(path)) {
+    error = "pass plugin '" + path + "' not found";
+    return failure();
+  }
+  // Opened here first to tell a library that does not load from one that is
+  // not a plugin; PassPlugin::load then finds it already open.
+  std::string why;
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &why);
+  if (!lib.isValid()) {
+    error = "cannot load pass plugin '" + path + "': " + why;
+    return failure();
+  }
+  if (!lib.getAddressOfSymbol("mlirGetPassPluginInfo")) {
+    error = "'" + path + "' is not an MLIR pass plugin (it does not define "
+            "mlirGetPassPluginInfo)";
+    return failure();
+  }
+  llvm::Expected<PassPlugin> plugin = PassPlugin::load(path);
+  if (!plugin) {
+    error = "cannot load pass plugin '" + path +
+            "': " + llvm::toString(plugin.takeError());
+    return failure();
+  }
+  plugin->registerPassRegistryCallbacks();
+  return success();
 }
 
 } // namespace tpc

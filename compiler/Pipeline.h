@@ -18,16 +18,32 @@ struct CompileOptions {
   bool vocabParallelEmbedding = false;
   /// Column-parallel LM head with an all-gather of the logits.
   bool parallelLmHead = false;
-  /// The sharding pass to run (a plugin's pass name), "" for tpc's own.
+  /// The sharding pass to run, looked up by name in the pass registry (a
+  /// plugin's pass, once the plugin is loaded); "" for tpc-tp-shard with
+  /// the three options above.
   std::string shardingPass;
+  /// More options for `shardingPass` ("key=value ..."); it always gets
+  /// tp=<tp> first.
+  std::string shardingOptions;
 };
 
 /// The pipeline `tpc compile` runs on an imported module, from onnx ops to
-/// planned per-rank plan functions. Registered for tpc-opt as
-/// `--tpc-compile-pipeline`.
-void buildCompilePipeline(mlir::OpPassManager &pm, const CompileOptions &opts);
+/// planned per-rank plan functions. Fails, through `errorHandler`, when
+/// `shardingPass` names no registered pass or the pass refuses its options.
+/// Registered for tpc-opt as `--tpc-compile-pipeline`.
+mlir::LogicalResult buildCompilePipeline(
+    mlir::OpPassManager &pm, const CompileOptions &opts,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+        errorHandler);
 
 void registerCompilePipeline();
+
+/// Loads an MLIR pass plugin and runs its registration callback, so that its
+/// passes can be named as CompileOptions::shardingPass (or on tpc-opt's
+/// command line). Fails with a one-line message in `error` when the file is
+/// missing, does not load, or is not a pass plugin.
+mlir::LogicalResult loadPassPlugin(const std::string &path,
+                                   std::string &error);
 
 } // namespace tpc
 

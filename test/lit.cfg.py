@@ -14,6 +14,8 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%models", os.path.join(config.tpc_src_root, "test", "models")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src", config.tpc_src_root))
+# Where pass plugins (TPCMlpOnlyShardingPlugin.so) are built.
+config.substitutions.append(("%plugin_dir", config.tpc_lib_dir))
 if config.tpc_have_mpi:
     config.available_features.add("mpi")
 if config.tpc_have_cuda:

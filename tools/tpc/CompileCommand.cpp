@@ -35,11 +35,54 @@ const Command kCompileCommand = {
          "split embedding tables by vocabulary rows (Megatron layout)"},
         {"--parallel-lm-head", nullptr,
          "column-parallel LM head with an all-gather of the logits"},
+        {"--pass-plugin", "LIB.so",
+         "load an MLIR pass plugin, e.g. one with a custom sharding pass "
+         "(docs/custom-sharding.md)", true},
+        {"--sharding", "PASS",
+         "shard with the registered pass PASS (given tp=N) instead of "
+         "tpc-tp-shard; the partitioner checks what it leaves"},
+        {"--sharding-options", "OPTS",
+         "more options for the --sharding pass, as 'key=value ...'"},
         {"--dump-mlir", "FILE", "write the planned module to FILE"},
     },
     1,
     1,
 };
+
+/// Loads the --pass-plugin libraries (their passes join the registry) and
+/// fills in the sharding pass. The flags of tpc-tp-shard do not apply to
+/// another pass, which takes its options from --sharding-options. Returns
+/// false after printing the error.
+static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
+                                 CompileOptions &opts) {
+  auto error = [&](const std::string &msg) {
+    fail(cmd, msg);
+    return false;
+  };
+  if (!args.has("--sharding")) {
+    if (args.has("--pass-plugin"))
+      return error("--pass-plugin needs --sharding PASS, the plugin pass to "
+                   "shard with");
+    if (args.has("--sharding-options"))
+      return error("--sharding-options needs --sharding PASS");
+    return true;
+  }
+  opts.shardingPass = args.get("--sharding");
+  opts.shardingOptions = args.get("--sharding-options");
+  for (const char *flag : {"--replicate-unclassified",
+                           "--vocab-parallel-embedding", "--parallel-lm-head"})
+    if (args.has(flag))
+      return error(std::string(flag) + " is an option of tpc-tp-shard; give "
+                   "the --sharding pass its options with --sharding-options");
+  // tpc's own passes can be named too.
+  registerAllPasses();
+  for (const std::string &path : args.all("--pass-plugin")) {
+    std::string why;
+    if (mlir::failed(loadPassPlugin(path, why)))
+      return error(why);
+  }
+  return true;
+}
 
 int runCompile(const ParsedArgs &args) {
   const Command &cmd = kCompileCommand;
@@ -55,6 +98,8 @@ int runCompile(const ParsedArgs &args) {
   opts.replicateUnclassified = args.has("--replicate-unclassified");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
+  if (!parseShardingOptions(cmd, args, opts))
+    return 1;
   ImportOptions importOpts;
   if (!parseImportOptions(cmd, args, importOpts))
     return 1;
@@ -69,7 +114,12 @@ int runCompile(const ParsedArgs &args) {
   if (!module)
     return 1;
   mlir::PassManager pm(&ctx);
-  buildCompilePipeline(pm, opts);
+  std::string pipelineError;
+  if (mlir::failed(buildCompilePipeline(pm, opts, [&](const llvm::Twine &msg) {
+        pipelineError = msg.str();
+        return mlir::failure();
+      })))
+    return fail(cmd, pipelineError);
   if (mlir::failed(pm.run(*module)))
     return 1;
   if (args.has("--dump-mlir")) {
@@ -98,6 +148,9 @@ int runCompile(const ParsedArgs &args) {
       {"replicate_unclassified", opts.replicateUnclassified},
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding},
       {"parallel_lm_head", opts.parallelLmHead},
+      {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"
+                                             : opts.shardingPass},
+      {"sharding_options", opts.shardingOptions},
       {"dtype", "fp32"}};
   if (mlir::failed(writeEngine(*module, wopts)))
     return 1;
