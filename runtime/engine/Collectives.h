@@ -47,6 +47,22 @@ public:
   /// reports.
   uint64_t tensorBytes() const { return tensorBytes_; }
 
+  /// The bound geometry, for backends that perform the collective
+  /// themselves (see run() for how it is used).
+  StepKind kind() const { return kind_; }
+  DType dtype() const { return dtype_; }
+  size_t elemSize() const { return elemSize_; }
+  int rank() const { return rank_; }
+  int worldSize() const { return worldSize_; }
+  bool overlap() const { return overlap_; }
+  size_t count() const { return count_; }
+  size_t outer() const { return outer_; }
+  size_t inner() const { return inner_; }
+  size_t axisTotal() const { return axisTotal_; }
+  const std::vector<int64_t> &sizes() const { return sizes_; }
+  const std::vector<int64_t> &starts() const { return starts_; }
+  bool equalShards() const { return equalShards_; }
+
   /// Performs the collective. `comm` may be null only for a world of one
   /// rank. `scratch` holds at least scratchBytes().
   Status run(Communicator *comm, const void *in, void *out,

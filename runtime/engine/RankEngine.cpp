@@ -43,6 +43,12 @@ Status RankEngine::load(const std::string &dir, int rank,
 
 Status RankEngine::load(const EngineManifest &manifest, int rank,
                         std::unique_ptr<RankEngine> &out) {
+  return load(manifest, rank, RankEngineOptions(), out);
+}
+
+Status RankEngine::load(const EngineManifest &manifest, int rank,
+                        const RankEngineOptions &options,
+                        std::unique_ptr<RankEngine> &out) {
   out.reset();
   if (rank < 0 || rank >= manifest.tp)
     return Status::error("rank " + std::to_string(rank) +
@@ -54,6 +60,7 @@ Status RankEngine::load(const EngineManifest &manifest, int rank,
 
   std::unique_ptr<RankEngine> e(new RankEngine());
   e->manifest_ = manifest;
+  e->options_ = options;
   e->planFile_ = rec.plan.file;
   {
     MappedFile planFile;
@@ -194,6 +201,8 @@ Status RankEngine::prepareSteps() {
       continue;
     }
 
+    if (!options_.hostExecution)
+      continue;
     const cpu::KernelDef *def = cpu::lookupKernel(ps.kernel);
     if (!def)
       return fail("unknown kernel '" + ps.kernel +
@@ -212,6 +221,8 @@ Status RankEngine::prepareSteps() {
                   "): " + st.message());
   }
 
+  if (!options_.hostExecution)
+    return Status::ok();
   TPC_RETURN_IF_ERROR(arena_.allocate(size_t(plan_.arenaBytes),
                                       "arena of " + planFile_));
   TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes,

@@ -44,6 +44,14 @@ private:
   size_t size_ = 0;
 };
 
+struct RankEngineOptions {
+  /// Prepare the CPU kernels and allocate the host arena, so that a Session
+  /// can run the engine. Off for engines that another backend runs (the
+  /// plan, the mapped weights and the validated collectives are still
+  /// loaded).
+  bool hostExecution = true;
+};
+
 class RankEngine {
 public:
   /// A step ready to run: a prepared CPU kernel or a collective.
@@ -61,6 +69,9 @@ public:
   /// Loads rank `rank` of an engine whose manifest was already read.
   static Status load(const EngineManifest &manifest, int rank,
                      std::unique_ptr<RankEngine> &out);
+  static Status load(const EngineManifest &manifest, int rank,
+                     const RankEngineOptions &options,
+                     std::unique_ptr<RankEngine> &out);
 
   ~RankEngine();
   RankEngine(const RankEngine &) = delete;
@@ -73,7 +84,11 @@ public:
   const std::vector<Step> &steps() const { return steps_; }
   std::vector<Step> &steps() { return steps_; }
 
-  /// Address of buffer `id`: in the arena, or in the mapped weights.
+  /// Whether the engine was loaded for a Session (hostExecution).
+  bool hostExecutable() const { return options_.hostExecution; }
+
+  /// Address of buffer `id`: in the arena, or in the mapped weights. Arena
+  /// buffers have no address without hostExecution.
   uint8_t *bufferData(uint32_t id) const { return bufferPtrs_[id]; }
   uint8_t *scratch() const { return scratch_.data(); }
   size_t arenaBytes() const { return arena_.size(); }
@@ -91,6 +106,7 @@ private:
   Status prepareSteps();
 
   EngineManifest manifest_;
+  RankEngineOptions options_;
   std::string planFile_;
   RankPlan plan_;
   SafetensorsFile weights_;

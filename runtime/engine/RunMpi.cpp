@@ -9,7 +9,9 @@
 #include "runtime/comm/MpiComm.h"
 #include "runtime/engine/RunToolSupport.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 namespace tpc::runtime {
@@ -100,6 +102,118 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
   return 0;
 }
 
+/// Every rank learns which ranks failed `st`. Returns -1 when none did;
+/// otherwise the exit status, the lowest failing rank printing its error.
+int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
+  const int rank = comm.rank(), world = comm.size();
+  std::vector<int32_t> failed(size_t(world), 0);
+  failed[size_t(rank)] = st ? 0 : 1;
+  if (Status as = comm.allReduce(failed.data(), failed.data(), failed.size(),
+                                 DType::I32);
+      !as)
+    return toolError(err, "rank " + std::to_string(rank) + ": " + as.message());
+  for (int r = 0; r < world; ++r) {
+    if (!failed[size_t(r)])
+      continue;
+    if (r == rank)
+      return toolError(err, (world > 1 ? "rank " + std::to_string(rank) + ": "
+                                       : std::string()) +
+                                st.message());
+    return 1;
+  }
+  return -1;
+}
+
+/// This process's index among the job's processes on this host, from the
+/// launcher's environment (0 when it sets none).
+int localRankFromEnv() {
+  for (const char *var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                          "SLURM_LOCALID", "PMI_LOCAL_RANK"})
+    if (const char *v = std::getenv(var); v && *v)
+      return std::max(0, std::atoi(v));
+  return 0;
+}
+
+/// --backend cuda under mpirun: one rank per process on GPU device +
+/// local rank, NCCL between them. Rank 0's NCCL id reaches every rank over
+/// MPI together with the agreement on set-up failures.
+int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
+               std::ostream &err) {
+  const int rank = comm.rank(), world = comm.size();
+  EngineManifest manifest;
+  std::vector<NamedArray> inputs;
+  Status setup = EngineManifest::load(o.engineDir, manifest);
+  if (setup && comm.size() != manifest.tp)
+    setup = Status::error("mpirun started " + std::to_string(comm.size()) +
+                          " process(es), but the engine has tp " +
+                          std::to_string(manifest.tp) + ": run it with -np " +
+                          std::to_string(manifest.tp));
+  if (setup && o.gpu.emulateRanks)
+    setup = Status::error("--emulate-ranks runs every rank in one process; "
+                          "use it without mpirun");
+  if (setup)
+    setup = readInputs(manifest, o, inputs);
+  // A fixed-size block per rank: a 4-byte length and rank 0's id.
+  constexpr size_t kIdBlock = 512;
+  std::vector<uint8_t> id, block(kIdBlock, 0);
+  if (setup && rank == 0 && manifest.tp > 1)
+    setup = newNcclId(id);
+  if (setup && id.size() > kIdBlock - 4)
+    setup = Status::error("the NCCL id does not fit its exchange block");
+  if (int r = agreeOnFailure(comm, setup, err); r >= 0)
+    return r;
+  const uint32_t len = uint32_t(id.size());
+  std::memcpy(block.data(), &len, 4);
+  if (len)
+    std::memcpy(block.data() + 4, id.data(), len);
+  std::vector<uint8_t> all(kIdBlock * size_t(world));
+  if (Status st = comm.allGather(block.data(), all.data(), kIdBlock, DType::U8);
+      !st)
+    return toolError(err, "rank " + std::to_string(rank) + ": " + st.message());
+  uint32_t rootLen = 0;
+  std::memcpy(&rootLen, all.data(), 4);
+  const std::vector<uint8_t> rootId(all.begin() + 4,
+                                    all.begin() + 4 + std::min<uint32_t>(
+                                                          rootLen,
+                                                          kIdBlock - 4));
+
+  std::unique_ptr<BackendRunner> runner;
+  Status made = createCudaRankRunner(manifest, rank,
+                                     o.gpu.device + localRankFromEnv(), rootId,
+                                     o.gpu, runner);
+  for (size_t i = 0; made && i < inputs.size(); ++i)
+    made = runner->setInput(inputs[i].name, inputs[i].array.desc,
+                            inputs[i].array.data.data());
+  if (int r = agreeOnFailure(comm, made, err); r >= 0)
+    return r;
+
+  std::vector<double> times;
+  for (int i = 0; i < o.warmup + o.iterations; ++i) {
+    if (Status st = comm.barrier(); !st)
+      return toolError(err, "rank " + std::to_string(rank) + ": " +
+                                st.message());
+    if (Status st = runner->run(); !st)
+      return toolError(err, "rank " + std::to_string(rank) + ": " +
+                                st.message());
+    if (i >= o.warmup)
+      times.push_back(runner->lastRunMillis());
+  }
+  if (rank != 0)
+    return 0;
+  for (const std::string &note : runner->notes())
+    err << "tpc run: note: " << note << "\n";
+  if (Status st = writeOutputs(
+          runner->outputNames(),
+          [&](const std::string &name, TensorDesc &desc, const void *&data) {
+            return runner->output(name, desc, data);
+          },
+          o.outputDir, o.json ? nullptr : &out, err);
+      !st)
+    return toolError(err, st.message());
+  printLatency(times, world, o, out);
+  return 0;
+}
+
 } // namespace
 
 int runMpiTool(const RunToolOptions &options, std::ostream &out,
@@ -112,7 +226,9 @@ int runMpiTool(const RunToolOptions &options, std::ostream &out,
     if (Status st = MpiCommunicator::createWorld(comm); !st)
       result = toolError(err, st.message());
     else
-      result = runRank(options, *comm, out, err);
+      result = options.backend == Backend::Cuda
+                   ? runRankGpu(options, *comm, out, err)
+                   : runRank(options, *comm, out, err);
   }
   if (Status st = finalizeMpi(); !st && result == 0)
     result = toolError(err, st.message());

@@ -82,6 +82,16 @@ Status checkThreads(int ranksOnHost, const RunToolOptions &options) {
 
 Status writeOutputs(const Session &session, const std::string &dir,
                     std::ostream *listing, std::ostream &err) {
+  return writeOutputs(
+      session.outputNames(),
+      [&session](const std::string &name, TensorDesc &desc,
+                 const void *&data) { return session.output(name, desc, data); },
+      dir, listing, err);
+}
+
+Status writeOutputs(const std::vector<std::string> &names,
+                    const OutputLookup &lookup, const std::string &dir,
+                    std::ostream *listing, std::ostream &err) {
   if (dir.empty())
     return Status::ok();
   std::error_code ec;
@@ -89,10 +99,11 @@ Status writeOutputs(const Session &session, const std::string &dir,
   if (ec)
     return Status::error("cannot create output directory '" + dir +
                          "': " + ec.message());
-  for (const std::string &name : session.outputNames()) {
+  for (const std::string &name : names) {
     TensorDesc desc;
     const void *data = nullptr;
-    session.output(name, desc, data);
+    if (!lookup(name, desc, data) || (!data && desc.bytes()))
+      return Status::error("output '" + name + "' has no data");
     std::string path = dir + "/" + outputFileName(name) + ".npy";
     if (desc.dtype == DType::BF16) {
       // NumPy has no bfloat16: widen exactly to float32.

@@ -12,6 +12,7 @@
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,6 +42,16 @@ Status checkThreads(int ranksOnHost, const RunToolOptions &options);
 Status writeOutputs(const Session &session, const std::string &dir,
                     std::ostream *listing, std::ostream &err);
 
+/// Looks up a graph output: its description and host data.
+using OutputLookup =
+    std::function<bool(const std::string &, TensorDesc &, const void *&)>;
+
+/// writeOutputs for outputs that do not come from a Session (a GPU
+/// backend's runner).
+Status writeOutputs(const std::vector<std::string> &names,
+                    const OutputLookup &lookup, const std::string &dir,
+                    std::ostream *listing, std::ostream &err);
+
 /// Prints the latency over `millis` (one entry per timed iteration): as one
 /// JSON object with options.json, as text otherwise.
 void printLatency(const std::vector<double> &millis, int tp,
@@ -48,6 +59,10 @@ void printLatency(const std::vector<double> &millis, int tp,
 
 /// Prints "tpc run: error: MSG" and returns 1.
 int toolError(std::ostream &err, const std::string &msg);
+
+/// `tpc run --backend cuda` with every rank in this process.
+int runGpuTool(const RunToolOptions &options, std::ostream &out,
+               std::ostream &err);
 
 #ifdef TPC_HAVE_MPI
 /// The MPI mode: this process is one rank.

@@ -15,6 +15,9 @@ Status Session::create(RankEngine &engine, Communicator *comm,
   const std::string who = "rank " + std::to_string(engine.rank()) + ": ";
   if (options.numThreads < 1)
     return Status::error(who + "numThreads must be at least 1");
+  if (!engine.hostExecutable())
+    return Status::error(who + "the engine was loaded for another backend "
+                               "(without host execution)");
   if (!comm && world > 1)
     return Status::error(who + "the engine has tp " + std::to_string(world) +
                          " and needs a communicator");

@@ -87,6 +87,10 @@ Status checkOptions(const RunToolOptions &o) {
     return Status::error("--iterations must be at least 1");
   if (o.warmup < 0)
     return Status::error("--warmup must not be negative");
+  if (o.backend == Backend::Cpu && o.gpu.emulateRanks)
+    return Status::error("--emulate-ranks needs --backend cuda");
+  if (o.backend == Backend::Cpu && o.gpu.syncEachStep)
+    return Status::error("--sync-steps needs --backend cuda");
   return Status::ok();
 }
 
@@ -154,7 +158,8 @@ int runTool(const RunToolOptions &options, std::ostream &out,
   if (mode == CommMode::Auto)
     mode = launchedByMpi() ? CommMode::Mpi : CommMode::InProcess;
   if (mode == CommMode::InProcess)
-    return runInProcess(options, out, err);
+    return options.backend == Backend::Cuda ? runGpuTool(options, out, err)
+                                            : runInProcess(options, out, err);
 #ifdef TPC_HAVE_MPI
   return runMpiTool(options, out, err);
 #else

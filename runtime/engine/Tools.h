@@ -10,6 +10,7 @@
 #define TPC_RUNTIME_ENGINE_TOOLS_H
 
 #include "kernels/Types.h"
+#include "runtime/backend/Backend.h"
 
 #include <ostream>
 #include <string>
@@ -42,6 +43,9 @@ struct RunToolOptions {
   CommMode comm = CommMode::Auto;
   /// Allow ranks x threads to exceed the cores this process may use.
   bool oversubscribe = false;
+  /// Where the kernels run; the GPU options apply to Backend::Cuda.
+  Backend backend = Backend::Cpu;
+  GpuRunOptions gpu;
 };
 
 /// `tpc run`: loads the engine, runs warmup + iterations forwards, writes the

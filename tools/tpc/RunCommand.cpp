@@ -14,9 +14,11 @@ namespace tpc::cli {
 const Command kRunCommand = {
     "run",
     "ENGINE_DIR --input NAME=FILE.npy ... [--output-dir DIR] [--threads N] "
-    "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi]",
-    "Run an engine on the CPU: every rank as a thread of this process, or "
-    "one rank per process under mpirun.",
+    "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
+    "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
+    "[--device N]",
+    "Run an engine on the CPU (every rank as a thread of this process, or "
+    "one rank per process under mpirun) or on GPUs (--backend cuda).",
     {
         {"--input", "NAME=FILE.npy", "a graph input and the .npy file that "
                                      "holds it", true},
@@ -32,6 +34,21 @@ const Command kRunCommand = {
          "how ranks communicate (default: mpi under mpirun, else inprocess)"},
         {"--oversubscribe", nullptr,
          "allow ranks x threads to exceed the available cores"},
+        {"--backend", "cpu|cuda",
+         "where kernels run (default cpu); cuda: one GPU per rank with NCCL, "
+         "or one rank per process under mpirun"},
+        {"--cuda-graph", "on|off",
+         "replay forwards as CUDA graphs after the first (default on)"},
+        {"--emulate-ranks", nullptr,
+         "with --backend cuda: run every rank on one GPU, collectives summed "
+         "on the device"},
+        {"--device", "N", "with --backend cuda: the first GPU (default 0)"},
+        {"--sync-steps", nullptr,
+         "with --backend cuda: synchronise after every step, so that a GPU "
+         "fault names its step (slow, no graphs)"},
+        {"--tf32", nullptr,
+         "with --backend cuda: let f32 matrix products use TF32 tensor cores "
+         "(faster, about 1e-3 relative error)"},
     },
     1,
     1,
@@ -64,6 +81,24 @@ int runRun(const ParsedArgs &args) {
   if (args.has("--comm"))
     if (Status st = runtime::parseCommMode(args.get("--comm"), o.comm); !st)
       return fail(cmd, st.message());
+  if (args.has("--backend"))
+    if (Status st = runtime::parseBackend(args.get("--backend"), o.backend);
+        !st)
+      return fail(cmd, st.message());
+  if (args.has("--cuda-graph")) {
+    const std::string v = args.get("--cuda-graph");
+    if (v != "on" && v != "off")
+      return fail(cmd, "--cuda-graph must be 'on' or 'off', got '" + v + "'");
+    o.gpu.cudaGraph = v == "on";
+  }
+  if (args.has("--device"))
+    if (Status st = runtime::parseIntFlag("--device", args.get("--device"), 0,
+                                          1023, o.gpu.device);
+        !st)
+      return fail(cmd, st.message());
+  o.gpu.emulateRanks = args.has("--emulate-ranks");
+  o.gpu.syncEachStep = args.has("--sync-steps");
+  o.gpu.allowTf32 = args.has("--tf32");
   o.json = args.has("--json");
   o.oversubscribe = args.has("--oversubscribe");
   return runtime::runTool(o, std::cout, std::cerr);

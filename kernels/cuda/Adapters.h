@@ -1,0 +1,71 @@
+//===- Adapters.h - Helpers of the CUDA registry adapters -------*- C++ -*-===//
+//
+// Internal to the CUDA kernel library: validation through the CPU kernel of
+// the same name, wrapping a launch lambda as a PreparedKernel, and the
+// per-family functions that fill the table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CUDA_ADAPTERS_H
+#define TPC_KERNELS_CUDA_ADAPTERS_H
+
+#include "kernels/cpu/Support.h"
+#include "kernels/cuda/Check.h"
+#include "kernels/cuda/Registry.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpc::cuda {
+
+using KernelTable = std::vector<KernelDef>;
+
+void addElementwiseKernels(KernelTable &table);
+void addNormKernels(KernelTable &table);
+void addMovementKernels(KernelTable &table);
+void addMatMulKernels(KernelTable &table);
+
+/// Runs the CPU kernel `name`'s prepare() on the descriptions, so that both
+/// backends accept the same operands. With `halfAsFloat`, f16 and bf16
+/// descriptions the CPU kernel refuses are validated as f32 instead (the
+/// CUDA kernel computes them in f32).
+Status validateWithCpu(const char *name, const std::vector<TensorDesc> &in,
+                       const std::vector<TensorDesc> &out, const Attrs &attrs,
+                       bool halfAsFloat);
+
+inline bool isHalfLike(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+/// The arithmetic kernels compute f32, f64, f16, bf16, i32 and i64 (and
+/// bool for the logical ops); i8/u8 arithmetic is refused at load.
+Status checkCudaArith(DType t, const std::string &what);
+
+/// The operand descriptions with f16/bf16 read as f32 (for computing
+/// params with the CPU helpers; dtypes are restored by the caller).
+std::vector<TensorDesc> halfAsF32(const std::vector<TensorDesc> &descs);
+
+/// A PreparedKernel calling `fn(inputs, outputs, stream)`, which returns a
+/// cudaError_t; a failure is reported naming `name`.
+template <class Fn> class LaunchKernel final : public PreparedKernel {
+public:
+  LaunchKernel(const char *name, Fn fn) : name_(name), fn_(std::move(fn)) {}
+  Status run(const void *const *inputs, void *const *outputs,
+             cudaStream_t stream) override {
+    cudaError_t err = fn_(inputs, outputs, stream);
+    if (err != cudaSuccess)
+      return cudaStatus(err, std::string(name_) + " launch");
+    return Status::ok();
+  }
+
+private:
+  const char *name_;
+  Fn fn_;
+};
+
+template <class Fn>
+std::unique_ptr<PreparedKernel> makeLaunch(const char *name, Fn fn) {
+  return std::make_unique<LaunchKernel<Fn>>(name, std::move(fn));
+}
+
+} // namespace tpc::cuda
+
+#endif // TPC_KERNELS_CUDA_ADAPTERS_H

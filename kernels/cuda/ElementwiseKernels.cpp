@@ -1,0 +1,428 @@
+//===- ElementwiseKernels.cpp - Adapters of the elementwise kernels -------===//
+//
+// Binary, variadic, Where, unary, Cast, the reshape-like copies and the
+// generators (Shape, Size, Range, ConstantOfShape). Validation is the CPU
+// kernel's; the params are bound the way the CPU adapters bind them.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cuda/Adapters.h"
+#include "kernels/cuda/Kernels.h"
+
+#include "kernels/cpu/Cast.h"
+
+#include <cstring>
+
+namespace tpc::cuda {
+namespace {
+
+using cpu::BinaryOp;
+using cpu::UnaryOp;
+
+struct BinaryEntry {
+  const char *name;
+  const char *summary;
+  BinaryOp op;
+};
+
+constexpr BinaryEntry kBinary[] = {
+    {"Add", "a + b with broadcasting", BinaryOp::Add},
+    {"Sub", "a - b with broadcasting", BinaryOp::Sub},
+    {"Mul", "a * b with broadcasting", BinaryOp::Mul},
+    {"Div", "a / b with broadcasting; integers truncate", BinaryOp::Div},
+    {"Pow", "a ^ b with broadcasting", BinaryOp::Pow},
+    {"Mod", "remainder (attr fmod) with broadcasting", BinaryOp::Mod},
+    {"PRelu", "x < 0 ? slope * x : x", BinaryOp::PRelu},
+    {"Equal", "a == b -> bool", BinaryOp::Equal},
+    {"Less", "a < b -> bool", BinaryOp::Less},
+    {"Greater", "a > b -> bool", BinaryOp::Greater},
+    {"LessOrEqual", "a <= b -> bool", BinaryOp::LessOrEqual},
+    {"GreaterOrEqual", "a >= b -> bool", BinaryOp::GreaterOrEqual},
+    {"And", "logical and of bools", BinaryOp::And},
+    {"Or", "logical or of bools", BinaryOp::Or},
+    {"Xor", "logical xor of bools", BinaryOp::Xor},
+};
+
+template <int I>
+Status prepareBinary(const KernelContext &, const std::vector<TensorDesc> &in,
+                     const std::vector<TensorDesc> &out, const Attrs &attrs,
+                     std::unique_ptr<PreparedKernel> &kernel) {
+  constexpr BinaryEntry e = kBinary[I];
+  TPC_RETURN_IF_ERROR(validateWithCpu(e.name, in, out, attrs, true));
+  TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
+  BinaryOp op = e.op;
+  if (op == BinaryOp::Mod && attrs.getInt("fmod", 0) == 1)
+    op = BinaryOp::FMod;
+  Shape shape;
+  if (op == BinaryOp::PRelu)
+    shape = in[0].shape;
+  else
+    TPC_RETURN_IF_ERROR(cpu::broadcastShapes({in[0].shape, in[1].shape}, shape));
+  cpu::BinaryParams p;
+  TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(op, in[0].dtype, in[1].dtype,
+                                            in[0].shape, in[1].shape, shape,
+                                            p));
+  kernel = makeLaunch(e.name, [p](const void *const *i, void *const *o,
+                                  cudaStream_t s) {
+    return binaryKernel(p, i[0], i[1], o[0], s);
+  });
+  return Status::ok();
+}
+
+enum class Variadic { Max, Min, Sum, Mean };
+
+template <Variadic V>
+Status prepareVariadic(const KernelContext &,
+                       const std::vector<TensorDesc> &in,
+                       const std::vector<TensorDesc> &out, const Attrs &attrs,
+                       std::unique_ptr<PreparedKernel> &kernel) {
+  constexpr const char *name = V == Variadic::Max   ? "Max"
+                               : V == Variadic::Min ? "Min"
+                               : V == Variadic::Sum ? "Sum"
+                                                    : "Mean";
+  TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
+  TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
+  std::vector<Shape> shapes;
+  for (const TensorDesc &d : in)
+    shapes.push_back(d.shape);
+  Shape shape;
+  TPC_RETURN_IF_ERROR(cpu::broadcastShapes(shapes, shape));
+  const BinaryOp op = V == Variadic::Max   ? BinaryOp::Max
+                      : V == Variadic::Min ? BinaryOp::Min
+                                           : BinaryOp::Add;
+  std::vector<cpu::BinaryParams> steps;
+  for (size_t i = 1; i < in.size(); ++i) {
+    cpu::BinaryParams p;
+    const Shape &lhs = i == 1 ? in[0].shape : shape;
+    TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(op, in[0].dtype, in[0].dtype,
+                                              lhs, in[i].shape, shape, p));
+    steps.push_back(p);
+  }
+  const DType dtype = in[0].dtype;
+  const size_t bytes = out[0].bytes();
+  const int64_t numel = out[0].numel();
+  const double scale = 1.0 / double(in.size());
+  kernel = makeLaunch(name, [steps, dtype, bytes, numel, scale](
+                                const void *const *i, void *const *o,
+                                cudaStream_t s) -> cudaError_t {
+    if (steps.empty())
+      return bytes && i[0] != o[0]
+                 ? cudaMemcpyAsync(o[0], i[0], bytes,
+                                   cudaMemcpyDeviceToDevice, s)
+                 : cudaSuccess;
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (cudaError_t err =
+              binaryKernel(steps[k], k == 0 ? i[0] : o[0], i[k + 1], o[0], s);
+          err != cudaSuccess)
+        return err;
+    if (V == Variadic::Mean)
+      return scaleKernel(dtype, numel, scale, o[0], s);
+    return cudaSuccess;
+  });
+  return Status::ok();
+}
+
+Status prepareWhere(const KernelContext &, const std::vector<TensorDesc> &in,
+                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("Where", in, out, attrs, true));
+  Shape shape;
+  TPC_RETURN_IF_ERROR(cpu::broadcastShapes(
+      {in[0].shape, in[1].shape, in[2].shape}, shape));
+  cpu::WhereParams p;
+  p.elemSize = dtypeSize(in[1].dtype);
+  TPC_RETURN_IF_ERROR(cpu::makeLayout<4>(
+      shape,
+      {cpu::denseStrides(shape), cpu::broadcastStrides(in[0].shape, shape),
+       cpu::broadcastStrides(in[1].shape, shape),
+       cpu::broadcastStrides(in[2].shape, shape)},
+      p.layout));
+  kernel = makeLaunch("Where", [p](const void *const *i, void *const *o,
+                                   cudaStream_t s) {
+    return whereKernel(p, static_cast<const uint8_t *>(i[0]), i[1], i[2], o[0],
+                       s);
+  });
+  return Status::ok();
+}
+
+struct UnaryEntry {
+  const char *name;
+  const char *summary;
+  UnaryOp op;
+};
+
+constexpr UnaryEntry kUnary[] = {
+    {"Sqrt", "square root", UnaryOp::Sqrt},
+    {"Reciprocal", "1 / x", UnaryOp::Reciprocal},
+    {"Neg", "-x (ints wrap)", UnaryOp::Neg},
+    {"Abs", "|x|", UnaryOp::Abs},
+    {"Exp", "e^x", UnaryOp::Exp},
+    {"Log", "natural log", UnaryOp::Log},
+    {"Erf", "error function", UnaryOp::Erf},
+    {"Tanh", "hyperbolic tangent", UnaryOp::Tanh},
+    {"Sigmoid", "1 / (1 + e^-x)", UnaryOp::Sigmoid},
+    {"Relu", "max(x, 0)", UnaryOp::Relu},
+    {"Cos", "cosine", UnaryOp::Cos},
+    {"Sin", "sine", UnaryOp::Sin},
+    {"Floor", "round down", UnaryOp::Floor},
+    {"Ceil", "round up", UnaryOp::Ceil},
+    {"Sign", "-1, 0 or 1", UnaryOp::Sign},
+    {"Softplus", "log(1 + e^x)", UnaryOp::Softplus},
+    {"HardSigmoid", "clamp(alpha * x + beta, 0, 1)", UnaryOp::HardSigmoid},
+    {"LeakyRelu", "x < 0 ? alpha * x : x", UnaryOp::LeakyRelu},
+    {"Elu", "x < 0 ? alpha * (e^x - 1) : x", UnaryOp::Elu},
+    {"Gelu", "Gaussian error linear unit (attr approximate)", UnaryOp::Gelu},
+    {"IsNaN", "x != x -> bool", UnaryOp::IsNaN},
+    {"Not", "logical not of bools", UnaryOp::Not},
+};
+
+template <int I>
+Status prepareUnary(const KernelContext &, const std::vector<TensorDesc> &in,
+                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &kernel) {
+  constexpr UnaryEntry e = kUnary[I];
+  TPC_RETURN_IF_ERROR(validateWithCpu(e.name, in, out, attrs, true));
+  TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
+  cpu::UnaryParams p;
+  p.op = e.op;
+  p.dtype = in[0].dtype;
+  p.numel = in[0].numel();
+  switch (e.op) {
+  case UnaryOp::HardSigmoid:
+    p.alpha = attrs.getFloat("alpha", 0.2);
+    p.beta = attrs.getFloat("beta", 0.5);
+    break;
+  case UnaryOp::LeakyRelu:
+    p.alpha = attrs.getFloat("alpha", 0.01);
+    break;
+  case UnaryOp::Elu:
+    p.alpha = attrs.getFloat("alpha", 1.0);
+    break;
+  case UnaryOp::Gelu:
+    if (attrs.getString("approximate", "none") == "tanh")
+      p.op = UnaryOp::GeluTanh;
+    break;
+  default:
+    break;
+  }
+  kernel = makeLaunch(e.name, [p](const void *const *i, void *const *o,
+                                  cudaStream_t s) {
+    return unaryKernel(p, i[0], o[0], s);
+  });
+  return Status::ok();
+}
+
+Status prepareCast(const KernelContext &, const std::vector<TensorDesc> &in,
+                   const std::vector<TensorDesc> &out, const Attrs &attrs,
+                   std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("Cast", in, out, attrs, false));
+  cpu::CastParams p{in[0].dtype, out[0].dtype, in[0].numel()};
+  kernel = makeLaunch("Cast", [p](const void *const *i, void *const *o,
+                                  cudaStream_t s) {
+    return castKernel(p, i[0], o[0], s);
+  });
+  return Status::ok();
+}
+
+/// Reshape-like kernels: a device copy, skipped when run in place.
+template <int I>
+Status prepareCopy(const KernelContext &, const std::vector<TensorDesc> &in,
+                   const std::vector<TensorDesc> &out, const Attrs &attrs,
+                   std::unique_ptr<PreparedKernel> &kernel) {
+  static constexpr const char *names[] = {"Reshape", "Squeeze", "Unsqueeze",
+                                          "Flatten", "Identity", "Copy"};
+  TPC_RETURN_IF_ERROR(validateWithCpu(names[I], in, out, attrs, true));
+  const size_t bytes = out[0].bytes();
+  kernel = makeLaunch(names[I], [bytes](const void *const *i, void *const *o,
+                                        cudaStream_t s) {
+    if (!bytes || i[0] == o[0])
+      return cudaSuccess;
+    return cudaMemcpyAsync(o[0], i[0], bytes, cudaMemcpyDeviceToDevice, s);
+  });
+  return Status::ok();
+}
+
+/// A kernel that writes bytes fixed at prepare time from a device copy
+/// made then (Shape, Size).
+class ConstantKernel final : public PreparedKernel {
+public:
+  ~ConstantKernel() override {
+    if (data_)
+      (void)cudaFree(data_);
+  }
+  Status init(const std::vector<uint8_t> &bytes) {
+    size_ = bytes.size();
+    if (!size_)
+      return Status::ok();
+    TPC_CUDA_CHECK(cudaMalloc(&data_, size_));
+    TPC_CUDA_CHECK(
+        cudaMemcpy(data_, bytes.data(), size_, cudaMemcpyHostToDevice));
+    return Status::ok();
+  }
+  Status run(const void *const *, void *const *outputs,
+             cudaStream_t stream) override {
+    if (size_)
+      TPC_CUDA_CHECK(cudaMemcpyAsync(outputs[0], data_, size_,
+                                     cudaMemcpyDeviceToDevice, stream));
+    return Status::ok();
+  }
+
+private:
+  void *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+Status makeConstant(const std::vector<int64_t> &values,
+                    std::unique_ptr<PreparedKernel> &kernel) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
+  if (!values.empty())
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  auto k = std::make_unique<ConstantKernel>();
+  TPC_RETURN_IF_ERROR(k->init(bytes));
+  kernel = std::move(k);
+  return Status::ok();
+}
+
+Status prepareShape(const KernelContext &, const std::vector<TensorDesc> &in,
+                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("Shape", in, out, attrs, false));
+  const Shape &s = in[0].shape;
+  const int64_t rank = int64_t(s.size());
+  auto clampDim = [rank](int64_t v) {
+    if (v < 0)
+      v += rank;
+    return std::max<int64_t>(0, std::min(v, rank));
+  };
+  const int64_t start = clampDim(attrs.getInt("start", 0));
+  const int64_t end = clampDim(attrs.getInt("end", rank));
+  std::vector<int64_t> dims;
+  for (int64_t d = start; d < end; ++d)
+    dims.push_back(s[size_t(d)]);
+  return makeConstant(dims, kernel);
+}
+
+Status prepareSize(const KernelContext &, const std::vector<TensorDesc> &in,
+                   const std::vector<TensorDesc> &out, const Attrs &attrs,
+                   std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("Size", in, out, attrs, false));
+  return makeConstant({in[0].numel()}, kernel);
+}
+
+Status prepareRange(const KernelContext &, const std::vector<TensorDesc> &in,
+                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("Range", in, out, attrs, false));
+  const DType dtype = in[0].dtype;
+  const int64_t numel = out[0].numel();
+  kernel = makeLaunch("Range", [dtype, numel](const void *const *i,
+                                              void *const *o, cudaStream_t s) {
+    return rangeKernel(dtype, numel, i[0], i[2], o[0], s);
+  });
+  return Status::ok();
+}
+
+Status prepareConstantOfShape(const KernelContext &,
+                              const std::vector<TensorDesc> &in,
+                              const std::vector<TensorDesc> &out,
+                              const Attrs &attrs,
+                              std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(
+      validateWithCpu("ConstantOfShape", in, out, attrs, false));
+  double value = 0;
+  const std::vector<double> *fv = attrs.getFloats("value");
+  const std::vector<int64_t> *iv = attrs.getInts("value");
+  if (fv)
+    value = (*fv)[0];
+  else if (iv)
+    value = double((*iv)[0]);
+  uint64_t pattern = 0;
+  cpu::castKernel(cpu::CastParams{DType::F64, out[0].dtype, 1}, &value,
+                  &pattern);
+  if (iv && out[0].dtype == DType::I64)
+    std::memcpy(&pattern, iv->data(), sizeof(int64_t));
+  const size_t es = dtypeSize(out[0].dtype);
+  const int64_t numel = out[0].numel();
+  kernel = makeLaunch("ConstantOfShape",
+                      [pattern, es, numel](const void *const *, void *const *o,
+                                           cudaStream_t s) {
+                        return fillKernel(es, numel, &pattern, o[0], s);
+                      });
+  return Status::ok();
+}
+
+} // namespace
+
+void addElementwiseKernels(KernelTable &t) {
+  t.push_back({kBinary[0].name, kBinary[0].summary, prepareBinary<0>});
+  t.push_back({kBinary[1].name, kBinary[1].summary, prepareBinary<1>});
+  t.push_back({kBinary[2].name, kBinary[2].summary, prepareBinary<2>});
+  t.push_back({kBinary[3].name, kBinary[3].summary, prepareBinary<3>});
+  t.push_back({kBinary[4].name, kBinary[4].summary, prepareBinary<4>});
+  t.push_back({kBinary[5].name, kBinary[5].summary, prepareBinary<5>});
+  t.push_back({kBinary[6].name, kBinary[6].summary, prepareBinary<6>});
+  t.push_back({kBinary[7].name, kBinary[7].summary, prepareBinary<7>});
+  t.push_back({kBinary[8].name, kBinary[8].summary, prepareBinary<8>});
+  t.push_back({kBinary[9].name, kBinary[9].summary, prepareBinary<9>});
+  t.push_back({kBinary[10].name, kBinary[10].summary, prepareBinary<10>});
+  t.push_back({kBinary[11].name, kBinary[11].summary, prepareBinary<11>});
+  t.push_back({kBinary[12].name, kBinary[12].summary, prepareBinary<12>});
+  t.push_back({kBinary[13].name, kBinary[13].summary, prepareBinary<13>});
+  t.push_back({kBinary[14].name, kBinary[14].summary, prepareBinary<14>});
+  static_assert(sizeof(kBinary) / sizeof(kBinary[0]) == 15);
+
+  t.push_back({"Max", "elementwise max of N inputs (NaN propagates)",
+               prepareVariadic<Variadic::Max>});
+  t.push_back({"Min", "elementwise min of N inputs (NaN propagates)",
+               prepareVariadic<Variadic::Min>});
+  t.push_back({"Sum", "elementwise sum of N inputs",
+               prepareVariadic<Variadic::Sum>});
+  t.push_back({"Mean", "elementwise mean of N inputs",
+               prepareVariadic<Variadic::Mean>});
+  t.push_back({"Where", "cond ? x : y with broadcasting", prepareWhere});
+
+  t.push_back({kUnary[0].name, kUnary[0].summary, prepareUnary<0>});
+  t.push_back({kUnary[1].name, kUnary[1].summary, prepareUnary<1>});
+  t.push_back({kUnary[2].name, kUnary[2].summary, prepareUnary<2>});
+  t.push_back({kUnary[3].name, kUnary[3].summary, prepareUnary<3>});
+  t.push_back({kUnary[4].name, kUnary[4].summary, prepareUnary<4>});
+  t.push_back({kUnary[5].name, kUnary[5].summary, prepareUnary<5>});
+  t.push_back({kUnary[6].name, kUnary[6].summary, prepareUnary<6>});
+  t.push_back({kUnary[7].name, kUnary[7].summary, prepareUnary<7>});
+  t.push_back({kUnary[8].name, kUnary[8].summary, prepareUnary<8>});
+  t.push_back({kUnary[9].name, kUnary[9].summary, prepareUnary<9>});
+  t.push_back({kUnary[10].name, kUnary[10].summary, prepareUnary<10>});
+  t.push_back({kUnary[11].name, kUnary[11].summary, prepareUnary<11>});
+  t.push_back({kUnary[12].name, kUnary[12].summary, prepareUnary<12>});
+  t.push_back({kUnary[13].name, kUnary[13].summary, prepareUnary<13>});
+  t.push_back({kUnary[14].name, kUnary[14].summary, prepareUnary<14>});
+  t.push_back({kUnary[15].name, kUnary[15].summary, prepareUnary<15>});
+  t.push_back({kUnary[16].name, kUnary[16].summary, prepareUnary<16>});
+  t.push_back({kUnary[17].name, kUnary[17].summary, prepareUnary<17>});
+  t.push_back({kUnary[18].name, kUnary[18].summary, prepareUnary<18>});
+  t.push_back({kUnary[19].name, kUnary[19].summary, prepareUnary<19>});
+  t.push_back({kUnary[20].name, kUnary[20].summary, prepareUnary<20>});
+  t.push_back({kUnary[21].name, kUnary[21].summary, prepareUnary<21>});
+  static_assert(sizeof(kUnary) / sizeof(kUnary[0]) == 22);
+
+  t.push_back({"Cast", "element type conversion (attr to)", prepareCast});
+  t.push_back({"Reshape", "copy under a new shape (may run in place)",
+               prepareCopy<0>});
+  t.push_back({"Squeeze", "copy without unit dims (may run in place)",
+               prepareCopy<1>});
+  t.push_back({"Unsqueeze", "copy with added unit dims (may run in place)",
+               prepareCopy<2>});
+  t.push_back({"Flatten", "copy as 2-D (may run in place)", prepareCopy<3>});
+  t.push_back({"Identity", "copy (may run in place)", prepareCopy<4>});
+  t.push_back({"Copy", "copy into a buffer of the same size (may run in place)",
+               prepareCopy<5>});
+  t.push_back({"Shape", "dims of the input as i64 (attrs start, end)",
+               prepareShape});
+  t.push_back({"Size", "element count of the input as an i64 scalar",
+               prepareSize});
+  t.push_back({"Range", "start + i * delta for the output's length",
+               prepareRange});
+  t.push_back({"ConstantOfShape", "output filled with attr value",
+               prepareConstantOfShape});
+}
+
+} // namespace tpc::cuda

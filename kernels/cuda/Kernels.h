@@ -1,0 +1,88 @@
+//===- Kernels.h - CUDA launch functions ------------------------*- C++ -*-===//
+//
+// One launch function per kernel, the twin of the CPU kernel of the same
+// name: the same params struct (from kernels/cpu/*.h) and operands, plus the
+// stream to enqueue on. Each returns the launch error, if any. Pointers are
+// device pointers, aligned to their element size. Besides the CPU dtypes,
+// the arithmetic kernels take f16 and bf16 (computed in f32).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CUDA_KERNELS_H
+#define TPC_KERNELS_CUDA_KERNELS_H
+
+#include "kernels/cpu/Binary.h"
+#include "kernels/cpu/Cast.h"
+#include "kernels/cpu/Movement.h"
+#include "kernels/cpu/Norm.h"
+#include "kernels/cpu/Reduce.h"
+#include "kernels/cpu/Unary.h"
+
+#include <cuda_runtime_api.h>
+
+namespace tpc::cuda {
+
+/// Multiprocessors of the current device (cached per device; a failed
+/// query gives a typical count, which only affects grid sizes).
+int deviceSmCount();
+
+// Elementwise.cu
+cudaError_t binaryKernel(const cpu::BinaryParams &p, const void *lhs,
+                         const void *rhs, void *out, cudaStream_t stream);
+cudaError_t whereKernel(const cpu::WhereParams &p, const uint8_t *cond,
+                        const void *x, const void *y, void *out,
+                        cudaStream_t stream);
+cudaError_t unaryKernel(const cpu::UnaryParams &p, const void *in, void *out,
+                        cudaStream_t stream);
+cudaError_t castKernel(const cpu::CastParams &p, const void *in, void *out,
+                       cudaStream_t stream);
+/// data[i] *= scale for `numel` floating-point elements (the Mean kernel).
+cudaError_t scaleKernel(DType dtype, int64_t numel, double scale, void *data,
+                        cudaStream_t stream);
+/// out[i] = start + i * delta; start and delta are device scalars.
+cudaError_t rangeKernel(DType dtype, int64_t numel, const void *start,
+                        const void *delta, void *out, cudaStream_t stream);
+
+/// Operands of sumAcross: up to kMaxSumOperands buffers of one dtype.
+constexpr int kMaxSumOperands = 16;
+/// For every i < count: s = sum over j of srcs[j][i], accumulated in f32
+/// for f16/bf16 and wrapping for integers; then dsts[k][i] = s for every k.
+/// A destination may be one of the sources (in place). The on-device
+/// communicator's reduction.
+cudaError_t sumAcross(DType dtype, size_t count, const void *const *srcs,
+                      int numSrcs, void *const *dsts, int numDsts,
+                      cudaStream_t stream);
+
+// Norm.cu
+cudaError_t softmaxKernel(const cpu::SoftmaxParams &p, const void *in,
+                          void *out, cudaStream_t stream);
+cudaError_t normKernel(const cpu::NormParams &p, const void *x,
+                       const void *scale, const void *bias, void *y,
+                       void *mean, void *invStdDev, cudaStream_t stream);
+cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,
+                         void *out, cudaStream_t stream);
+
+// Movement.cu
+cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
+                        void *out, cudaStream_t stream);
+cudaError_t concatKernel(const cpu::ConcatParams &p, const void *const *inputs,
+                         void *out, cudaStream_t stream);
+cudaError_t splitKernel(const cpu::ConcatParams &p, const void *in,
+                        void *const *outputs, cudaStream_t stream);
+cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,
+                         const void *indices, void *out, cudaStream_t stream);
+cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
+                           const void *indices, void *out,
+                           cudaStream_t stream);
+cudaError_t triluKernel(const cpu::TriluParams &p, const void *in, void *out,
+                        cudaStream_t stream);
+/// Fills `numel` elements of `elemSize` bytes with the pattern at host
+/// address `value` (passed to the kernel by value).
+cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
+                       void *out, cudaStream_t stream);
+
+/// Dims a GatherND tuple may address on the GPU.
+constexpr int kMaxGatherNDDepth = 8;
+
+} // namespace tpc::cuda
+
+#endif // TPC_KERNELS_CUDA_KERNELS_H

@@ -1,0 +1,414 @@
+//===- Norm.cu - Softmax, LayerNormalization/RMSNorm and reductions -------===//
+//
+// Row kernels give each row to one block (32 to 1024 threads, about four
+// elements per thread), accumulate in f32 (f64 for f64 data) and combine
+// with warp shuffles and one shared-memory exchange. Softmax reads a row
+// twice (an online max/sum pass, then the write); the norms three times (mean,
+// variance, write), rows being small enough to stay in L1/L2 between passes.
+// A strided softmax axis and reductions over leading or interleaved axes use
+// one thread per output column instead, so that neighbouring threads read
+// neighbouring elements.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cuda/DeviceUtil.cuh"
+#include "kernels/cuda/Kernels.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tpc::cuda {
+namespace {
+
+template <class A> __device__ __forceinline__ A negInf() {
+  return -std::numeric_limits<A>::infinity();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+/// Running max `m` and sum `s` of exp(x - m); s == 0 means no element yet
+/// (or only -inf ones, which contribute nothing).
+template <class A> struct MaxSum {
+  A m, s;
+};
+
+template <class A>
+__device__ __forceinline__ MaxSum<A> combine(MaxSum<A> a, MaxSum<A> b) {
+  if (isnan(a.m) || isnan(b.m))
+    return {a.m + b.m, a.m + b.m}; // NaN
+  if (b.s == A(0))
+    return a;
+  if (a.s == A(0))
+    return b;
+  const A m = a.m > b.m ? a.m : b.m;
+  return {m, a.s * exp(a.m - m) + b.s * exp(b.m - m)};
+}
+
+template <class A>
+__device__ __forceinline__ MaxSum<A> add(MaxSum<A> acc, A v) {
+  if (v == negInf<A>())
+    return acc;
+  return combine(acc, MaxSum<A>{v, A(1)});
+}
+
+template <class A> __device__ MaxSum<A> blockMaxSum(MaxSum<A> v) {
+  __shared__ A sm[32], ss[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    MaxSum<A> other{__shfl_xor_sync(0xffffffffu, v.m, o),
+                    __shfl_xor_sync(0xffffffffu, v.s, o)};
+    v = combine(v, other);
+  }
+  __syncthreads();
+  if (lane == 0) {
+    sm[warp] = v.m;
+    ss[warp] = v.s;
+  }
+  __syncthreads();
+  v = lane < warps ? MaxSum<A>{sm[lane], ss[lane]}
+                   : MaxSum<A>{negInf<A>(), A(0)};
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    MaxSum<A> other{__shfl_xor_sync(0xffffffffu, v.m, o),
+                    __shfl_xor_sync(0xffffffffu, v.s, o)};
+    v = combine(v, other);
+  }
+  return v;
+}
+
+template <class T>
+__global__ void softmaxRows(const T *x, T *y, int64_t rows, int64_t n,
+                            bool log) {
+  using A = Compute<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T *xr = x + row * n;
+    T *yr = y + row * n;
+    MaxSum<A> acc{negInf<A>(), A(0)};
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      acc = add(acc, toCompute(xr[i]));
+    acc = blockMaxSum(acc);
+    if (log) {
+      const A logSum = ::log(acc.s);
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        yr[i] = fromCompute<T>((toCompute(xr[i]) - acc.m) - logSum);
+    } else {
+      const A inv = A(1) / acc.s;
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        yr[i] = fromCompute<T>(exp(toCompute(xr[i]) - acc.m) * inv);
+    }
+  }
+}
+
+/// Softmax along a strided axis: one thread per (outer, inner) column.
+template <class T>
+__global__ void softmaxColumns(const T *x, T *y, int64_t outer, int64_t axis,
+                               int64_t inner, bool log) {
+  using A = Compute<T>;
+  const int64_t cols = outer * inner;
+  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+       c += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t o = c / inner, j = c - o * inner;
+    const T *xc = x + o * axis * inner + j;
+    T *yc = y + o * axis * inner + j;
+    MaxSum<A> acc{negInf<A>(), A(0)};
+    for (int64_t a = 0; a < axis; ++a)
+      acc = add(acc, toCompute(xc[a * inner]));
+    if (log) {
+      const A logSum = ::log(acc.s);
+      for (int64_t a = 0; a < axis; ++a)
+        yc[a * inner] = fromCompute<T>((toCompute(xc[a * inner]) - acc.m) - logSum);
+    } else {
+      const A inv = A(1) / acc.s;
+      for (int64_t a = 0; a < axis; ++a)
+        yc[a * inner] = fromCompute<T>(exp(toCompute(xc[a * inner]) - acc.m) * inv);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNormalization and RMSNorm
+//===----------------------------------------------------------------------===//
+
+template <class T>
+__global__ void normRows(const cpu::NormParams p, const T *x, const T *scale,
+                         const T *bias, T *y, T *meanOut, T *invStdOut) {
+  using A = Compute<T>;
+  __shared__ A smem[32];
+  const int64_t n = p.norm;
+  const A invN = n ? A(1) / A(n) : A(0);
+  for (int64_t row = blockIdx.x; row < p.outer; row += gridDim.x) {
+    const T *xr = x + row * n;
+    T *yr = y + row * n;
+    A mean = 0;
+    if (!p.rms) {
+      A s = 0;
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        s += toCompute(xr[i]);
+      mean = blockSum(s, smem) * invN;
+    }
+    A q = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const A d = toCompute(xr[i]) - mean;
+      q += d * d;
+    }
+    const A var = blockSum(q, smem) * invN;
+    const A invStd = A(1) / sqrt(var + A(p.epsilon));
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+      A v = (toCompute(xr[i]) - mean) * invStd * toCompute(scale[i]);
+      if (bias)
+        v += toCompute(bias[i]);
+      yr[i] = fromCompute<T>(v);
+    }
+    if (threadIdx.x == 0) {
+      if (meanOut)
+        meanOut[row] = fromCompute<T>(mean);
+      if (invStdOut)
+        invStdOut[row] = fromCompute<T>(invStd);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+using cpu::ReduceOp;
+
+template <class A> __device__ __forceinline__ A reduceInit(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Prod: return A(1);
+  case ReduceOp::Max:
+    if constexpr (std::is_integral_v<A>)
+      return std::numeric_limits<A>::lowest();
+    else
+      return -std::numeric_limits<A>::infinity();
+  case ReduceOp::Min:
+    if constexpr (std::is_integral_v<A>)
+      return std::numeric_limits<A>::max();
+    else
+      return std::numeric_limits<A>::infinity();
+  default: return A(0);
+  }
+}
+
+template <class A> __device__ __forceinline__ bool nanOf(A v) {
+  if constexpr (std::is_integral_v<A>)
+    return false;
+  else
+    return isnan(v);
+}
+
+/// Folds `v` (already mapped: squared for L2 and SumSquare) into `acc`.
+template <class A>
+__device__ __forceinline__ A reduceCombine(ReduceOp op, A acc, A v) {
+  using W = Wrap<A>; // integer sums and products wrap
+  switch (op) {
+  case ReduceOp::Max: return (v > acc || nanOf(v)) ? v : acc;
+  case ReduceOp::Min: return (v < acc || nanOf(v)) ? v : acc;
+  case ReduceOp::Prod: return A(W(acc) * W(v));
+  default: return A(W(acc) + W(v));
+  }
+}
+
+template <class A> __device__ __forceinline__ A reduceMap(ReduceOp op, A v) {
+  if (op == ReduceOp::L2 || op == ReduceOp::SumSquare) {
+    using W = Wrap<A>;
+    return A(W(v) * W(v));
+  }
+  return v;
+}
+
+/// The final value of an output element from its accumulator.
+template <class T, class A>
+__device__ __forceinline__ T reduceFinish(ReduceOp op, A acc, int64_t count) {
+  if (op == ReduceOp::Mean) {
+    if constexpr (std::is_integral_v<A>)
+      return T(count > 0 ? acc / A(count) : acc);
+    else
+      return fromCompute<T>(acc * (A(1) / A(count)));
+  }
+  if (op == ReduceOp::L2) {
+    if constexpr (std::is_integral_v<A>)
+      return T(::sqrt(double(acc)));
+    else
+      return fromCompute<T>(sqrt(acc));
+  }
+  return fromCompute<T>(acc);
+}
+
+/// Combines across a warp by shuffles (every lane gets the result).
+template <class A> __device__ __forceinline__ A warpReduce(ReduceOp op, A v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v = reduceCombine(op, v, A(__shfl_xor_sync(0xffffffffu, v, o)));
+  return v;
+}
+
+/// Contiguous rows of `n` elements, each reduced to one output: one block
+/// per row.
+template <class T>
+__global__ void reduceRows(ReduceOp op, const T *x, T *y, int64_t rows,
+                           int64_t n) {
+  using A = Compute<T>;
+  __shared__ A smem[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T *xr = x + row * n;
+    A acc = reduceInit<A>(op);
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      acc = reduceCombine(op, acc, reduceMap(op, toCompute(xr[i])));
+    acc = warpReduce(op, acc);
+    __syncthreads();
+    if (lane == 0)
+      smem[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+      acc = lane < warps ? smem[lane] : reduceInit<A>(op);
+      acc = warpReduce(op, acc);
+      if (lane == 0)
+        y[row] = reduceFinish<T>(op, acc, n);
+    }
+  }
+}
+
+/// Any set of reduced axes: one thread per output element walks its
+/// reduced sub-space. Kept dims are in output order (the output is dense
+/// over them).
+struct ReduceGeometry {
+  ReduceOp op;
+  int keptRank, redRank;
+  int64_t outNumel, count;
+  int64_t keptShape[cpu::kMaxDims], keptStride[cpu::kMaxDims];
+  int64_t redShape[cpu::kMaxDims], redStride[cpu::kMaxDims];
+};
+
+template <class T>
+__global__ void reduceGeneral(const __grid_constant__ ReduceGeometry g,
+                              const T *x, T *y) {
+  using A = Compute<T>;
+  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+       o < g.outNumel; o += int64_t(gridDim.x) * blockDim.x) {
+    int64_t base = 0, rem = o;
+    for (int d = g.keptRank - 1; d >= 0; --d) {
+      const int64_t q = divq(rem, g.keptShape[d]);
+      base += (rem - q * g.keptShape[d]) * g.keptStride[d];
+      rem = q;
+    }
+    A acc = reduceInit<A>(g.op);
+    for (int64_t r = 0; r < g.count; ++r) {
+      int64_t off = base, k = r;
+      for (int d = g.redRank - 1; d >= 0; --d) {
+        const int64_t q = divq(k, g.redShape[d]);
+        off += (k - q * g.redShape[d]) * g.redStride[d];
+        k = q;
+      }
+      acc = reduceCombine(g.op, acc, reduceMap(g.op, toCompute(x[off])));
+    }
+    y[o] = reduceFinish<T>(g.op, acc, g.count);
+  }
+}
+
+template <class F> cudaError_t visitReal(DType t, F &&f) {
+  switch (t) {
+  case DType::F32: return f(float{});
+  case DType::F64: return f(double{});
+  case DType::F16: return f(__half{});
+  case DType::BF16: return f(__nv_bfloat16{});
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+} // namespace
+
+cudaError_t softmaxKernel(const cpu::SoftmaxParams &p, const void *in,
+                          void *out, cudaStream_t stream) {
+  if (p.outer * p.axis * p.inner == 0)
+    return cudaSuccess;
+  return visitReal(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = static_cast<const T *>(in);
+    T *y = static_cast<T *>(out);
+    if (p.inner == 1) {
+      const unsigned blocks = unsigned(std::min<int64_t>(p.outer, 1 << 20));
+      softmaxRows<T><<<blocks, rowThreads(p.axis), 0, stream>>>(
+          x, y, p.outer, p.axis, p.log);
+    } else {
+      softmaxColumns<T><<<blocksFor(p.outer * p.inner), kThreads, 0,
+                          stream>>>(x, y, p.outer, p.axis, p.inner, p.log);
+    }
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t normKernel(const cpu::NormParams &p, const void *x,
+                       const void *scale, const void *bias, void *y,
+                       void *mean, void *invStdDev, cudaStream_t stream) {
+  if (p.outer == 0)
+    return cudaSuccess;
+  return visitReal(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const unsigned blocks = unsigned(std::min<int64_t>(p.outer, 1 << 20));
+    normRows<T><<<blocks, rowThreads(p.norm), 0, stream>>>(
+        p, static_cast<const T *>(x), static_cast<const T *>(scale),
+        static_cast<const T *>(bias), static_cast<T *>(y),
+        static_cast<T *>(mean), static_cast<T *>(invStdDev));
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,
+                         void *out, cudaStream_t stream) {
+  if (p.outNumel == 0)
+    return cudaSuccess;
+  const cpu::StridedLayout<2> &l = p.layout;
+  const int last = l.rank - 1;
+  // Trailing reduced dims that are contiguous in the input: rows.
+  const bool rows =
+      l.numel > 0 && l.strides[0][last] == 0 && l.strides[1][last] == 1 &&
+      (l.rank == 1 || (l.rank == 2 && l.strides[0][0] == 1 &&
+                       l.strides[1][0] == l.shape[last]));
+  ReduceGeometry g{};
+  g.op = p.op;
+  g.outNumel = p.outNumel;
+  g.count = l.numel == 0 ? 0 : p.count;
+  for (int d = 0; d < l.rank && l.numel > 0; ++d) {
+    if (l.strides[0][d] == 0) {
+      g.redShape[g.redRank] = l.shape[d];
+      g.redStride[g.redRank++] = l.strides[1][d];
+    } else {
+      g.keptShape[g.keptRank] = l.shape[d];
+      g.keptStride[g.keptRank++] = l.strides[1][d];
+    }
+  }
+  auto launch = [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    const T *x = static_cast<const T *>(in);
+    T *y = static_cast<T *>(out);
+    if (rows) {
+      const int64_t n = l.shape[last];
+      const int64_t numRows = l.rank == 1 ? 1 : l.shape[0];
+      const unsigned blocks = unsigned(std::min<int64_t>(numRows, 1 << 20));
+      reduceRows<T><<<blocks, rowThreads(n), 0, stream>>>(p.op, x, y,
+                                                         numRows, n);
+    } else {
+      reduceGeneral<T><<<blocksFor(p.outNumel), kThreads, 0, stream>>>(g, x,
+                                                                      y);
+    }
+    return cudaGetLastError();
+  };
+  switch (p.dtype) {
+  case DType::F32: return launch(float{});
+  case DType::F64: return launch(double{});
+  case DType::F16: return launch(__half{});
+  case DType::BF16: return launch(__nv_bfloat16{});
+  case DType::I32: return launch(int32_t{});
+  case DType::I64: return launch(int64_t{});
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+} // namespace tpc::cuda

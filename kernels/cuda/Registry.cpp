@@ -1,0 +1,124 @@
+//===- Registry.cpp - The table of CUDA kernels and their context ---------===//
+#include "kernels/cuda/Adapters.h"
+#include "kernels/cuda/Kernels.h"
+
+#include "kernels/cpu/Registry.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace tpc::cuda {
+
+int deviceSmCount() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cache[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 ||
+      device >= kMaxDevices) {
+    (void)cudaGetLastError(); // the failed query must not look like a
+                              // launch error of the next kernel
+    return 132;
+  }
+  int n = cache[device].load(std::memory_order_relaxed);
+  if (n > 0)
+    return n;
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) !=
+          cudaSuccess ||
+      n <= 0) {
+    (void)cudaGetLastError();
+    n = 132;
+  }
+  cache[device].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+Status KernelContext::create(size_t workspaceBytes, bool allowTf32,
+                             std::unique_ptr<KernelContext> &out) {
+  out.reset();
+  std::unique_ptr<KernelContext> c(new KernelContext());
+  TPC_CUDA_CHECK(cudaGetDevice(&c->device_));
+  TPC_CUBLAS_CHECK(cublasLtCreate(&c->lt_));
+  if (workspaceBytes) {
+    TPC_CUDA_CHECK(cudaMalloc(&c->workspace_, workspaceBytes));
+    c->workspaceBytes_ = workspaceBytes;
+  }
+  c->allowTf32_ = allowTf32;
+  out = std::move(c);
+  return Status::ok();
+}
+
+KernelContext::~KernelContext() {
+  // Destructors cannot report; a failure here leaks at worst.
+  if (workspace_)
+    (void)cudaFree(workspace_);
+  if (lt_)
+    (void)cublasLtDestroy(lt_);
+}
+
+std::vector<TensorDesc> halfAsF32(const std::vector<TensorDesc> &descs) {
+  std::vector<TensorDesc> r = descs;
+  for (TensorDesc &d : r)
+    if (!cpu::isAbsent(d) && isHalfLike(d.dtype))
+      d.dtype = DType::F32;
+  return r;
+}
+
+Status validateWithCpu(const char *name, const std::vector<TensorDesc> &in,
+                       const std::vector<TensorDesc> &out, const Attrs &attrs,
+                       bool halfAsFloat) {
+  const cpu::KernelDef *def = cpu::lookupKernel(name);
+  if (!def)
+    return Status::error(std::string("no CPU reference kernel '") + name +
+                         "' to validate against");
+  std::unique_ptr<cpu::PreparedKernel> unused;
+  Status st = def->prepare(in, out, attrs, unused);
+  if (st || !halfAsFloat)
+    return st;
+  bool anyHalf = false;
+  for (const auto *v : {&in, &out})
+    for (const TensorDesc &d : *v)
+      anyHalf = anyHalf || (!cpu::isAbsent(d) && isHalfLike(d.dtype));
+  if (!anyHalf)
+    return st;
+  Status wide = def->prepare(halfAsF32(in), halfAsF32(out), attrs, unused);
+  return wide ? wide : st;
+}
+
+Status checkCudaArith(DType t, const std::string &what) {
+  if (t == DType::I8 || t == DType::U8)
+    return Status::error(what + " has dtype " + dtypeName(t) +
+                         ", which the CUDA arithmetic kernels do not take");
+  return Status::ok();
+}
+
+static KernelTable buildTable() {
+  KernelTable table;
+  addElementwiseKernels(table);
+  addNormKernels(table);
+  addMovementKernels(table);
+  addMatMulKernels(table);
+  std::sort(table.begin(), table.end(),
+            [](const KernelDef &a, const KernelDef &b) {
+              return std::strcmp(a.name, b.name) < 0;
+            });
+  return table;
+}
+
+const std::vector<KernelDef> &allCudaKernels() {
+  static const KernelTable table = buildTable();
+  return table;
+}
+
+const KernelDef *lookupCudaKernel(std::string_view name) {
+  const KernelTable &table = allCudaKernels();
+  auto it = std::lower_bound(table.begin(), table.end(), name,
+                             [](const KernelDef &d, std::string_view n) {
+                               return std::string_view(d.name) < n;
+                             });
+  if (it == table.end() || std::string_view(it->name) != name)
+    return nullptr;
+  return &*it;
+}
+
+} // namespace tpc::cuda

@@ -1,0 +1,150 @@
+//===- CudaEngine.h - Running an engine's ranks on GPUs ---------*- C++ -*-===//
+//
+// Every rank that this process runs, on GPUs, driven by one host thread in
+// lockstep: each rank's kernels up to its next collective are enqueued on
+// its stream, then the collective's packing, the ranks' communicator calls
+// (one round of the DeviceCommGroup) and the unpacking, and so on. A forward
+// is thus one stream per rank with no host synchronisation until its end;
+// after a first eager forward (which reports any launch error by step) the
+// second is captured into CUDA graphs, one per stream, and later forwards
+// replay them. Inputs are staged through pinned host buffers and copied
+// in, rank 0's outputs copied out, inside the graph.
+//
+// Layouts: every rank on its own GPU (NCCL, ncclCommInitAll), every rank on
+// one GPU and one stream (emulateRanks: the on-device communicator), or the
+// one rank of this process of a multi-process job (loadRank with a group,
+// NCCL over MPI).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_CUDA_CUDAENGINE_H
+#define TPC_RUNTIME_CUDA_CUDAENGINE_H
+
+#include "runtime/comm/DeviceComm.h"
+#include "runtime/cuda/CudaRank.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpc::runtime {
+
+struct CudaEngineOptions {
+  /// Capture the forward into CUDA graphs after the first one.
+  bool cudaGraph = true;
+  /// Run every rank on one GPU (device `firstDevice`) with the on-device
+  /// communicator.
+  bool emulateRanks = false;
+  /// Rank r runs on device firstDevice + r (or firstDevice, emulated).
+  int firstDevice = 0;
+  /// Wait for each step (eager only): a fault names its step.
+  bool syncEachStep = false;
+  /// Let f32 GEMMs use TF32 tensor cores (off: f32 parity with the CPU).
+  bool allowTf32 = false;
+  size_t gemmWorkspaceBytes = cuda::KernelContext::kDefaultWorkspaceBytes;
+  /// How long a forward of several ranks may wait for collectives before
+  /// the communicators are aborted.
+  std::chrono::milliseconds commTimeout{60000};
+};
+
+class CudaEngine {
+public:
+  /// "no CUDA device: ..." when there is none; otherwise the count.
+  static Status deviceCount(int &count);
+
+  /// Loads every rank of the engine in `dir`.
+  static Status load(const std::string &dir, const CudaEngineOptions &options,
+                     std::unique_ptr<CudaEngine> &out);
+
+  /// Loads rank `rank` only, on `device`, with `group` holding its
+  /// communicator (null for tp 1); for one rank per process.
+  /// `makeGroup(stream, group)` is called once the rank's stream exists.
+  using GroupFactory = Status (*)(void *ctx, cudaStream_t stream,
+                                  std::unique_ptr<DeviceCommGroup> &group);
+  static Status loadRank(const EngineManifest &manifest, int rank, int device,
+                         const CudaEngineOptions &options,
+                         GroupFactory makeGroup, void *ctx,
+                         std::unique_ptr<CudaEngine> &out);
+
+  ~CudaEngine();
+  CudaEngine(const CudaEngine &) = delete;
+  CudaEngine &operator=(const CudaEngine &) = delete;
+
+  const EngineManifest &manifest() const { return manifest_; }
+  /// Ranks of the engine (tp) and ranks run by this process.
+  int tp() const { return manifest_.tp; }
+  int localRanks() const { return int(ranks_.size()); }
+
+  /// Sets graph input `name` for every local rank; `data` (host memory)
+  /// must stay valid until run() returns.
+  Status setInput(const std::string &name, const TensorDesc &desc,
+                  const void *data);
+  /// One forward of every local rank.
+  Status run();
+
+  /// Graph output `name` of the last run (the first local rank's), in host
+  /// memory; nullptr data before a run. False if there is no such output.
+  bool output(const std::string &name, TensorDesc &desc,
+              const void *&data) const;
+  std::vector<std::string> outputNames() const;
+
+  /// Wall time of the last run() and GPU time of its forward (the slowest
+  /// rank's, between events on the streams), in milliseconds.
+  double lastRunMillis() const { return lastRunMillis_; }
+  double lastGpuMillis() const { return lastGpuMillis_; }
+  /// Whether forwards now replay CUDA graphs.
+  bool graphActive() const { return !graphs_.empty(); }
+  /// Notes for the user (a graph capture that fell back to eager runs).
+  const std::vector<std::string> &notes() const { return notes_; }
+  /// "NVIDIA H200 (device 0)", the communicator, for reports.
+  std::string describe() const;
+
+private:
+  struct Input {
+    std::string name;
+    uint32_t buffer;
+    TensorDesc desc;
+    const void *data = nullptr;
+    void *pinned = nullptr;
+  };
+  struct Output {
+    std::string name;
+    uint32_t buffer;
+    TensorDesc desc;
+    void *pinned = nullptr;
+    std::vector<uint8_t> data;
+  };
+
+  CudaEngine() = default;
+  Status createStreams(const std::vector<int> &devices);
+  Status finishLoad();
+  Status enqueueForward();
+  Status capture();
+  Status launchGraphs();
+  Status waitForward();
+  Status fail(const Status &st);
+
+  EngineManifest manifest_;
+  CudaEngineOptions options_;
+  std::vector<std::unique_ptr<RankEngine>> hostEngines_;
+  /// One stream per distinct device used (ranks on one device share it).
+  std::vector<cudaStream_t> streams_;
+  std::vector<int> streamDevices_;
+  std::vector<cudaEvent_t> startEvents_, stopEvents_;
+  std::unique_ptr<DeviceCommGroup> group_;
+  std::vector<std::unique_ptr<CudaRank>> ranks_;
+  std::vector<Input> inputs_;
+  std::vector<Output> outputs_;
+  std::vector<cudaGraph_t> graphGraphs_;
+  std::vector<cudaGraphExec_t> graphs_;
+  int forwards_ = 0;
+  bool graphFailed_ = false;
+  bool broken_ = false;
+  bool hasRun_ = false;
+  std::vector<std::string> notes_;
+  double lastRunMillis_ = 0, lastGpuMillis_ = 0;
+};
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_CUDA_CUDAENGINE_H

@@ -1,0 +1,227 @@
+//===- CudaRank.cpp - One rank of an engine on a GPU ----------------------===//
+#include "runtime/cuda/CudaRank.h"
+
+#include "kernels/cuda/Check.h"
+
+#include <exception>
+#include <map>
+
+namespace tpc::runtime {
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_)
+    (void)cudaFree(data_);
+}
+
+Status DeviceBuffer::allocate(size_t bytes, const std::string &what) {
+  if (data_) {
+    TPC_CUDA_CHECK(cudaFree(data_));
+    data_ = nullptr;
+    size_ = 0;
+  }
+  const size_t rounded = std::max<size_t>(bytes, 1);
+  void *raw = nullptr;
+  cudaError_t err = cudaMalloc(&raw, rounded);
+  data_ = static_cast<uint8_t *>(raw);
+  if (err != cudaSuccess) {
+    data_ = nullptr;
+    return cuda::cudaStatus(err, "allocating " + std::to_string(bytes) +
+                                     " bytes of device memory for the " +
+                                     what);
+  }
+  TPC_CUDA_CHECK(cudaMemset(data_, 0, rounded));
+  size_ = bytes;
+  return Status::ok();
+}
+
+Status CudaRank::create(RankEngine &engine, int device, cudaStream_t stream,
+                        const CudaRankOptions &options,
+                        std::unique_ptr<CudaRank> &out) {
+  out.reset();
+  std::unique_ptr<CudaRank> r(new CudaRank(engine));
+  r->device_ = device;
+  r->stream_ = stream;
+  r->options_ = options;
+  const std::string who = "rank " + std::to_string(engine.rank()) + ": ";
+  TPC_RETURN_IF_ERROR(
+      cuda::cudaResult(cudaSetDevice(device), "cudaSetDevice")
+          .withContext(who));
+  TPC_RETURN_IF_ERROR(cuda::KernelContext::create(options.gemmWorkspaceBytes,
+                                                  options.allowTf32,
+                                                  r->context_)
+                          .withContext(who));
+  TPC_RETURN_IF_ERROR(r->uploadWeights().withContext(who));
+  TPC_RETURN_IF_ERROR(r->prepareSteps());
+  out = std::move(r);
+  return Status::ok();
+}
+
+CudaRank::~CudaRank() {
+  // Work still queued may use the buffers freed below.
+  if (stream_) {
+    (void)cudaSetDevice(device_);
+    (void)cudaStreamSynchronize(stream_);
+  }
+  steps_.clear();
+  context_.reset();
+}
+
+std::string CudaRank::where(size_t step) const {
+  return "rank " + std::to_string(rank()) + ": " +
+         engine_.plan().describeStep(step) + ": ";
+}
+
+Status CudaRank::uploadWeights() {
+  const RankPlan &plan = engine_.plan();
+  bufferPtrs_.assign(plan.buffers.size(), nullptr);
+  // Buffers naming the same tensor share its mapped bytes; copy each
+  // tensor once, 256-byte aligned.
+  std::map<const uint8_t *, size_t> offsets;
+  size_t total = 0;
+  for (const PlanBuffer &b : plan.buffers) {
+    if (b.kind != BufferKind::Weight)
+      continue;
+    const uint8_t *host = engine_.bufferData(b.id);
+    if (offsets.emplace(host, total).second)
+      total += (size_t(b.bytes) + 255) / 256 * 256;
+  }
+  TPC_RETURN_IF_ERROR(weights_.allocate(total, "weights"));
+  std::map<const uint8_t *, bool> copied;
+  for (const PlanBuffer &b : plan.buffers) {
+    if (b.kind != BufferKind::Weight)
+      continue;
+    const uint8_t *host = engine_.bufferData(b.id);
+    uint8_t *dev = weights_.data() + offsets[host];
+    bufferPtrs_[b.id] = dev;
+    if (copied[host] || !b.bytes)
+      continue;
+    copied[host] = true;
+    cudaError_t err =
+        cudaMemcpy(dev, host, size_t(b.bytes), cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+      return cuda::cudaStatus(err, "copying weight '" + b.tensor +
+                                       "' to the device");
+  }
+  return Status::ok();
+}
+
+namespace {
+
+std::string describeDescs(const std::vector<TensorDesc> &descs) {
+  std::string s;
+  for (const TensorDesc &d : descs)
+    s += (s.empty() ? "" : ", ") +
+         (d.shape.size() == 1 && d.shape[0] == -1 ? std::string("absent")
+                                                  : d.str());
+  return s;
+}
+
+} // namespace
+
+Status CudaRank::prepareSteps() {
+  const RankPlan &plan = engine_.plan();
+  steps_.resize(plan.steps.size());
+  size_t scratchBytes = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep &ps = plan.steps[i];
+    Step &step = steps_[i];
+    if (ps.kind != StepKind::Kernel) {
+      step.collective.init(engine_.steps()[i].collective);
+      scratchBytes = std::max(scratchBytes, step.collective.scratchBytes());
+      ++numCollectives_;
+      continue;
+    }
+    std::vector<TensorDesc> in, out;
+    for (uint32_t id : ps.inputs)
+      in.push_back(id == kAbsentBuffer ? TensorDesc{DType::F32, {-1}}
+                                       : plan.buffers[id].desc);
+    for (uint32_t id : ps.outputs)
+      out.push_back(plan.buffers[id].desc);
+    const cuda::KernelDef *def = cuda::lookupCudaKernel(ps.kernel);
+    if (!def)
+      return Status::error(where(i) + "the CUDA backend has no kernel '" +
+                           ps.kernel + "'");
+    Status st;
+    try {
+      st = def->prepare(*context_, in, out, ps.attrs, step.kernel);
+    } catch (const std::exception &ex) {
+      st = Status::error(std::string("exception: ") + ex.what());
+    }
+    if (st && !step.kernel)
+      st = Status::error("prepare returned no kernel");
+    if (!st)
+      return Status::error(where(i) + ps.kernel +
+                           " rejected its operands on the GPU (inputs " +
+                           describeDescs(in) + "; outputs " +
+                           describeDescs(out) + "): " + st.message());
+  }
+
+  const std::string who = "rank " + std::to_string(rank()) + ": ";
+  TPC_RETURN_IF_ERROR(
+      arena_.allocate(size_t(plan.arenaBytes), "arena").withContext(who));
+  TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes, "collective scratch")
+                          .withContext(who));
+  for (const PlanBuffer &b : plan.buffers)
+    if (b.kind == BufferKind::Arena)
+      bufferPtrs_[b.id] = arena_.data() + b.offset;
+
+  // Kernels load whole elements: every operand must be aligned to its
+  // element size (the compiler aligns arena offsets to 64 bytes).
+  for (const PlanBuffer &b : plan.buffers)
+    if (bufferPtrs_[b.id] &&
+        reinterpret_cast<uintptr_t>(bufferPtrs_[b.id]) %
+                dtypeSize(b.desc.dtype) !=
+            0)
+      return Status::error(who + plan.describeBuffer(b.id) +
+                           " is not aligned to its element size (arena "
+                           "offset " +
+                           std::to_string(b.offset) +
+                           "); the CUDA backend needs aligned buffers");
+
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const PlanStep &ps = plan.steps[i];
+    for (uint32_t id : ps.inputs)
+      steps_[i].inputs.push_back(id == kAbsentBuffer ? nullptr
+                                                     : bufferPtrs_[id]);
+    for (uint32_t id : ps.outputs)
+      steps_[i].outputs.push_back(bufferPtrs_[id]);
+  }
+  return Status::ok();
+}
+
+Status CudaRank::enqueueKernels(size_t &pos, bool syncEachStep) {
+  for (; pos < steps_.size() && steps_[pos].kernel; ++pos) {
+    Step &s = steps_[pos];
+    Status st =
+        s.kernel->run(s.inputs.data(), s.outputs.data(), stream_);
+    if (st && syncEachStep)
+      st = cuda::cudaResult(cudaStreamSynchronize(stream_),
+                            "the step's kernel");
+    if (!st)
+      return st.withContext(where(pos));
+  }
+  return Status::ok();
+}
+
+Status CudaRank::collectiveBefore(size_t i) {
+  Step &s = steps_[i];
+  return s.collective.before(s.inputs[0], s.outputs[0], scratch_.data(),
+                             stream_)
+      .withContext(where(i));
+}
+
+Status CudaRank::collectiveCommunicate(size_t i, Communicator *comm) {
+  Step &s = steps_[i];
+  return s.collective.communicate(comm, s.inputs[0], s.outputs[0],
+                                  scratch_.data())
+      .withContext(where(i));
+}
+
+Status CudaRank::collectiveAfter(size_t i) {
+  Step &s = steps_[i];
+  return s.collective.after(s.inputs[0], s.outputs[0], scratch_.data(),
+                            stream_)
+      .withContext(where(i));
+}
+
+} // namespace tpc::runtime
