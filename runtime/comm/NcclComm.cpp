@@ -240,8 +240,10 @@ Status NcclGroup::createRank(const std::vector<uint8_t> &idBytes, int nranks,
 }
 
 NcclGroup::~NcclGroup() {
-  if (aborted_)
-    return; // abort() released every communicator
+  if (aborted_) {
+    releaseComms(); // a no-op unless a round was left open
+    return;
+  }
   // Finalize every communicator (grouped: one thread may own several),
   // wait for that with the timeout, then free them; any failure aborts.
   bool ok = ncclGroupStart() == ncclSuccess;
@@ -330,6 +332,13 @@ Status NcclGroup::endRound() {
     return Status::error("NCCL group: endRound() without beginRound()");
   --roundDepth_;
   ncclResult_t r = ncclGroupEnd();
+  if (aborted_) {
+    // A call of this round failed (or a peer aborted): the group is closed
+    // now, so the communicators can be released safely.
+    if (roundDepth_ == 0)
+      releaseComms();
+    return Status::error("the NCCL communicator was aborted: " + abortReason_);
+  }
   if (r == ncclInProgress)
     return waitInProgress("ncclGroupEnd");
   if (r != ncclSuccess) {
@@ -361,10 +370,19 @@ Status NcclGroup::poll() {
 }
 
 void NcclGroup::abort(const std::string &reason) {
-  if (aborted_)
+  if (!aborted_) {
+    aborted_ = true;
+    abortReason_ = reason;
+  }
+  // Inside ncclGroupStart/End the communicators are still referenced by the
+  // open group: ncclGroupEnd() would touch freed state. endRound() releases
+  // them once the group is closed.
+  if (roundDepth_ > 0)
     return;
-  aborted_ = true;
-  abortReason_ = reason;
+  releaseComms();
+}
+
+void NcclGroup::releaseComms() {
   for (auto &c : comms_) {
     if (!c->handle())
       continue;

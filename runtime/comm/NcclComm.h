@@ -83,6 +83,8 @@ private:
   NcclGroup() = default;
   /// Waits until no communicator of the group reports ncclInProgress.
   Status waitInProgress(const std::string &what);
+  /// ncclCommAbort on every communicator not yet released.
+  void releaseComms();
 
   NcclOptions options_;
   std::vector<std::unique_ptr<NcclCommunicator>> comms_;
