@@ -256,6 +256,9 @@ public:
     TPC_CUDA_CHECK(cudaMalloc(&data_, size_));
     TPC_CUDA_CHECK(
         cudaMemcpy(data_, bytes.data(), size_, cudaMemcpyHostToDevice));
+    // A pageable copy may return before the DMA lands, on the legacy stream
+    // that the runtime's non-blocking streams do not wait for.
+    TPC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     return Status::ok();
   }
   Status run(const void *const *, void *const *outputs,

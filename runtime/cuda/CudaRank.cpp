@@ -52,6 +52,14 @@ Status CudaRank::create(RankEngine &engine, int device, cudaStream_t stream,
                           .withContext(who));
   TPC_RETURN_IF_ERROR(r->uploadWeights().withContext(who));
   TPC_RETURN_IF_ERROR(r->prepareSteps());
+  // cudaMemset and pageable cudaMemcpy run on the legacy default stream and
+  // may return before the device has finished; the rank's stream is
+  // non-blocking and would not wait for them, so the first forward could
+  // read weights or zeroes still in flight.
+  TPC_RETURN_IF_ERROR(
+      cuda::cudaResult(cudaDeviceSynchronize(),
+                       "waiting for the weight upload and arena set-up")
+          .withContext(who));
   out = std::move(r);
   return Status::ok();
 }
