@@ -46,7 +46,7 @@ Status LtGemm::create(const KernelContext &ctx, const GemmShape &s,
   if (s.batch < 1 || s.batch > INT32_MAX)
     return Status::error("batch count " + std::to_string(s.batch) +
                          " is out of cuBLASLt's range");
-  cudaDataType_t type;
+  cudaDataType_t type = CUDA_R_32F;
   TPC_RETURN_IF_ERROR(dataType(s.dtype, type));
   std::unique_ptr<LtGemm> g(new LtGemm());
   g->ctx_ = &ctx;
@@ -88,7 +88,17 @@ Status LtGemm::create(const KernelContext &ctx, const GemmShape &s,
   // One heuristic answer for 16-byte aligned operands, one for operands
   // aligned only to their element size.
   const uint32_t elem = uint32_t(dtypeSize(s.dtype));
+  // The alignment preferences describe the base pointers only; a row or a
+  // batch member further on starts 16-byte aligned only when the leading
+  // dims and batch strides are multiples of 16 bytes too.
+  auto bytes16 = [elem](int64_t v) { return (v * int64_t(elem)) % 16 == 0; };
+  const bool pitches16 =
+      bytes16(s.lda) && bytes16(s.ldb) && bytes16(s.ldd) &&
+      (s.batch == 1 ||
+       (bytes16(s.strideA) && bytes16(s.strideB) && bytes16(s.strideD)));
   for (uint32_t align : {16u, elem}) {
+    if (align == 16 && !pitches16)
+      continue;
     cublasLtMatmulPreference_t pref = nullptr;
     TPC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = ctx.workspaceBytes();
