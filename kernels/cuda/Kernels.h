@@ -60,6 +60,9 @@ cudaError_t normKernel(const cpu::NormParams &p, const void *x,
                        void *mean, void *invStdDev, cudaStream_t stream);
 cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,
                          void *out, cudaStream_t stream);
+/// ArgMax / ArgMin into i64, with the CPU kernel's tie and NaN rules.
+cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
+                            int64_t *out, cudaStream_t stream);
 
 // Movement.cu
 cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
@@ -70,6 +73,9 @@ cudaError_t splitKernel(const cpu::ConcatParams &p, const void *in,
                         void *const *outputs, cudaStream_t stream);
 cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,
                          const void *indices, void *out, cudaStream_t stream);
+cudaError_t gatherElementsKernel(const cpu::GatherElementsParams &p,
+                                 const void *data, const void *indices,
+                                 void *out, cudaStream_t stream);
 cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
                            const void *indices, void *out,
                            cudaStream_t stream);

@@ -210,6 +210,21 @@ __global__ void gatherKernelTyped(const cpu::GatherParams p,
   }
 }
 
+/// Thread per output element: operand 0 of the layout is the output and
+/// the indices (both dense), operand 1 the data with the axis stride 0.
+template <class U>
+__global__ void
+gatherElementsKernelTyped(const __grid_constant__ cpu::GatherElementsParams p,
+                          const U *data, const void *indices, U *out) {
+  for (int64_t i = threadIndex(); i < p.layout.numel; i += gridThreads()) {
+    int64_t off[2];
+    layoutOffsets(p.layout, i, off);
+    const int64_t idx =
+        wrapIndex(loadIndex(p.indexType, indices, off[0]), p.axisDim);
+    out[off[0]] = idx < 0 ? U{} : data[off[1] + idx * p.axisStride];
+  }
+}
+
 struct GatherNDGeometry {
   int64_t batch, tuples, depth, slicesPerBatch, sliceUnits;
   int64_t dims[kMaxGatherNDDepth];
@@ -309,6 +324,20 @@ cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,
                            0, stream>>>(p, innerUnits,
                                         static_cast<const U *>(data), indices,
                                         static_cast<U *>(out));
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t gatherElementsKernel(const cpu::GatherElementsParams &p,
+                                 const void *data, const void *indices,
+                                 void *out, cudaStream_t stream) {
+  if (p.layout.numel == 0)
+    return cudaSuccess;
+  return visitUnit(int(p.elemSize), [&](auto size) -> cudaError_t {
+    using U = typename UnitOf<decltype(size)::value>::type;
+    gatherElementsKernelTyped<U><<<blocksFor(p.layout.numel), kThreads, 0,
+                                   stream>>>(p, static_cast<const U *>(data),
+                                             indices, static_cast<U *>(out));
     return cudaGetLastError();
   });
 }

@@ -290,6 +290,32 @@ Status prepareGather(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status prepareGatherElements(const KernelContext &,
+                             const std::vector<TensorDesc> &in,
+                             const std::vector<TensorDesc> &out,
+                             const Attrs &attrs,
+                             std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("GatherElements", in, out, attrs, false));
+  const Shape &s = in[0].shape, &is = in[1].shape;
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", 0),
+                                         int64_t(s.size()), "axis", axis));
+  cpu::GatherElementsParams p;
+  p.elemSize = dtypeSize(in[0].dtype);
+  p.indexType = in[1].dtype;
+  p.axisDim = s[size_t(axis)];
+  std::vector<int64_t> dataStrides = cpu::denseStrides(s);
+  p.axisStride = dataStrides[size_t(axis)];
+  dataStrides[size_t(axis)] = 0;
+  TPC_RETURN_IF_ERROR(cpu::makeLayout<2>(
+      is, {cpu::denseStrides(is), dataStrides}, p.layout));
+  kernel = makeLaunch("GatherElements", [p](const void *const *i,
+                                            void *const *o, cudaStream_t st) {
+    return gatherElementsKernel(p, i[0], i[1], o[0], st);
+  });
+  return Status::ok();
+}
+
 Status prepareGatherND(const KernelContext &,
                        const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, const Attrs &attrs,
@@ -354,6 +380,8 @@ void addMovementKernels(KernelTable &t) {
       {"Split", "cut along attr axis into attr split sizes", prepareSplit});
   t.push_back(
       {"Gather", "take slices along attr axis by index tensor", prepareGather});
+  t.push_back({"GatherElements", "take elements along attr axis by index",
+               prepareGatherElements});
   t.push_back({"GatherND", "take slices addressed by index tuples",
                prepareGatherND});
   t.push_back({"Trilu", "keep the upper or lower triangle (attrs upper, k)",

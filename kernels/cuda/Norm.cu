@@ -312,6 +312,120 @@ __global__ void reduceGeneral(const __grid_constant__ ReduceGeometry g,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// ArgMax / ArgMin
+//===----------------------------------------------------------------------===//
+
+/// The CPU kernel scans the axis in order and moves to a later element when
+/// it is strictly better (or at least as good, with selectLast). A NaN is
+/// then never chosen, except that one in the first position is never
+/// replaced. The row kernel reproduces that in parallel: candidates skip
+/// NaNs, ties go to the lower (or higher) index, and a NaN first element
+/// wins at the end.
+struct ArgRule {
+  bool isMax, selectLast;
+};
+
+template <class A>
+__device__ __forceinline__ bool argBetter(ArgRule r, A a, A b) {
+  if (r.isMax)
+    return r.selectLast ? a >= b : a > b;
+  return r.selectLast ? a <= b : a < b;
+}
+
+/// Whether candidate (v1, i1) wins over (v2, i2); index -1 is no candidate.
+template <class A>
+__device__ __forceinline__ bool argWins(ArgRule r, A v1, int64_t i1, A v2,
+                                        int64_t i2) {
+  if (i2 < 0)
+    return true;
+  if (i1 < 0)
+    return false;
+  if (r.isMax ? v1 > v2 : v1 < v2)
+    return true;
+  if (r.isMax ? v2 > v1 : v2 < v1)
+    return false;
+  return r.selectLast ? i1 > i2 : i1 < i2;
+}
+
+/// One block per row of `n` contiguous elements (inner == 1).
+template <class T>
+__global__ void argRows(ArgRule rule, const T *x, int64_t *out, int64_t rows,
+                        int64_t n) {
+  using A = Compute<T>;
+  __shared__ A sv[32];
+  __shared__ int64_t si[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T *xr = x + row * n;
+    A bv = A(0);
+    int64_t bi = -1;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const A v = toCompute(xr[i]);
+      if (nanOf(v))
+        continue;
+      if (bi < 0 || argBetter(rule, v, bv)) {
+        bv = v;
+        bi = i;
+      }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const A ov = __shfl_xor_sync(0xffffffffu, bv, o);
+      const int64_t oi = __shfl_xor_sync(0xffffffffu, bi, o);
+      if (argWins(rule, ov, oi, bv, bi)) {
+        bv = ov;
+        bi = oi;
+      }
+    }
+    __syncthreads(); // the previous row's exchange has been read
+    if (lane == 0) {
+      sv[warp] = bv;
+      si[warp] = bi;
+    }
+    __syncthreads();
+    if (warp == 0) {
+      bv = lane < warps ? sv[lane] : A(0);
+      bi = lane < warps ? si[lane] : int64_t(-1);
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) {
+        const A ov = __shfl_xor_sync(0xffffffffu, bv, o);
+        const int64_t oi = __shfl_xor_sync(0xffffffffu, bi, o);
+        if (argWins(rule, ov, oi, bv, bi)) {
+          bv = ov;
+          bi = oi;
+        }
+      }
+      if (lane == 0)
+        out[row] = (bi < 0 || nanOf(toCompute(xr[0]))) ? 0 : bi;
+    }
+  }
+}
+
+/// One thread per (outer, inner) column, scanning like the CPU kernel.
+template <class T>
+__global__ void argColumns(ArgRule rule, const T *x, int64_t *out,
+                           int64_t outer, int64_t axis, int64_t inner) {
+  using A = Compute<T>;
+  const int64_t cols = outer * inner;
+  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+       c += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t o = c / inner, j = c - o * inner;
+    const T *xc = x + o * axis * inner + j;
+    A best = toCompute(xc[0]);
+    int64_t bi = 0;
+    for (int64_t a = 1; a < axis; ++a) {
+      const A v = toCompute(xc[a * inner]);
+      if (argBetter(rule, v, best)) {
+        best = v;
+        bi = a;
+      }
+    }
+    out[c] = bi;
+  }
+}
+
 template <class F> cudaError_t visitReal(DType t, F &&f) {
   switch (t) {
   case DType::F32: return f(float{});
@@ -358,6 +472,35 @@ cudaError_t normKernel(const cpu::NormParams &p, const void *x,
         static_cast<T *>(mean), static_cast<T *>(invStdDev));
     return cudaGetLastError();
   });
+}
+
+cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
+                            int64_t *out, cudaStream_t stream) {
+  if (p.outer * p.inner == 0 || p.axisDim == 0)
+    return cudaSuccess;
+  const ArgRule rule{p.isMax, p.selectLast};
+  auto launch = [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    const T *x = static_cast<const T *>(in);
+    if (p.inner == 1) {
+      const unsigned blocks = unsigned(std::min<int64_t>(p.outer, 1 << 20));
+      argRows<T><<<blocks, rowThreads(p.axisDim), 0, stream>>>(
+          rule, x, out, p.outer, p.axisDim);
+    } else {
+      argColumns<T><<<blocksFor(p.outer * p.inner), kThreads, 0, stream>>>(
+          rule, x, out, p.outer, p.axisDim, p.inner);
+    }
+    return cudaGetLastError();
+  };
+  switch (p.dtype) {
+  case DType::F32: return launch(float{});
+  case DType::F64: return launch(double{});
+  case DType::F16: return launch(__half{});
+  case DType::BF16: return launch(__nv_bfloat16{});
+  case DType::I32: return launch(int32_t{});
+  case DType::I64: return launch(int64_t{});
+  default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,

@@ -120,6 +120,33 @@ Status prepareReduce(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+template <bool IsMax>
+Status prepareArgReduce(const KernelContext &,
+                        const std::vector<TensorDesc> &in,
+                        const std::vector<TensorDesc> &out,
+                        const Attrs &attrs,
+                        std::unique_ptr<PreparedKernel> &kernel) {
+  constexpr const char *name = IsMax ? "ArgMax" : "ArgMin";
+  TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
+  TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
+  const Shape &s = in[0].shape;
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", 0),
+                                         int64_t(s.size()), "axis", axis));
+  cpu::ArgReduceParams p;
+  p.dtype = in[0].dtype;
+  p.isMax = IsMax;
+  p.selectLast = attrs.getInt("select_last_index", 0) == 1;
+  p.outer = cpu::product(s, 0, size_t(axis));
+  p.axisDim = s[size_t(axis)];
+  p.inner = cpu::product(s, size_t(axis) + 1, s.size());
+  kernel = makeLaunch(name, [p](const void *const *i, void *const *o,
+                                cudaStream_t st) {
+    return argReduceKernel(p, i[0], static_cast<int64_t *>(o[0]), st);
+  });
+  return Status::ok();
+}
+
 } // namespace
 
 void addNormKernels(KernelTable &t) {
@@ -140,6 +167,10 @@ void addNormKernels(KernelTable &t) {
   t.push_back({kReduce[5].name, kReduce[5].summary, prepareReduce<5>});
   t.push_back({kReduce[6].name, kReduce[6].summary, prepareReduce<6>});
   static_assert(sizeof(kReduce) / sizeof(kReduce[0]) == 7);
+  t.push_back({"ArgMax", "index of the max along attr axis -> i64",
+               prepareArgReduce<true>});
+  t.push_back({"ArgMin", "index of the min along attr axis -> i64",
+               prepareArgReduce<false>});
 }
 
 } // namespace tpc::cuda
