@@ -46,6 +46,11 @@ struct GemmParams {
 void gemmKernel(const GemmParams &p, const void *a, const void *b,
                 const void *c, void *y, int numThreads);
 
+/// The fp32 kernels, on tpc's own sgemm: B (a weight) is packed once when
+/// bound with bindConstantInput.
+std::unique_ptr<PreparedKernel> makeMatMulF32Kernel(const MatMulParams &p);
+std::unique_ptr<PreparedKernel> makeGemmF32Kernel(const GemmParams &p);
+
 } // namespace tpc::cpu
 
 #endif // TPC_KERNELS_CPU_MATMUL_H

@@ -72,6 +72,10 @@ Status prepareMatMul(const std::vector<TensorDesc> &in,
   // stride 0 and A stride m * k (or no batch at all).
   p.foldBatch = p.batch.rank == 1 && p.batch.strides[2][0] == 0 &&
                 (p.batch.shape[0] == 1 || p.batch.strides[1][0] == m * k);
+  if (p.dtype == DType::F32) {
+    kernel = makeMatMulF32Kernel(p);
+    return Status::ok();
+  }
   kernel = makeKernel(
       [p](const void *const *i, void *const *o, const ExecContext &ctx) {
         matMulKernel(p, i[0], i[1], o[0], ctx.numThreads);
@@ -125,6 +129,10 @@ Status prepareGemm(const std::vector<TensorDesc> &in,
     p.hasC = true;
     p.cRowStride = s[0];
     p.cColStride = s[1];
+  }
+  if (p.dtype == DType::F32) {
+    kernel = makeGemmF32Kernel(p);
+    return Status::ok();
   }
   kernel = makeKernel([p](const void *const *i, void *const *o,
                           const ExecContext &ctx) {

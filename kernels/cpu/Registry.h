@@ -33,6 +33,14 @@ public:
   /// says it allows it.
   virtual void run(const void *const *inputs, void *const *outputs,
                    const ExecContext &ctx) = 0;
+  /// Called once before the first run() for each input whose data stays
+  /// the same for the kernel's whole life (an engine's weight), with that
+  /// data, which outlives the kernel: a kernel may repack it for speed.
+  /// Kernels that are never bound (constant folding) run all the same.
+  virtual void bindConstantInput(size_t index, const void *data) {
+    (void)index;
+    (void)data;
+  }
 };
 
 struct KernelDef {

@@ -2,6 +2,7 @@
 #include "kernels/cpu/Unary.h"
 #include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
+#include "kernels/cpu/VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,6 +73,27 @@ bool intCapableOp(const UnaryParams &p, const void *in, void *out) {
 template <class T>
 void floatOp(const UnaryParams &p, const void *in, void *out) {
   const int64_t n = p.numel;
+  if constexpr (std::is_same_v<T, float>) {
+    // The activations transformers spend time in, eight lanes at a time.
+    const float *x = static_cast<const float *>(in);
+    float *y = static_cast<float *>(out);
+    switch (p.op) {
+    case UnaryOp::Exp:
+      return vecExp(x, y, n);
+    case UnaryOp::Erf:
+      return vecErf(x, y, n);
+    case UnaryOp::Tanh:
+      return vecTanh(x, y, n);
+    case UnaryOp::Sigmoid:
+      return vecSigmoid(x, y, n);
+    case UnaryOp::Gelu:
+      return vecGelu(x, y, n);
+    case UnaryOp::GeluTanh:
+      return vecGeluTanh(x, y, n);
+    default:
+      break;
+    }
+  }
   const T alpha = static_cast<T>(p.alpha);
   const T beta = static_cast<T>(p.beta);
   switch (p.op) {

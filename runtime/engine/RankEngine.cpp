@@ -237,6 +237,18 @@ Status RankEngine::prepareSteps() {
                                                      : bufferPtrs_[id]);
     for (uint32_t id : ps.outputs)
       steps_[i].outputs.push_back(bufferPtrs_[id]);
+    // Weights never change: kernels may repack them once, here.
+    if (!steps_[i].kernel)
+      continue;
+    try {
+      for (size_t j = 0; j < ps.inputs.size(); ++j)
+        if (ps.inputs[j] != kAbsentBuffer &&
+            plan_.buffers[ps.inputs[j]].kind == BufferKind::Weight)
+          steps_[i].kernel->bindConstantInput(j, bufferPtrs_[ps.inputs[j]]);
+    } catch (const std::exception &ex) {
+      return Status::error(planFile_ + ": " + plan_.describeStep(i) +
+                           ": binding its weights failed: " + ex.what());
+    }
   }
   return Status::ok();
 }

@@ -1,0 +1,146 @@
+//===- MatMulF32.cpp - fp32 MatMul and Gemm on tpc's sgemm ----------------===//
+//
+// The fp32 products run on Sgemm.h rather than a BLAS: a weight operand is
+// packed once when the engine binds it (bindConstantInput), and speed does
+// not depend on which micro-kernel a BLAS library picks for the host.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/MatMul.h"
+#include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/Sgemm.h"
+
+#include <algorithm>
+#include <array>
+
+namespace tpc::cpu {
+namespace {
+
+class MatMulF32 final : public PreparedKernel {
+public:
+  explicit MatMulF32(const MatMulParams &p) : p_(p) {
+    const int last = p.batch.rank - 1;
+    if (p.foldBatch) {
+      offsets_.push_back({0, 0, 0});
+    } else {
+      forEachRow(p.batch, [&](const int64_t *off) {
+        for (int64_t i = 0; i < p.batch.shape[last]; ++i)
+          offsets_.push_back({off[0] + i * p.batch.strides[0][last],
+                              off[1] + i * p.batch.strides[1][last],
+                              off[2] + i * p.batch.strides[2][last]});
+      });
+    }
+    bShared_ = std::all_of(offsets_.begin(), offsets_.end(),
+                           [](const std::array<int64_t, 3> &o) {
+                             return o[2] == 0;
+                           });
+  }
+
+  void bindConstantInput(size_t index, const void *data) override {
+    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0)
+      packed_.pack(static_cast<const float *>(data), p_.k, p_.n, p_.n, false);
+  }
+
+  void run(const void *const *in, void *const *out,
+           const ExecContext &ctx) override {
+    const float *a = static_cast<const float *>(in[0]);
+    const float *b = static_cast<const float *>(in[1]);
+    float *y = static_cast<float *>(out[0]);
+    const int64_t rows = p_.foldBatch ? p_.m * p_.batch.numel : p_.m;
+    auto one = [&](const std::array<int64_t, 3> &o, int threads) {
+      SgemmArgs g;
+      g.m = rows;
+      g.n = p_.n;
+      g.k = p_.k;
+      g.a = a + o[1];
+      g.lda = p_.k;
+      if (packed_.empty()) {
+        g.b = b + o[2];
+        g.ldb = p_.n;
+      } else {
+        g.packedB = &packed_;
+      }
+      g.c = y + o[0];
+      g.ldc = p_.n;
+      sgemm(g, threads);
+    };
+    const int threads = std::max(1, ctx.numThreads);
+    const int64_t count = int64_t(offsets_.size());
+    if (threads > 1 && count >= threads) {
+      // Many small products (attention heads): one thread per product.
+      parallelRun(threads, [&](int t, int parts) {
+        int64_t lo, hi;
+        splitRange(count, t, parts, 1, lo, hi);
+        for (int64_t i = lo; i < hi; ++i)
+          one(offsets_[size_t(i)], 1);
+      });
+      return;
+    }
+    for (const std::array<int64_t, 3> &o : offsets_)
+      one(o, threads);
+  }
+
+private:
+  MatMulParams p_;
+  std::vector<std::array<int64_t, 3>> offsets_;
+  bool bShared_ = false;
+  PackedMatrix packed_;
+};
+
+class GemmF32 final : public PreparedKernel {
+public:
+  explicit GemmF32(const GemmParams &p) : p_(p) {}
+
+  void bindConstantInput(size_t index, const void *data) override {
+    if (index == 1 && p_.k > 0 && p_.n > 0)
+      packed_.pack(static_cast<const float *>(data), p_.k, p_.n,
+                   p_.transB ? p_.k : p_.n, p_.transB);
+  }
+
+  void run(const void *const *in, void *const *out,
+           const ExecContext &ctx) override {
+    const float *c = p_.hasC ? static_cast<const float *>(in[2]) : nullptr;
+    float *y = static_cast<float *>(out[0]);
+    const bool seeded = c && p_.beta != 0;
+    if (seeded) {
+      const float beta = float(p_.beta);
+      for (int64_t i = 0; i < p_.m; ++i)
+        for (int64_t j = 0; j < p_.n; ++j)
+          y[i * p_.n + j] = beta * c[i * p_.cRowStride + j * p_.cColStride];
+    }
+    SgemmArgs g;
+    g.m = p_.m;
+    g.n = p_.n;
+    g.k = p_.k;
+    g.a = static_cast<const float *>(in[0]);
+    g.lda = p_.transA ? p_.m : p_.k;
+    g.transA = p_.transA;
+    if (packed_.empty()) {
+      g.b = static_cast<const float *>(in[1]);
+      g.ldb = p_.transB ? p_.k : p_.n;
+      g.transB = p_.transB;
+    } else {
+      g.packedB = &packed_;
+    }
+    g.c = y;
+    g.ldc = p_.n;
+    g.alpha = float(p_.alpha);
+    g.accumulate = seeded;
+    sgemm(g, std::max(1, ctx.numThreads));
+  }
+
+private:
+  GemmParams p_;
+  PackedMatrix packed_;
+};
+
+} // namespace
+
+std::unique_ptr<PreparedKernel> makeMatMulF32Kernel(const MatMulParams &p) {
+  return std::make_unique<MatMulF32>(p);
+}
+
+std::unique_ptr<PreparedKernel> makeGemmF32Kernel(const GemmParams &p) {
+  return std::make_unique<GemmF32>(p);
+}
+
+} // namespace tpc::cpu

@@ -1,0 +1,33 @@
+//===- Parallel.h - Splitting a kernel's work over threads ------*- C++ -*-===//
+//
+// Kernels that use more than one thread (ExecContext::numThreads) split
+// their work with parallelFor. Each calling thread owns its own workers, so
+// ranks running as threads of one process never share or wait on each
+// other's pool; a call with one thread runs inline.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CPU_PARALLEL_H
+#define TPC_KERNELS_CPU_PARALLEL_H
+
+#include <cstdint>
+#include <functional>
+
+namespace tpc::cpu {
+
+/// Runs fn(t, numThreads) for t in [0, numThreads) on numThreads threads (the
+/// caller is thread 0) and returns when every call has. fn must not throw.
+void parallelRun(int numThreads, const std::function<void(int, int)> &fn);
+
+/// The half-open slice of [0, n) that part `t` of `parts` takes, in whole
+/// multiples of `grain` (the last part takes the remainder).
+inline void splitRange(int64_t n, int t, int parts, int64_t grain,
+                       int64_t &begin, int64_t &end) {
+  const int64_t units = (n + grain - 1) / grain;
+  const int64_t lo = units * t / parts, hi = units * (t + 1) / parts;
+  begin = lo * grain < n ? lo * grain : n;
+  end = hi * grain < n ? hi * grain : n;
+}
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_PARALLEL_H

@@ -1,0 +1,217 @@
+//===- Sgemm.cpp - Packing, blocking and threading of tpc's fp32 GEMM -----===//
+#include "kernels/cpu/Sgemm.h"
+
+#include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/SgemmKernels.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace tpc::cpu {
+namespace {
+
+/// K and M blocks: a kc x Nr panel of B (16 KiB) stays in L1 while the
+/// mc x kc block of A (144 KiB) streams from L2.
+constexpr int64_t kKc = 256;
+constexpr int64_t kMc = 24 * kSgemmMr;
+
+float *allocFloats(size_t count) {
+  size_t bytes = std::max<size_t>(64, (count * sizeof(float) + 63) / 64 * 64);
+  void *p = std::aligned_alloc(64, bytes);
+  if (!p)
+    throw std::bad_alloc();
+  return static_cast<float *>(p);
+}
+
+/// A per-thread buffer that only grows.
+struct Scratch {
+  float *data = nullptr;
+  size_t size = 0;
+  ~Scratch() { std::free(data); }
+  float *get(size_t count) {
+    if (count > size) {
+      std::free(data);
+      data = allocFloats(count);
+      size = count;
+    }
+    return data;
+  }
+};
+
+const MicroKernels &kernels() {
+  static const MicroKernels k = selectMicroKernels();
+  return k;
+}
+
+/// op(A)[ic + i, pc + p] for i < mc, p < kc into panels of Mr rows.
+void packA(const SgemmArgs &g, int64_t ic, int64_t mc, int64_t pc, int64_t kc,
+           float *dst) {
+  for (int64_t i0 = 0; i0 < mc; i0 += kSgemmMr) {
+    const int64_t rows = std::min(kSgemmMr, mc - i0);
+    float *panel = dst + i0 * kc;
+    for (int64_t r = 0; r < kSgemmMr; ++r) {
+      if (r >= rows) {
+        for (int64_t p = 0; p < kc; ++p)
+          panel[p * kSgemmMr + r] = 0.0f;
+        continue;
+      }
+      const int64_t row = ic + i0 + r;
+      if (g.transA) {
+        const float *src = g.a + pc * g.lda + row;
+        for (int64_t p = 0; p < kc; ++p)
+          panel[p * kSgemmMr + r] = src[p * g.lda];
+      } else {
+        const float *src = g.a + row * g.lda + pc;
+        for (int64_t p = 0; p < kc; ++p)
+          panel[p * kSgemmMr + r] = src[p];
+      }
+    }
+  }
+}
+
+/// Rows [pc, pc + kc) of op(B)'s panel `panel` as kc rows of Nr floats.
+void packBPanel(const float *b, int64_t ldb, bool trans, int64_t n,
+                int64_t panel, int64_t pc, int64_t kc, float *dst) {
+  const int64_t j0 = panel * kSgemmNr;
+  const int64_t cols = std::min(kSgemmNr, n - j0);
+  if (!trans) {
+    for (int64_t p = 0; p < kc; ++p) {
+      const float *src = b + (pc + p) * ldb + j0;
+      float *row = dst + p * kSgemmNr;
+      std::memcpy(row, src, size_t(cols) * sizeof(float));
+      std::fill(row + cols, row + kSgemmNr, 0.0f);
+    }
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p)
+    std::fill(dst + p * kSgemmNr + cols, dst + (p + 1) * kSgemmNr, 0.0f);
+  for (int64_t j = 0; j < cols; ++j) {
+    const float *src = b + (j0 + j) * ldb + pc;
+    for (int64_t p = 0; p < kc; ++p)
+      dst[p * kSgemmNr + j] = src[p];
+  }
+}
+
+/// A tile of at most Mr x Nr at c: the micro-kernel on a full tile,
+/// through a local tile at the edges.
+void tile(const MicroKernels &mk, int64_t kc, const float *ap, const float *bp,
+          float *c, int64_t ldc, int64_t rows, int64_t cols, float alpha,
+          bool acc) {
+  if (rows == kSgemmMr && cols == kSgemmNr) {
+    mk.tile(kc, ap, bp, c, ldc, alpha, acc);
+    return;
+  }
+  alignas(64) float t[kSgemmMr * kSgemmNr];
+  mk.tile(kc, ap, bp, t, kSgemmNr, alpha, false);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j)
+      c[r * ldc + j] = acc ? c[r * ldc + j] + t[r * kSgemmNr + j]
+                           : t[r * kSgemmNr + j];
+}
+
+/// Panels [p0, p1) of C: the whole product for those columns.
+void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
+  const MicroKernels &mk = kernels();
+  thread_local Scratch aBuf, bBuf;
+  float *ap = aBuf.get(size_t(std::min(kMc, (g.m + kSgemmMr - 1) / kSgemmMr *
+                                               kSgemmMr) *
+                              std::min(kKc, g.k)));
+  float *bp = g.packedB ? nullptr
+                        : bBuf.get(size_t((p1 - p0) * kSgemmNr *
+                                          std::min(kKc, g.k)));
+  for (int64_t pc = 0; pc < g.k; pc += kKc) {
+    const int64_t kc = std::min(kKc, g.k - pc);
+    const bool acc = g.accumulate || pc > 0;
+    if (!g.packedB)
+      for (int64_t p = p0; p < p1; ++p)
+        packBPanel(g.b, g.ldb, g.transB, g.n, p, pc, kc,
+                   bp + (p - p0) * kc * kSgemmNr);
+    for (int64_t ic = 0; ic < g.m; ic += kMc) {
+      const int64_t mc = std::min(kMc, g.m - ic);
+      packA(g, ic, mc, pc, kc, ap);
+      for (int64_t p = p0; p < p1; ++p) {
+        const float *panel = g.packedB ? g.packedB->panel(p, pc)
+                                       : bp + (p - p0) * kc * kSgemmNr;
+        const int64_t cols = std::min(kSgemmNr, g.n - p * kSgemmNr);
+        for (int64_t i0 = 0; i0 < mc; i0 += kSgemmMr)
+          tile(mk, kc, ap + i0 * kc, panel,
+               g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc,
+               std::min(kSgemmMr, mc - i0), cols, g.alpha, acc);
+      }
+    }
+  }
+}
+
+/// One row of A against panels [p0, p1) of a packed B: a stream over the
+/// weights, which is all a single token's product does.
+void gemvPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
+  const MicroKernels &mk = kernels();
+  thread_local Scratch aBuf;
+  const float *a = g.a;
+  if (g.transA) {
+    float *row = aBuf.get(size_t(g.k));
+    for (int64_t p = 0; p < g.k; ++p)
+      row[p] = g.a[p * g.lda];
+    a = row;
+  }
+  for (int64_t p = p0; p < p1; p += kGemvPanels) {
+    const int64_t count = std::min<int64_t>(kGemvPanels, p1 - p);
+    const int64_t j0 = p * kSgemmNr;
+    const int64_t cols = std::min(count * kSgemmNr, g.n - j0);
+    alignas(64) float t[kGemvPanels * kSgemmNr];
+    mk.gemv(g.k, a, g.packedB->panel(p, 0), g.k * kSgemmNr, count, t);
+    float *c = g.c + j0;
+    for (int64_t j = 0; j < cols; ++j)
+      c[j] = g.accumulate ? c[j] + g.alpha * t[j] : g.alpha * t[j];
+  }
+}
+
+} // namespace
+
+void PackedMatrix::Free::operator()(float *p) const { std::free(p); }
+
+void PackedMatrix::pack(const float *b, int64_t k, int64_t n, int64_t ldb,
+                        bool trans) {
+  const int64_t panels = (n + kSgemmNr - 1) / kSgemmNr;
+  data_.reset(allocFloats(size_t(panels * std::max<int64_t>(k, 1) *
+                                 kSgemmNr)));
+  k_ = k;
+  n_ = n;
+  for (int64_t p = 0; p < panels; ++p)
+    packBPanel(b, ldb, trans, n, p, 0, k,
+               data_.get() + p * k * kSgemmNr);
+}
+
+void sgemm(const SgemmArgs &g, int numThreads) {
+  if (g.m <= 0 || g.n <= 0)
+    return;
+  if (g.k <= 0) {
+    if (!g.accumulate)
+      for (int64_t i = 0; i < g.m; ++i)
+        std::fill(g.c + i * g.ldc, g.c + i * g.ldc + g.n, 0.0f);
+    return;
+  }
+  const int64_t panels = (g.n + kSgemmNr - 1) / kSgemmNr;
+  const bool gemv = g.m == 1 && g.packedB;
+  // Enough panels per thread to amortise packing A; never more threads
+  // than panels.
+  const int64_t grain = gemv ? kGemvPanels : 2;
+  const int threads =
+      int(std::max<int64_t>(1, std::min<int64_t>(numThreads, panels / grain)));
+  parallelRun(threads, [&](int t, int parts) {
+    int64_t p0, p1;
+    splitRange(panels, t, parts, grain, p0, p1);
+    if (p0 >= p1)
+      return;
+    if (gemv)
+      gemvPanels(g, p0, p1);
+    else
+      sgemmPanels(g, p0, p1);
+  });
+}
+
+const char *sgemmKernelName() { return kernels().name; }
+
+} // namespace tpc::cpu

@@ -1,0 +1,71 @@
+//===- Sgemm.h - tpc's own fp32 matrix product ------------------*- C++ -*-===//
+//
+// C = alpha * op(A) op(B) (+ C), row-major, the way BLIS structures it: B in
+// panels of kSgemmNr columns, A in panels of kSgemmMr rows, a register-tiled
+// micro-kernel (AVX2 + FMA when the CPU has them, chosen at run time; plain
+// C++ otherwise) and cache blocking over K and M. A weight B is packed once
+// (PackedMatrix) when its kernel is bound to the engine's weights; other
+// operands are packed per call, each thread packing only what it uses.
+// Threads split the columns, so no two write the same output.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CPU_SGEMM_H
+#define TPC_KERNELS_CPU_SGEMM_H
+
+#include <cstdint>
+#include <memory>
+
+namespace tpc::cpu {
+
+constexpr int64_t kSgemmMr = 6;
+constexpr int64_t kSgemmNr = 16;
+
+/// A K x N matrix stored as ceil(N / kSgemmNr) panels, panel p holding
+/// columns [p * Nr, p * Nr + Nr) as K rows of Nr floats (zero past N).
+class PackedMatrix {
+public:
+  /// Packs op(B): B is [k, n] (ld ldb) or, with trans, [n, k] (ld ldb).
+  void pack(const float *b, int64_t k, int64_t n, int64_t ldb, bool trans);
+  bool empty() const { return !data_; }
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  /// Row `row` of panel `p`.
+  const float *panel(int64_t p, int64_t row) const {
+    return data_.get() + (p * k_ + row) * kSgemmNr;
+  }
+
+private:
+  struct Free {
+    void operator()(float *p) const;
+  };
+  std::unique_ptr<float, Free> data_;
+  int64_t k_ = 0, n_ = 0;
+};
+
+struct SgemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  /// op(A) is [m, k]: A is [m, k] with row stride lda, or [k, m] if transA.
+  const float *a = nullptr;
+  int64_t lda = 0;
+  bool transA = false;
+  /// op(B) is [k, n]; used when packedB is null.
+  const float *b = nullptr;
+  int64_t ldb = 0;
+  bool transB = false;
+  const PackedMatrix *packedB = nullptr;
+  float *c = nullptr;
+  int64_t ldc = 0;
+  float alpha = 1.0f;
+  /// C += alpha * op(A) op(B) instead of C = alpha * op(A) op(B).
+  bool accumulate = false;
+};
+
+/// One product on `numThreads` threads (parallelRun).
+void sgemm(const SgemmArgs &args, int numThreads);
+
+/// Which micro-kernel sgemm uses on this CPU: "avx2-fma" or "generic".
+const char *sgemmKernelName();
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_SGEMM_H

@@ -1,0 +1,158 @@
+//===- SgemmKernels.cpp - sgemm micro-kernels: AVX2 + FMA, and generic ----===//
+//
+// The AVX2 kernels are compiled for that instruction set with function
+// attributes, so the rest of the library keeps the baseline target and the
+// choice is made at run time (__builtin_cpu_supports).
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/SgemmKernels.h"
+
+#include <immintrin.h>
+
+namespace tpc::cpu {
+namespace {
+
+constexpr int kMr = int(kSgemmMr);
+constexpr int kNr = int(kSgemmNr);
+
+void tileGeneric(int64_t kc, const float *ap, const float *bp, float *c,
+                 int64_t ldc, float alpha, bool acc) {
+  float t[kMr][kNr] = {};
+  for (int64_t p = 0; p < kc; ++p)
+    for (int r = 0; r < kMr; ++r)
+      for (int j = 0; j < kNr; ++j)
+        t[r][j] += ap[p * kMr + r] * bp[p * kNr + j];
+  for (int r = 0; r < kMr; ++r)
+    for (int j = 0; j < kNr; ++j)
+      c[r * ldc + j] = alpha * t[r][j] + (acc ? c[r * ldc + j] : 0.0f);
+}
+
+void gemvGeneric(int64_t k, const float *a, const float *panels,
+                 int64_t stride, int64_t count, float *out) {
+  for (int64_t q = 0; q < count; ++q) {
+    float t[kNr] = {};
+    const float *b = panels + q * stride;
+    for (int64_t p = 0; p < k; ++p)
+      for (int j = 0; j < kNr; ++j)
+        t[j] += a[p] * b[p * kNr + j];
+    for (int j = 0; j < kNr; ++j)
+      out[q * kNr + j] = t[j];
+  }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define TPC_AVX2 __attribute__((target("avx2,fma")))
+
+TPC_AVX2 inline void storeRow(float *c, __m256 x0, __m256 x1, __m256 alpha,
+                              bool acc) {
+  x0 = _mm256_mul_ps(x0, alpha);
+  x1 = _mm256_mul_ps(x1, alpha);
+  if (acc) {
+    x0 = _mm256_add_ps(x0, _mm256_loadu_ps(c));
+    x1 = _mm256_add_ps(x1, _mm256_loadu_ps(c + 8));
+  }
+  _mm256_storeu_ps(c, x0);
+  _mm256_storeu_ps(c + 8, x1);
+}
+
+/// 6 x 16: twelve accumulators, two loads of B and six broadcasts of A per
+/// step of k, so the two FMA pipes stay busy.
+TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, float *c,
+                       int64_t ldc, float alpha, bool acc) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8);
+    __m256 a = _mm256_broadcast_ss(ap);
+    c00 = _mm256_fmadd_ps(a, b0, c00);
+    c01 = _mm256_fmadd_ps(a, b1, c01);
+    a = _mm256_broadcast_ss(ap + 1);
+    c10 = _mm256_fmadd_ps(a, b0, c10);
+    c11 = _mm256_fmadd_ps(a, b1, c11);
+    a = _mm256_broadcast_ss(ap + 2);
+    c20 = _mm256_fmadd_ps(a, b0, c20);
+    c21 = _mm256_fmadd_ps(a, b1, c21);
+    a = _mm256_broadcast_ss(ap + 3);
+    c30 = _mm256_fmadd_ps(a, b0, c30);
+    c31 = _mm256_fmadd_ps(a, b1, c31);
+    a = _mm256_broadcast_ss(ap + 4);
+    c40 = _mm256_fmadd_ps(a, b0, c40);
+    c41 = _mm256_fmadd_ps(a, b1, c41);
+    a = _mm256_broadcast_ss(ap + 5);
+    c50 = _mm256_fmadd_ps(a, b0, c50);
+    c51 = _mm256_fmadd_ps(a, b1, c51);
+    ap += kMr;
+    bp += kNr;
+  }
+  const __m256 va = _mm256_set1_ps(alpha);
+  storeRow(c, c00, c01, va, acc);
+  storeRow(c + ldc, c10, c11, va, acc);
+  storeRow(c + 2 * ldc, c20, c21, va, acc);
+  storeRow(c + 3 * ldc, c30, c31, va, acc);
+  storeRow(c + 4 * ldc, c40, c41, va, acc);
+  storeRow(c + 5 * ldc, c50, c51, va, acc);
+}
+
+/// Four panels at once: eight independent accumulators over four
+/// sequential streams of weights.
+TPC_AVX2 void gemvAvx2(int64_t k, const float *a, const float *panels,
+                       int64_t stride, int64_t count, float *out) {
+  if (count != kGemvPanels) {
+    for (int64_t q = 0; q < count; ++q) {
+      const float *b = panels + q * stride;
+      __m256 x0 = _mm256_setzero_ps(), x1 = _mm256_setzero_ps();
+      for (int64_t p = 0; p < k; ++p) {
+        const __m256 av = _mm256_broadcast_ss(a + p);
+        x0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + p * kNr), x0);
+        x1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + p * kNr + 8), x1);
+      }
+      _mm256_storeu_ps(out + q * kNr, x0);
+      _mm256_storeu_ps(out + q * kNr + 8, x1);
+    }
+    return;
+  }
+  const float *b0 = panels, *b1 = panels + stride, *b2 = panels + 2 * stride,
+              *b3 = panels + 3 * stride;
+  __m256 x00 = _mm256_setzero_ps(), x01 = _mm256_setzero_ps();
+  __m256 x10 = _mm256_setzero_ps(), x11 = _mm256_setzero_ps();
+  __m256 x20 = _mm256_setzero_ps(), x21 = _mm256_setzero_ps();
+  __m256 x30 = _mm256_setzero_ps(), x31 = _mm256_setzero_ps();
+  for (int64_t p = 0; p < k; ++p) {
+    const __m256 av = _mm256_broadcast_ss(a + p);
+    const int64_t o = p * kNr;
+    x00 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b0 + o), x00);
+    x01 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b0 + o + 8), x01);
+    x10 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b1 + o), x10);
+    x11 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b1 + o + 8), x11);
+    x20 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b2 + o), x20);
+    x21 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b2 + o + 8), x21);
+    x30 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b3 + o), x30);
+    x31 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b3 + o + 8), x31);
+  }
+  _mm256_storeu_ps(out, x00);
+  _mm256_storeu_ps(out + 8, x01);
+  _mm256_storeu_ps(out + 16, x10);
+  _mm256_storeu_ps(out + 24, x11);
+  _mm256_storeu_ps(out + 32, x20);
+  _mm256_storeu_ps(out + 40, x21);
+  _mm256_storeu_ps(out + 48, x30);
+  _mm256_storeu_ps(out + 56, x31);
+}
+#endif
+
+} // namespace
+
+MicroKernels selectMicroKernels() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return {"avx2-fma", tileAvx2, gemvAvx2};
+#endif
+  return {"generic", tileGeneric, gemvGeneric};
+}
+
+} // namespace tpc::cpu

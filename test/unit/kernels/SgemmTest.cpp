@@ -1,0 +1,153 @@
+//===- SgemmTest.cpp - tpc's fp32 GEMM against a double reference ---------===//
+#include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/Sgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace tpc::cpu;
+
+namespace {
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(gen);
+  return v;
+}
+
+struct Case {
+  int64_t m, n, k;
+  bool transA, transB, packed, accumulate;
+  float alpha;
+  int threads;
+};
+
+std::string describe(const Case &c) {
+  return "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+         " k=" + std::to_string(c.k) + (c.transA ? " tA" : "") +
+         (c.transB ? " tB" : "") + (c.packed ? " packed" : "") +
+         (c.accumulate ? " acc" : "") + " alpha=" + std::to_string(c.alpha) +
+         " threads=" + std::to_string(c.threads);
+}
+
+void check(const Case &c) {
+  SCOPED_TRACE(describe(c));
+  // Padded leading dimensions, so that strides are really used.
+  const int64_t lda = (c.transA ? c.m : c.k) + 3;
+  const int64_t ldb = (c.transB ? c.k : c.n) + 5;
+  const int64_t ldc = c.n + 2;
+  std::vector<float> a = randomFloats(size_t((c.transA ? c.k : c.m) * lda), 1);
+  std::vector<float> b = randomFloats(size_t((c.transB ? c.n : c.k) * ldb), 2);
+  std::vector<float> y = randomFloats(size_t(c.m * ldc), 3);
+  const std::vector<float> y0 = y;
+  SgemmArgs g;
+  g.m = c.m;
+  g.n = c.n;
+  g.k = c.k;
+  g.a = a.data();
+  g.lda = lda;
+  g.transA = c.transA;
+  PackedMatrix packed;
+  if (c.packed) {
+    packed.pack(b.data(), c.k, c.n, ldb, c.transB);
+    g.packedB = &packed;
+  } else {
+    g.b = b.data();
+    g.ldb = ldb;
+    g.transB = c.transB;
+  }
+  g.c = y.data();
+  g.ldc = ldc;
+  g.alpha = c.alpha;
+  g.accumulate = c.accumulate;
+  sgemm(g, c.threads);
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      const float got = y[size_t(i * ldc + j)];
+      const float old = y0[size_t(i * ldc + j)];
+      if (j >= c.n) {
+        ASSERT_EQ(got, old) << "wrote past n at (" << i << ", " << j << ")";
+        continue;
+      }
+      double want = 0;
+      for (int64_t p = 0; p < c.k; ++p) {
+        double av = c.transA ? a[size_t(p * lda + i)] : a[size_t(i * lda + p)];
+        double bv = c.transB ? b[size_t(j * ldb + p)] : b[size_t(p * ldb + j)];
+        want += av * bv;
+      }
+      want = c.alpha * want + (c.accumulate ? old : 0.0);
+      // fp32 accumulation over k terms of magnitude <= 1.
+      const double tol = 1e-6 * (8.0 + double(c.k));
+      ASSERT_NEAR(got, want, tol) << "at (" << i << ", " << j << ")";
+    }
+  }
+}
+
+} // namespace
+
+TEST(Sgemm, MatchesDoubleReference) {
+  // Edges in every dimension: m not a multiple of 6 or of the M block, n
+  // not a multiple of 16, k not a multiple of the K block, and one row.
+  const int64_t ms[] = {1, 5, 6, 13, 150};
+  const int64_t ns[] = {1, 16, 37, 100};
+  const int64_t ks[] = {1, 7, 300};
+  for (int64_t m : ms)
+    for (int64_t n : ns)
+      for (int64_t k : ks)
+        for (int variant = 0; variant < 4; ++variant) {
+          Case c{m, n, k, bool(variant & 1), bool(variant & 2), false, false,
+                 1.0f, 1};
+          check(c);
+          c.packed = true;
+          check(c);
+        }
+}
+
+TEST(Sgemm, AlphaAccumulateAndThreads) {
+  for (int threads : {1, 2, 3})
+    for (bool packed : {false, true})
+      for (bool acc : {false, true}) {
+        check({1, 130, 70, false, true, packed, acc, 0.5f, threads});
+        check({77, 200, 513, true, false, packed, acc, -2.0f, threads});
+      }
+}
+
+TEST(Sgemm, ZeroK) {
+  std::vector<float> y(6, 7.0f);
+  SgemmArgs g;
+  g.m = 2;
+  g.n = 3;
+  g.k = 0;
+  g.c = y.data();
+  g.ldc = 3;
+  sgemm(g, 1);
+  for (float v : y)
+    EXPECT_EQ(v, 0.0f);
+  std::fill(y.begin(), y.end(), 7.0f);
+  g.accumulate = true;
+  sgemm(g, 2);
+  for (float v : y)
+    EXPECT_EQ(v, 7.0f);
+}
+
+TEST(Parallel, EveryPartRunsOnce) {
+  for (int threads : {1, 2, 4, 2}) {
+    std::vector<int> hits(size_t(threads), 0);
+    parallelRun(threads, [&](int t, int parts) {
+      EXPECT_EQ(parts, threads);
+      ++hits[size_t(t)];
+    });
+    for (int h : hits)
+      EXPECT_EQ(h, 1);
+  }
+  int64_t b, e;
+  splitRange(10, 2, 3, 4, b, e);
+  EXPECT_EQ(b, 8);
+  EXPECT_EQ(e, 10);
+}
