@@ -97,6 +97,31 @@ inline float bfloat16ToFloat(BFloat16 b) {
   return floatFromBits(static_cast<uint32_t>(b.bits) << 16);
 }
 
+/// Kernels that store f16/bf16 compute in float: widen() is exact and
+/// narrowTo<S>() rounds once, to nearest even.
+inline float widen(Half h) { return halfToFloat(h); }
+inline float widen(BFloat16 b) { return bfloat16ToFloat(b); }
+template <class S> S narrowTo(float f);
+template <> inline Half narrowTo<Half>(float f) { return floatToHalf(f); }
+template <> inline BFloat16 narrowTo<BFloat16>(float f) {
+  return floatToBFloat16(f);
+}
+
+/// Calls `f(TypeTag<Half>{})` or `f(TypeTag<BFloat16>{})` for F16 / BF16;
+/// returns false for other dtypes.
+template <class F> bool visitFloat16(DType t, F &&f) {
+  switch (t) {
+  case DType::F16:
+    f(TypeTag<Half>{});
+    return true;
+  case DType::BF16:
+    f(TypeTag<BFloat16>{});
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// double -> float rounding to odd: truncate, then set the last bit when the
 /// result is inexact. Rounding that float once more to a format with at
 /// least two fewer mantissa bits (half, bfloat16) gives the correctly

@@ -1,5 +1,6 @@
 //===- MatMul.cpp - Matrix products ---------------------------------------===//
 #include "kernels/cpu/MatMul.h"
+#include "kernels/cpu/MatMulHalf.h"
 
 #include <cblas.h>
 
@@ -128,6 +129,9 @@ void matMulKernel(const MatMulParams &p, const void *a, const void *b, void *y,
     return matMulTyped(p, static_cast<const int32_t *>(a),
                        static_cast<const int32_t *>(b),
                        static_cast<int32_t *>(y));
+  case DType::F16:
+  case DType::BF16:
+    return matMulHalfKernel(p, a, b, y, numThreads);
   default:
     return;
   }
@@ -135,6 +139,8 @@ void matMulKernel(const MatMulParams &p, const void *a, const void *b, void *y,
 
 void gemmKernel(const GemmParams &p, const void *a, const void *b,
                 const void *c, void *y, int numThreads) {
+  if (p.dtype == DType::F16 || p.dtype == DType::BF16)
+    return gemmHalfKernel(p, a, b, c, y, numThreads);
   setBlasThreads(numThreads);
   visitFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

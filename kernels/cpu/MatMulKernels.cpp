@@ -24,7 +24,8 @@ Status prepareMatMul(const std::vector<TensorDesc> &in,
   TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
   TPC_RETURN_IF_ERROR(checkDType(
-      in[0], "input 0 (A)", {DType::F32, DType::F64, DType::I64, DType::I32}));
+      in[0], "input 0 (A)",
+      {DType::F32, DType::F64, DType::I64, DType::I32, DType::F16, DType::BF16}));
   TPC_RETURN_IF_ERROR(
       checkSameDType(in[1], "input 1 (B)", in[0], "input 0 (A)"));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0 (A)"));
@@ -89,7 +90,8 @@ Status prepareGemm(const std::vector<TensorDesc> &in,
   TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 3, 1, 1));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
   TPC_RETURN_IF_ERROR(
-      checkDType(in[0], "input 0 (A)", {DType::F32, DType::F64}));
+      checkDType(in[0], "input 0 (A)",
+                 {DType::F32, DType::F64, DType::F16, DType::BF16}));
   TPC_RETURN_IF_ERROR(
       checkSameDType(in[1], "input 1 (B)", in[0], "input 0 (A)"));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0 (A)"));

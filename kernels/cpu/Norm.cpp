@@ -1,5 +1,6 @@
 //===- Norm.cpp - Softmax and normalization kernels -----------------------===//
 #include "kernels/cpu/Norm.h"
+#include "kernels/cpu/Convert.h"
 
 #include <cmath>
 #include <limits>
@@ -126,9 +127,88 @@ void normTyped(const NormParams &p, const T *x, const T *scale, const T *bias,
   }
 }
 
+/// Softmax of `n` 16-bit floats `stride` apart, computed in float (sum in
+/// double) with each result rounded once. exp is evaluated twice rather
+/// than stored, so that nothing is rounded before the division.
+template <class S>
+void softmax16(const S *x, S *y, int64_t n, int64_t stride, bool log) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t a = 0; a < n; ++a) {
+    const float v = widen(x[a * stride]);
+    mx = (v > mx || v != v) ? v : mx;
+  }
+  double sum = 0;
+  for (int64_t a = 0; a < n; ++a)
+    sum += std::exp(widen(x[a * stride]) - mx);
+  if (log) {
+    const float logSum = static_cast<float>(std::log(sum));
+    for (int64_t a = 0; a < n; ++a)
+      y[a * stride] = narrowTo<S>((widen(x[a * stride]) - mx) - logSum);
+    return;
+  }
+  const double inv = 1.0 / sum;
+  for (int64_t a = 0; a < n; ++a)
+    y[a * stride] = narrowTo<S>(
+        static_cast<float>(std::exp(widen(x[a * stride]) - mx) * inv));
+}
+
+template <class S>
+void softmax16Typed(const SoftmaxParams &p, const S *x, S *y) {
+  const int64_t block = p.axis * p.inner;
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t j = 0; j < p.inner; ++j)
+      softmax16(x + o * block + j, y + o * block + j, p.axis, p.inner, p.log);
+}
+
+/// Norms of 16-bit floats: statistics in double, each output computed in
+/// float from the widened operands and rounded once.
+template <class S>
+void norm16Typed(const NormParams &p, const S *x, const S *scale,
+                 const S *bias, S *y, S *meanOut, S *invStdOut) {
+  const int64_t n = p.norm;
+  const double invN = n ? 1.0 / static_cast<double>(n) : 0.0;
+  for (int64_t r = 0; r < p.outer; ++r) {
+    const S *xr = x + r * n;
+    S *yr = y + r * n;
+    double s1 = 0, s2 = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = widen(xr[i]);
+      s1 += v;
+      s2 += v * v;
+    }
+    double mean = 0, var = s2 * invN;
+    if (!p.rms) {
+      mean = s1 * invN;
+      double d = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = widen(xr[i]) - mean;
+        d += v * v;
+      }
+      var = d * invN;
+    }
+    const float m = static_cast<float>(mean);
+    const float is = static_cast<float>(1.0 / std::sqrt(var + p.epsilon));
+    for (int64_t i = 0; i < n; ++i) {
+      float v = (widen(xr[i]) - m) * is * widen(scale[i]);
+      if (bias)
+        v += widen(bias[i]);
+      yr[i] = narrowTo<S>(v);
+    }
+    if (meanOut)
+      meanOut[r] = narrowTo<S>(m);
+    if (invStdOut)
+      invStdOut[r] = narrowTo<S>(is);
+  }
+}
+
 } // namespace
 
 void softmaxKernel(const SoftmaxParams &p, const void *in, void *out) {
+  if (visitFloat16(p.dtype, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        softmax16Typed(p, static_cast<const S *>(in), static_cast<S *>(out));
+      }))
+    return;
   visitFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     softmaxTyped(p, static_cast<const T *>(in), static_cast<T *>(out));
@@ -137,6 +217,13 @@ void softmaxKernel(const SoftmaxParams &p, const void *in, void *out) {
 
 void normKernel(const NormParams &p, const void *x, const void *scale,
                 const void *bias, void *y, void *mean, void *invStdDev) {
+  if (visitFloat16(p.dtype, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        norm16Typed(p, static_cast<const S *>(x), static_cast<const S *>(scale),
+                    static_cast<const S *>(bias), static_cast<S *>(y),
+                    static_cast<S *>(mean), static_cast<S *>(invStdDev));
+      }))
+    return;
   visitFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     normTyped(p, static_cast<const T *>(x), static_cast<const T *>(scale),

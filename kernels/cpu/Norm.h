@@ -7,7 +7,8 @@
 namespace tpc::cpu {
 
 /// Softmax or LogSoftmax of [outer, axis, inner] along the middle dim
-/// (ONNX opset 13 semantics).
+/// (ONNX opset 13 semantics). -inf entries give 0 (-inf for LogSoftmax) as
+/// long as one entry is finite; f16/bf16 are computed in float.
 struct SoftmaxParams {
   DType dtype = DType::F32;
   bool log = false;
@@ -21,7 +22,8 @@ void softmaxKernel(const SoftmaxParams &p, const void *in, void *out);
 /// LayerNormalization or RMSNorm of `outer` rows of `norm` elements:
 ///   layer: y = (x - mean) / sqrt(var + eps) * scale + bias
 ///   rms:   y = x / sqrt(mean(x^2) + eps) * scale
-/// Row statistics accumulate in double.
+/// Row statistics accumulate in double; f16/bf16 outputs are computed in
+/// float and rounded once.
 struct NormParams {
   DType dtype = DType::F32;
   bool rms = false;

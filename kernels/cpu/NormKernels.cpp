@@ -18,7 +18,8 @@ Status prepareSoftmax(const std::vector<TensorDesc> &in,
                       std::unique_ptr<PreparedKernel> &kernel) {
   TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", {DType::F32, DType::F64}));
+  TPC_RETURN_IF_ERROR(checkDType(
+      in[0], "input 0", {DType::F32, DType::F64, DType::F16, DType::BF16}));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
   const Shape &s = in[0].shape;
@@ -49,7 +50,8 @@ Status prepareNorm(const std::vector<TensorDesc> &in,
   TPC_RETURN_IF_ERROR(checkArity(in, out, 2, Rms ? 2 : 3, 1, Rms ? 1 : 3));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
   TPC_RETURN_IF_ERROR(
-      checkDType(in[0], "input 0 (X)", {DType::F32, DType::F64}));
+      checkDType(in[0], "input 0 (X)",
+                 {DType::F32, DType::F64, DType::F16, DType::BF16}));
   const Shape &s = in[0].shape;
   const int64_t rank = static_cast<int64_t>(s.size());
   if (rank == 0)

@@ -1,9 +1,11 @@
 //===- Reduce.cpp - Reductions and arg-reductions -------------------------===//
 #include "kernels/cpu/Reduce.h"
+#include "kernels/cpu/Convert.h"
 
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace tpc::cpu {
 namespace {
@@ -53,94 +55,115 @@ struct Square {
   template <class T> static T map(T x) { return x * x; }
 };
 
+/// Native types are their own accumulator type; f16/bf16 (widen() in
+/// Convert.h) accumulate in float.
+template <class T> T widen(T v) { return v; }
+
 /// Reduces a row to one value. Four independent accumulators let the
 /// contiguous case vectorize without reassociation flags (and make float
 /// sums a little more accurate).
-template <class T, class C, class M>
-T reduceRow(const T *x, int64_t n, int64_t stride) {
+template <class T, class A, class C, class M>
+A reduceRow(const T *x, int64_t n, int64_t stride) {
   if (stride != 1) {
-    T acc = C::template init<T>();
+    A acc = C::template init<A>();
     for (int64_t i = 0; i < n; ++i)
-      acc = C::combine(acc, M::map(x[i * stride]));
+      acc = C::combine(acc, M::map(A(widen(x[i * stride]))));
     return acc;
   }
-  T acc[4] = {C::template init<T>(), C::template init<T>(),
-              C::template init<T>(), C::template init<T>()};
+  A acc[4] = {C::template init<A>(), C::template init<A>(),
+              C::template init<A>(), C::template init<A>()};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
     for (int k = 0; k < 4; ++k)
-      acc[k] = C::combine(acc[k], M::map(x[i + k]));
+      acc[k] = C::combine(acc[k], M::map(A(widen(x[i + k]))));
   for (; i < n; ++i)
-    acc[0] = C::combine(acc[0], M::map(x[i]));
+    acc[0] = C::combine(acc[0], M::map(A(widen(x[i]))));
   return C::combine(C::combine(acc[0], acc[1]), C::combine(acc[2], acc[3]));
 }
 
-template <class T, class C, class M>
-void reduceWith(const ReduceParams &p, const T *in, T *out) {
+/// Reduces `in` (elements of T) into the accumulators `out` (of A).
+template <class T, class A, class C, class M>
+void reduceWith(const ReduceParams &p, const T *in, A *out) {
   for (int64_t i = 0; i < p.outNumel; ++i)
-    out[i] = C::template init<T>();
+    out[i] = C::template init<A>();
   const StridedLayout<2> &l = p.layout;
   const int last = l.rank - 1;
   const int64_t n = l.shape[last];
   const int64_t so = l.strides[0][last];
   const int64_t si = l.strides[1][last];
   forEachRow(l, [&](const int64_t *off) {
-    T *o = out + off[0];
+    A *o = out + off[0];
     const T *x = in + off[1];
     if (so == 0) {
-      *o = C::combine(*o, reduceRow<T, C, M>(x, n, si));
+      *o = C::combine(*o, reduceRow<T, A, C, M>(x, n, si));
     } else if (so == 1 && si == 1) {
       for (int64_t i = 0; i < n; ++i)
-        o[i] = C::combine(o[i], M::map(x[i]));
+        o[i] = C::combine(o[i], M::map(A(widen(x[i]))));
     } else {
       for (int64_t i = 0; i < n; ++i)
-        o[i * so] = C::combine(o[i * so], M::map(x[i * si]));
+        o[i * so] = C::combine(o[i * so], M::map(A(widen(x[i * si]))));
     }
   });
 }
 
-template <class T>
-void reduceTyped(const ReduceParams &p, const void *in, void *out) {
+/// Reduces elements of T into `y`, of the accumulator type A (T itself,
+/// or float for f16/bf16), and finishes Mean and L2 there.
+template <class T, class A>
+void reduceTyped(const ReduceParams &p, const void *in, A *y) {
   const T *x = static_cast<const T *>(in);
-  T *y = static_cast<T *>(out);
   switch (p.op) {
   case ReduceOp::Sum:
   case ReduceOp::Mean:
-    reduceWith<T, SumC, Plain>(p, x, y);
+    reduceWith<T, A, SumC, Plain>(p, x, y);
     break;
   case ReduceOp::Max:
-    reduceWith<T, MaxC, Plain>(p, x, y);
+    reduceWith<T, A, MaxC, Plain>(p, x, y);
     break;
   case ReduceOp::Min:
-    reduceWith<T, MinC, Plain>(p, x, y);
+    reduceWith<T, A, MinC, Plain>(p, x, y);
     break;
   case ReduceOp::Prod:
-    reduceWith<T, ProdC, Plain>(p, x, y);
+    reduceWith<T, A, ProdC, Plain>(p, x, y);
     break;
   case ReduceOp::L2:
   case ReduceOp::SumSquare:
-    reduceWith<T, SumC, Square>(p, x, y);
+    reduceWith<T, A, SumC, Square>(p, x, y);
     break;
   }
   if (p.op == ReduceOp::Mean) {
-    if constexpr (std::is_floating_point_v<T>) {
-      const T scale = T(1) / static_cast<T>(p.count);
+    if constexpr (std::is_floating_point_v<A>) {
+      const A scale = A(1) / static_cast<A>(p.count);
       for (int64_t i = 0; i < p.outNumel; ++i)
         y[i] *= scale;
     } else if (p.count > 0) {
       for (int64_t i = 0; i < p.outNumel; ++i)
-        y[i] /= static_cast<T>(p.count);
+        y[i] /= static_cast<A>(p.count);
     }
   } else if (p.op == ReduceOp::L2) {
     for (int64_t i = 0; i < p.outNumel; ++i)
-      y[i] = static_cast<T>(std::sqrt(static_cast<double>(y[i])));
+      y[i] = static_cast<A>(std::sqrt(static_cast<double>(y[i])));
   }
+}
+
+/// f16/bf16: accumulate in a float buffer per thread (it grows to the
+/// largest output once, so steady-state runs do not allocate), then round
+/// each result once.
+template <class S>
+void reduce16(const ReduceParams &p, const void *in, void *out) {
+  thread_local std::vector<float> acc;
+  if (acc.size() < static_cast<size_t>(p.outNumel))
+    acc.resize(p.outNumel);
+  reduceTyped<S, float>(p, in, acc.data());
+  S *y = static_cast<S *>(out);
+  for (int64_t i = 0; i < p.outNumel; ++i)
+    y[i] = narrowTo<S>(acc[i]);
 }
 
 template <class T>
 void argReduceTyped(const ArgReduceParams &p, const T *in, int64_t *out) {
   // better(a, b): whether a value `a` met later replaces the best `b`.
-  auto better = [&](T a, T b) {
+  auto better = [&](T at, T bt) {
+    const auto a = widen(at), b = widen(bt);
     if (p.isMax)
       return p.selectLast ? a >= b : a > b;
     return p.selectLast ? a <= b : a < b;
@@ -172,17 +195,23 @@ void argReduceTyped(const ArgReduceParams &p, const T *in, int64_t *out) {
 } // namespace
 
 void reduceKernel(const ReduceParams &p, const void *in, void *out) {
+  if (visitFloat16(p.dtype, [&](auto tag) {
+        reduce16<typename decltype(tag)::type>(p, in, out);
+      }))
+    return;
   visitNumeric(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    reduceTyped<T>(p, in, out);
+    reduceTyped<T, T>(p, in, static_cast<T *>(out));
   });
 }
 
 void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out) {
-  visitNumeric(p.dtype, [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     argReduceTyped<T>(p, static_cast<const T *>(in), out);
-  });
+  };
+  if (!visitFloat16(p.dtype, run))
+    visitNumeric(p.dtype, run);
 }
 
 } // namespace tpc::cpu

@@ -9,7 +9,8 @@ namespace tpc::cpu {
 enum class ReduceOp { Sum, Mean, Max, Min, Prod, L2, SumSquare };
 
 /// Reduces any set of axes. The input is walked in memory order; the output
-/// (which doubles as the accumulator, so no scratch is needed) has stride 0
+/// (which doubles as the accumulator, so no scratch is needed; f16/bf16
+/// accumulate in a per-thread float buffer instead) has stride 0
 /// along reduced dims. After collapsing, reducing trailing dims gives rows
 /// reduced to one value each and reducing leading dims gives rows
 /// accumulated into a contiguous output row: both vectorize.

@@ -5,8 +5,8 @@
 namespace tpc::cpu {
 namespace {
 
-const std::initializer_list<DType> kNumeric = {DType::F32, DType::F64,
-                                               DType::I64, DType::I32};
+const std::initializer_list<DType> kNumeric = {
+    DType::F32, DType::F64, DType::I64, DType::I32, DType::F16, DType::BF16};
 
 Status checkFlag(const Attrs &attrs, const char *name, int64_t dflt,
                  bool &out) {

@@ -1,0 +1,142 @@
+//===- MatMulHalf.cpp - Matrix products of 16-bit floats ------------------===//
+//
+// A is widened to float once per product and B one panel of columns at a
+// time, so the float copy of a large weight never exists whole; each panel
+// is multiplied by the f32 GEMM (gemmKernel) and its results rounded once.
+// The float buffers are per thread and grow to the largest product once,
+// so steady-state runs do not allocate.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/MatMulHalf.h"
+#include "kernels/cpu/Convert.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace tpc::cpu {
+namespace {
+
+struct Scratch {
+  std::vector<float> a, b, c;
+};
+
+Scratch &scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+float *grow(std::vector<float> &v, int64_t n) {
+  if (v.size() < static_cast<size_t>(n))
+    v.resize(static_cast<size_t>(n));
+  return v.data();
+}
+
+/// Columns of B per panel: about 1 MiB of widened floats, at least 16.
+int64_t panelCols(int64_t k, int64_t n) {
+  const int64_t cols = std::max<int64_t>(16, (int64_t(1) << 18) /
+                                                 std::max<int64_t>(1, k));
+  return std::min(n, cols);
+}
+
+/// Widens `rows` x `cols` elements (row stride `ld`) into dense `dst`.
+template <class S>
+void widenBlock(const S *src, int64_t rows, int64_t cols, int64_t ld,
+                float *dst) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      dst[r * cols + c] = widen(src[r * ld + c]);
+}
+
+/// y = alpha * op(A) op(B) + beta * C of 16-bit matrices. C, when present,
+/// is read with the strides of `p`.
+template <class S>
+void gemm16(const GemmParams &p, const S *a, const S *b, const S *c, S *y,
+            int numThreads) {
+  if (p.m == 0 || p.n == 0)
+    return;
+  Scratch &s = scratch();
+  float *af = grow(s.a, p.m * p.k);
+  widenBlock(a, p.transA ? p.k : p.m, p.transA ? p.m : p.k,
+             p.transA ? p.m : p.k, af);
+  const int64_t nb = panelCols(p.k, p.n);
+  float *bf = grow(s.b, p.k * nb);
+  float *cf = grow(s.c, p.m * nb);
+  const bool addC = c && p.hasC && p.beta != 0;
+  const float beta = static_cast<float>(p.beta);
+  for (int64_t j0 = 0; j0 < p.n; j0 += nb) {
+    const int64_t w = std::min(nb, p.n - j0);
+    // The panel of op(B) holds columns [j0, j0 + w): rows of B when it is
+    // transposed, a column block otherwise.
+    if (p.transB)
+      widenBlock(b + j0 * p.k, w, p.k, p.k, bf);
+    else
+      widenBlock(b + j0, p.k, w, p.n, bf);
+    GemmParams f;
+    f.dtype = DType::F32;
+    f.m = p.m;
+    f.n = w;
+    f.k = p.k;
+    f.transA = p.transA;
+    f.transB = p.transB;
+    f.alpha = p.alpha;
+    f.beta = 0.0;
+    gemmKernel(f, af, bf, nullptr, cf, numThreads);
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < w; ++j) {
+        float v = cf[i * w + j];
+        if (addC)
+          v += beta * widen(c[i * p.cRowStride + (j0 + j) * p.cColStride]);
+        y[i * p.n + j0 + j] = narrowTo<S>(v);
+      }
+  }
+}
+
+/// One dense [rows, k] x [k, n] product.
+template <class S>
+void matMul16(const S *a, const S *b, S *y, int64_t rows, int64_t n,
+              int64_t k, int numThreads) {
+  GemmParams g;
+  g.m = rows;
+  g.n = n;
+  g.k = k;
+  gemm16(g, a, b, static_cast<const S *>(nullptr), y, numThreads);
+}
+
+template <class S>
+void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
+                   int numThreads) {
+  if (p.foldBatch) {
+    matMul16(a, b, y, p.m * p.batch.numel, p.n, p.k, numThreads);
+    return;
+  }
+  const StridedLayout<3> &l = p.batch;
+  const int last = l.rank - 1;
+  forEachRow(l, [&](const int64_t *off) {
+    for (int64_t i = 0; i < l.shape[last]; ++i)
+      matMul16(a + off[1] + i * l.strides[1][last],
+               b + off[2] + i * l.strides[2][last],
+               y + off[0] + i * l.strides[0][last], p.m, p.n, p.k, numThreads);
+  });
+}
+
+} // namespace
+
+void matMulHalfKernel(const MatMulParams &p, const void *a, const void *b,
+                      void *y, int numThreads) {
+  visitFloat16(p.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    matMulTyped16(p, static_cast<const S *>(a), static_cast<const S *>(b),
+                  static_cast<S *>(y), numThreads);
+  });
+}
+
+void gemmHalfKernel(const GemmParams &p, const void *a, const void *b,
+                    const void *c, void *y, int numThreads) {
+  visitFloat16(p.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    gemm16(p, static_cast<const S *>(a), static_cast<const S *>(b),
+           static_cast<const S *>(c), static_cast<S *>(y), numThreads);
+  });
+}
+
+} // namespace tpc::cpu

@@ -1,0 +1,25 @@
+//===- MatMulHalf.h - Matrix products of 16-bit floats ----------*- C++ -*-===//
+//
+// MatMul and Gemm on f16 / bf16 operands: panels of the operands are widened
+// to float and multiplied by the f32 path of matMulKernel / gemmKernel, so
+// products accumulate in f32 and each result is rounded once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_CPU_MATMULHALF_H
+#define TPC_KERNELS_CPU_MATMULHALF_H
+
+#include "kernels/cpu/MatMul.h"
+
+namespace tpc::cpu {
+
+/// matMulKernel for p.dtype F16 or BF16.
+void matMulHalfKernel(const MatMulParams &p, const void *a, const void *b,
+                      void *y, int numThreads);
+
+/// gemmKernel for p.dtype F16 or BF16; alpha and beta apply in float.
+void gemmHalfKernel(const GemmParams &p, const void *a, const void *b,
+                    const void *c, void *y, int numThreads);
+
+} // namespace tpc::cpu
+
+#endif // TPC_KERNELS_CPU_MATMULHALF_H
