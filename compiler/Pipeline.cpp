@@ -49,15 +49,28 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
 }
 } // namespace
 
+bool isComputeDType(StringRef dtype) {
+  return dtype == "fp32" || dtype == "fp16" || dtype == "bf16";
+}
+
+const char *computeDTypeNames() { return "fp32, fp16 or bf16"; }
+
 LogicalResult
 buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
                      function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (!isComputeDType(opts.dtype))
+    return errorHandler("dtype must be " + Twine(computeDTypeNames()) +
+                        ", not '" + opts.dtype + "'");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (failed(addShardingPass(pm, opts, errorHandler)))
     return failure();
   // The partitioner checks the shardings first, whichever pass left them.
   pm.addPass(createSpmdPartitionPass());
+  // Per rank, on the final onnx ops: sharding never sees the dtype, and the
+  // partitioner has already cut the weights and constants to convert.
+  if (opts.dtype != "fp32")
+    pm.addPass(createConvertFloatTypePass({opts.dtype}));
   pm.addPass(createLowerToPlanPass());
   pm.addPass(createPlanMemoryPass());
   return success();
@@ -87,6 +100,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> shardingOptions{
       *this, "sharding-options",
       llvm::cl::desc("More options for the sharding pass, after tp")};
+  Option<std::string> dtype{
+      *this, "dtype",
+      llvm::cl::desc("Element type of the computation: fp32, fp16 or bf16"),
+      llvm::cl::init("fp32")};
 };
 } // namespace
 
@@ -95,7 +112,8 @@ void registerCompilePipeline() {
   // bad sharding pass name fails the pipeline instead of being ignored.
   registerPassPipeline(
       "tpc-compile-pipeline",
-      "The pipeline of tpc compile: shard, partition, lower, plan memory",
+      "The pipeline of tpc compile: shard, partition, convert the float "
+      "type, lower, plan memory",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         PipelineOptions o;
@@ -110,6 +128,7 @@ void registerCompilePipeline() {
         opts.parallelLmHead = o.parallelLmHead;
         opts.shardingPass = o.sharding;
         opts.shardingOptions = o.shardingOptions;
+        opts.dtype = o.dtype;
         return buildCompilePipeline(pm, opts, errorHandler);
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {

@@ -25,11 +25,20 @@ struct CompileOptions {
   /// More options for `shardingPass` ("key=value ..."); it always gets
   /// tp=<tp> first.
   std::string shardingOptions;
+  /// Element type of the computation and the weights: "fp32", "fp16" or
+  /// "bf16" (see isComputeDType).
+  std::string dtype = "fp32";
 };
+
+/// Whether `dtype` names a type CompileOptions::dtype accepts.
+bool isComputeDType(llvm::StringRef dtype);
+/// The accepted names, for messages: "fp32, fp16 or bf16".
+const char *computeDTypeNames();
 
 /// The pipeline `tpc compile` runs on an imported module, from onnx ops to
 /// planned per-rank plan functions. Fails, through `errorHandler`, when
-/// `shardingPass` names no registered pass or the pass refuses its options.
+/// `shardingPass` names no registered pass or the pass refuses its options,
+/// or when `dtype` is not one of computeDTypeNames().
 /// Registered for tpc-opt as `--tpc-compile-pipeline`.
 mlir::LogicalResult buildCompilePipeline(
     mlir::OpPassManager &pm, const CompileOptions &opts,

@@ -3,6 +3,7 @@
 #include "compiler/Engine/PlanSerializer.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "runtime/io/Safetensors.h"
+#include "runtime/support/Half.h"
 #include "runtime/support/MappedFile.h"
 #include "runtime/support/Sha256.h"
 
@@ -10,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -53,6 +55,22 @@ private:
   std::map<std::string, std::unique_ptr<MappedFile>> sources;
 };
 
+/// Elements narrowed per append: a fixed buffer, so memory stays flat.
+constexpr size_t kNarrowChunk = 1 << 16;
+
+/// Appends `count` f32 values from `from` (unaligned) as f16 or bf16,
+/// rounded to nearest even and saturating, as --tpc-convert-float-type
+/// converts constants.
+Status appendNarrowed(SafetensorsWriter &writer, const uint8_t *from,
+                      size_t count, bool bf16, std::vector<uint16_t> &buf) {
+  for (size_t i = 0; i < count; ++i) {
+    float v;
+    std::memcpy(&v, from + 4 * i, sizeof v);
+    buf[i] = bf16 ? floatToBf16Saturating(v) : floatToHalfSaturating(v);
+  }
+  return writer.append(buf.data(), count * sizeof(uint16_t));
+}
+
 FailureOr<const MappedFile *> Writer::source(const std::string &file) {
   auto it = sources.find(file);
   if (it != sources.end())
@@ -72,6 +90,7 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
   for (const WeightSlice &w : s.weights)
     entries.push_back({w.tensor, w.desc});
   SafetensorsWriter writer;
+  std::vector<uint16_t> narrowed(kNarrowChunk);
   std::map<std::string, std::string> meta = {{"format", "pt"},
                                              {"producer", "tpc"}};
   if (Status st = writer.open(path.string(), entries, meta); !st.isOk())
@@ -87,7 +106,15 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
     FailureOr<const MappedFile *> src = source(w.file);
     if (failed(src))
       return failure();
-    size_t elem = dtypeSize(w.desc.dtype);
+    // Bytes are counted in the source's element type; a converted weight
+    // is narrowed chunk by chunk on its way to the writer.
+    size_t elem = dtypeSize(w.sourceDType);
+    bool convert = w.sourceDType != w.desc.dtype;
+    bool to16 = w.desc.dtype == DType::F16 || w.desc.dtype == DType::BF16;
+    if (convert && !(w.sourceDType == DType::F32 && to16))
+      return error() << "weight '" << w.tensor << "': cannot convert "
+                     << dtypeName(w.sourceDType) << " to "
+                     << dtypeName(w.desc.dtype);
     int64_t srcBytes = numElements(w.sourceShape) * int64_t(elem);
     if (w.offset < 0 || size_t(w.offset + srcBytes) > (*src)->size())
       return error() << "weight '" << w.tensor << "' lies outside '"
@@ -113,8 +140,13 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
     int64_t released = 0;
     auto copy = [&](const uint8_t *from, int64_t bytes) -> LogicalResult {
       for (int64_t done = 0; done < bytes;) {
-        int64_t n = std::min<int64_t>(bytes - done, kReleaseEvery);
-        if (Status st = writer.append(from + done, size_t(n)); !st.isOk())
+        int64_t chunk = convert ? int64_t(narrowed.size() * 4) : kReleaseEvery;
+        int64_t n = std::min<int64_t>(bytes - done, chunk);
+        Status st = convert ? appendNarrowed(writer, from + done, size_t(n / 4),
+                                             w.desc.dtype == DType::BF16,
+                                             narrowed)
+                            : writer.append(from + done, size_t(n));
+        if (!st.isOk())
           return error() << st.message();
         done += n;
         int64_t consumed = (from + done) - base;

@@ -113,6 +113,9 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
       for (int k = 1; !tensorNames.insert(s.tensor).second; ++k)
         s.tensor = w.getName().str() + "#" + std::to_string(k);
       s.desc = *onnx::descOf(w.getType());
+      s.sourceDType = s.desc.dtype;
+      if (std::optional<Type> from = w.getSourceType())
+        s.sourceDType = *onnx::dtypeOf(*from);
       s.file = w.getFile().str();
       s.offset = w.getOffset();
       s.sourceShape.assign(w.getSourceShape().begin(),

@@ -23,6 +23,9 @@ struct WeightSlice {
   Shape sourceShape;
   int64_t axis = 0;
   std::vector<int64_t> ranges;
+  /// The element type stored in `file`; the writer converts it to
+  /// `desc.dtype` (f32 to f16 or bf16) when they differ.
+  DType sourceDType = DType::F32;
   /// Constants: their bytes.
   std::vector<uint8_t> data;
   bool isConstant = false;

@@ -53,7 +53,8 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
             w.getOffsetAttr(), w.getLengthAttr(),
             src ? src : b.getDenseI64ArrayAttr(w.getType().getShape()),
             w->getAttrOfType<IntegerAttr>("tp.axis"),
-            w->getAttrOfType<DenseI64ArrayAttr>("tp.ranges"));
+            w->getAttrOfType<DenseI64ArrayAttr>("tp.ranges"),
+            w->getAttrOfType<TypeAttr>("onnx.source_type"));
         repl = nw;
       } else if (op->getDialect() &&
                  (op->getDialect()->getNamespace() == "onnx" ||

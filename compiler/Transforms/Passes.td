@@ -4,6 +4,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ConvertFloatTypePass : Pass<"tpc-convert-float-type", "mlir::ModuleOp"> {
+  let summary = "Compute in fp16 or bf16: convert every f32 tensor";
+  let description = [{
+    Gives every f32 tensor of each function the element type `dtype`:
+    weights (`onnx.Weight` keeps the file's type in `onnx.source_type`,
+    and the engine writer converts the bytes), constants (converted here),
+    activations, and `onnx.Cast` to f32 (now to `dtype`). Integer, bool and
+    f64 tensors are untouched. The function signature is kept: f32
+    arguments are cast to `dtype` on entry and f32 results cast back before
+    the return, so an engine takes and gives the dtypes the model declares.
+
+    Values are rounded to nearest even; finite values beyond the target's
+    range saturate to its largest finite value (a -FLT_MAX mask constant
+    becomes -65504 in fp16, not -inf, so that `0 * mask` stays 0).
+    Infinities and NaN are kept. Kernels accumulate GEMMs, norms, softmax
+    and reductions in f32 and round each result once.
+
+    ```mlir
+    %w = onnx.Weight "w" {file = "m.onnx", offset = 0 : i64, length = 64 : i64, onnx.source_type = f32} : tensor<4x4xbf16>
+    ```
+
+    `dtype=fp32` leaves the module unchanged.
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", "\"fp32\"",
+           "Element type of the computation: fp32, fp16 or bf16">,
+  ];
+  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+}
+
 def LowerToPlanPass : Pass<"tpc-lower-to-plan", "mlir::ModuleOp"> {
   let summary = "Lower onnx-dialect functions to plan-dialect kernel lists";
   let description = [{

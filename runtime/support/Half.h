@@ -92,6 +92,31 @@ inline uint16_t floatToBf16(float f) {
   return uint16_t(x >> 16);
 }
 
+/// Narrows float to IEEE binary16 like floatToHalf, except that finite values
+/// beyond the largest half (65504) saturate to it instead of becoming
+/// infinity. For values written once at compile time (weights, constants):
+/// a mask constant such as -FLT_MAX must stay finite, or 0 * mask is NaN.
+inline uint16_t floatToHalfSaturating(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof(x));
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x477ff000u && absx < 0x7f800000u)
+    return uint16_t(((x >> 16) & 0x8000) | 0x7bff);
+  return floatToHalf(f);
+}
+
+/// Narrows float to bfloat16 like floatToBf16, except that finite values that
+/// would round to infinity (|f| above the largest bfloat16, 0x1.fep127)
+/// saturate to the largest finite bfloat16.
+inline uint16_t floatToBf16Saturating(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof(x));
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f7f8000u && absx < 0x7f800000u)
+    return uint16_t(((x >> 16) & 0x8000) | 0x7f7f);
+  return floatToBf16(f);
+}
+
 } // namespace tpc
 
 #endif // TPC_RUNTIME_SUPPORT_HALF_H

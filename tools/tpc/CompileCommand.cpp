@@ -20,7 +20,8 @@ bool parseImportOptions(const Command &cmd, const ParsedArgs &args,
 
 const Command kCompileCommand = {
     "compile",
-    "MODEL.onnx --tp N -o ENGINE_DIR [--input-shape NAME=1x16 ...]",
+    "MODEL.onnx --tp N -o ENGINE_DIR [--input-shape NAME=1x16 ...] "
+    "[--dtype bf16]",
     "Compile an ONNX model into a tensor-parallel engine: one plan and one "
     "weight shard per rank.",
     {
@@ -43,6 +44,10 @@ const Command kCompileCommand = {
          "tpc-tp-shard; the partitioner checks what it leaves"},
         {"--sharding-options", "OPTS",
          "more options for the --sharding pass, as 'key=value ...'"},
+        {"--dtype", "fp32|fp16|bf16",
+         "element type of the weights and activations, default fp32; "
+         "inputs and outputs keep the model's types, GEMMs, norms and "
+         "softmax accumulate in fp32"},
         {"--dump-mlir", "FILE", "write the planned module to FILE"},
     },
     1,
@@ -98,6 +103,10 @@ int runCompile(const ParsedArgs &args) {
   opts.replicateUnclassified = args.has("--replicate-unclassified");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
+  opts.dtype = args.get("--dtype", "fp32");
+  if (!isComputeDType(opts.dtype))
+    return fail(cmd, "--dtype must be " + std::string(computeDTypeNames()) +
+                         ", not '" + opts.dtype + "'");
   if (!parseShardingOptions(cmd, args, opts))
     return 1;
   ImportOptions importOpts;
@@ -151,7 +160,7 @@ int runCompile(const ParsedArgs &args) {
       {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"
                                              : opts.shardingPass},
       {"sharding_options", opts.shardingOptions},
-      {"dtype", "fp32"}};
+      {"dtype", opts.dtype}};
   if (mlir::failed(writeEngine(*module, wopts)))
     return 1;
   return 0;

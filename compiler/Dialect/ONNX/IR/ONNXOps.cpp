@@ -424,6 +424,12 @@ LogicalResult ConstantOp::verify() {
 LogicalResult WeightOp::verify() {
   RankedTensorType t = getType();
   int64_t bits = t.getElementTypeBitWidth();
+  // After --tpc-convert-float-type the file holds another element type.
+  if (auto src = (*this)->getAttrOfType<TypeAttr>("onnx.source_type")) {
+    if (!src.getValue().isF32() || !isa<FloatType>(t.getElementType()))
+      return emitOpError("onnx.source_type must be f32 on a float weight");
+    bits = 32;
+  }
   int64_t numel = t.getNumElements();
   // A rank's slice (after partitioning) covers part of the stored tensor.
   if (auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>("tp.source_shape"))

@@ -34,6 +34,9 @@ def ONNX_WeightOp : Op<ONNX_Dialect, "Weight", [Pure]> {
     folder named by the module's `onnx.source_dir` attribute (the model's
     folder). The bytes are little-endian and row-major, as ONNX stores
     `raw_data` and external data. `name` is the ONNX initializer name.
+    An `onnx.source_type` attribute, when present, is the element type of
+    the stored bytes where it differs from the result's (set by
+    `--tpc-convert-float-type`; the engine writer converts).
 
     ```mlir
     %w = onnx.Weight "h.0.mlp.c_fc.weight" {file = "model.onnx", offset = 4096 : i64, length = 65536 : i64} : tensor<64x256xf32>

@@ -29,6 +29,13 @@ LogicalResult KernelOp::verify() {
 LogicalResult WeightOp::verify() {
   ArrayRef<int64_t> src = getSourceShape();
   RankedTensorType t = getType();
+  if (std::optional<Type> from = getSourceType()) {
+    Type to = t.getElementType();
+    if (!from->isF32() || !(to.isF16() || to.isBF16()))
+      return emitOpError("converts ")
+             << *from << " to " << to
+             << "; only f32 weights convert, to f16 or bf16";
+  }
   if (int64_t(src.size()) != t.getRank())
     return emitOpError("source shape rank differs from the result rank");
   if (!getRanges()) {

@@ -53,6 +53,9 @@ def Plan_WeightOp : Plan_Op<"weight", [Pure]> {
     the rank's tensor is the concatenation along `axis` of the source ranges
     [start, start + size) listed as [start0, size0, start1, size1, ...]
     (a fused QKV weight gives each rank its heads of q, k and v).
+    `source_type`, when set, is the element type stored in the file (f32)
+    and the result's type is f16 or bf16: the engine writer converts the
+    bytes as it streams them (round to nearest even, saturating).
 
     ```mlir
     %w = plan.weight "h.0.mlp.c_fc.weight" {file = "model.onnx", offset = 4096 : i64, length = 65536 : i64, source_shape = array<i64: 64, 256>, axis = 1 : i64, ranges = array<i64: 0, 128>} : tensor<64x128xf32>
@@ -61,7 +64,8 @@ def Plan_WeightOp : Plan_Op<"weight", [Pure]> {
   let arguments = (ins StrAttr:$name, StrAttr:$file, I64Attr:$offset,
                        I64Attr:$length, DenseI64ArrayAttr:$source_shape,
                        OptionalAttr<I64Attr>:$axis,
-                       OptionalAttr<DenseI64ArrayAttr>:$ranges);
+                       OptionalAttr<DenseI64ArrayAttr>:$ranges,
+                       OptionalAttr<TypeAttr>:$source_type);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$name attr-dict `:` type($output)";
   let hasVerifier = 1;
