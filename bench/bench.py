@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tpc benchmarks against onnxruntime, measured in one run.
 
-    bench.py [--quick] [--cases latency,seq1,compile,profile] [--json OUT]
+    bench.py [--quick] [--cases latency,seq1,compile,gemm,comm,profile] [--json OUT]
              [--markdown OUT] [--tpc PATH] [--keep-engines]
              [--drop-caches auto|yes|no] [--fma-gflops-per-core X]
 
@@ -16,6 +16,12 @@ Cases (all by default):
   compile  tpc compile wall time and peak RSS on bench/make_big_model.py's
            1 GiB MLP stack (tp 1 and 8) against a plain cp of its weights, and
            on the GPT-2 model (tp 1 and 4).
+  gemm     tpc_gemm_bench: tpc's sgemm (weights packed) against OpenBLAS, BLIS
+           and oneDNN at the GPT-2-small weight shapes, 1 and 2 threads,
+           sequence 128 and 1 (GFLOP/s, and weight GB/s at sequence 1).
+  comm     tpc_comm_bench: all-reduce / all-gather / reduce-scatter of the
+           in-process (2 ranks) and MPI (mpirun -np 2) communicators, with
+           algorithm and bus bandwidth.
   profile  `perf record` of `tpc run` (tp=1, 1 thread) after engine load, at
            sequence 128 and 1; top symbols and a breakdown by kind of work.
 
@@ -510,6 +516,54 @@ class Context:
 
     # -- case: profile
 
+    def native(self, name):
+        """A benchmark binary built beside tpc (scripts/bench builds it)."""
+        path = os.path.join(os.path.dirname(self.args.tpc), name)
+        if not os.access(path, os.X_OK):
+            self.failures.append(f"{name} not built (scripts/build {name})")
+            return None
+        return path
+
+    def case_gemm(self):
+        exe = self.native("tpc_gemm_bench")
+        if not exe:
+            return
+        q = self.args.quick
+        rows = []
+        for threads in (1, 2):
+            cmd = [exe, "--threads", str(threads), "--tokens", "128,1"]
+            if q:
+                cmd += ["--hidden", "256", "--vocab", "2048", "--repeats", "5"]
+            log("gemm: " + " ".join(cmd[1:]))
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+            if r.returncode != 0:
+                self.failures.append(f"tpc_gemm_bench failed: {r.stderr.strip()[:200]}")
+                return
+            for row in json.loads(r.stdout)["results"]:
+                row["threads"] = threads
+                rows.append(row)
+        self.results["gemm"] = {"rows": rows}
+
+    def case_comm(self):
+        exe = self.native("tpc_comm_bench")
+        if not exe:
+            return
+        top = str(1 << 20) if self.args.quick else str(64 << 20)
+        runs = {"inprocess": [exe, "--ranks", "2", "--max-bytes", top]}
+        mpirun = shutil.which("mpirun")
+        if mpirun:
+            runs["mpi"] = [mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2", exe, "--mpi",
+                           "--max-bytes", top]
+        out = {}
+        for name, cmd in runs.items():
+            log("comm: " + name)
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+            if r.returncode != 0:
+                self.failures.append(f"tpc_comm_bench ({name}) failed: {r.stderr.strip()[:200]}")
+                continue
+            out[name] = json.loads(r.stdout)["results"]
+        self.results["comm"] = out
+
     def case_profile(self):
         self.ensure_model()
         perf = shutil.which("perf")
@@ -702,6 +756,46 @@ def report_sections(res):
                      [[r["case"], r["cache"], f(r["wall_s"], 2), f(r["user_s"], 2), f(r["sys_s"], 2),
                        f(r["max_rss_mib"], 0), f(r.get("output_bytes", 0) / (1 << 20), 0),
                        f"{r['vs_cp']:.1f}x" if "vs_cp" in r else "-"] for r in comp["rows"]], notes))
+    gemm = res.get("gemm")
+    if gemm:
+        libs = []
+        for r in gemm["rows"]:
+            if r["library"] not in libs:
+                libs.append(r["library"])
+        keys = []
+        for r in gemm["rows"]:
+            k = (r["threads"], r["m"], r["shape"], r["k"], r["n"])
+            if k not in keys:
+                keys.append(k)
+        by = {(r["threads"], r["m"], r["shape"], r["library"]): r for r in gemm["rows"]}
+        rows = []
+        for (t, mm, shape, kk, nn) in keys:
+            cells = [t, f"{shape} {mm}x{kk}x{nn}"]
+            for lib in libs:
+                r = by.get((t, mm, shape, lib))
+                if not r or not r["available"]:
+                    cells.append("n/a")
+                elif mm == 1:
+                    cells.append(f"{r['weight_gbps']:.1f} GB/s")
+                else:
+                    cells.append(f"{r['gflops']:.1f}")
+            rows.append(cells)
+        unavailable = sorted({f"{r['library']}: {r['detail']}" for r in gemm["rows"] if not r["available"]})
+        secs.append(("fp32 GEMM libraries at GPT-2-small shapes (GFLOP/s; weight GB/s at m = 1)",
+                     ["threads", "shape m x k x n"] + libs, rows,
+                     ["tpc: weights packed once (as at engine load); the others get the row-major weight each call"]
+                     + unavailable))
+    comm = res.get("comm")
+    if comm:
+        rows = []
+        for name, results in comm.items():
+            for r in results:
+                rows.append([name, r["op"], r["bytes"], f(r["time_us"], 1), f(r["algbw_gbps"], 2),
+                             f(r["busbw_gbps"], 2)])
+        secs.append(("Collectives, 2 ranks (f32)", ["communicator", "op", "bytes", "time us", "algbw GB/s",
+                                                   "busbw GB/s"], rows,
+                     ["time: the slowest rank's median; busbw = algbw x 2(n-1)/n (all-reduce), x (n-1)/n "
+                      "(all-gather, reduce-scatter)"]))
     prof = res.get("profile")
     if prof and "runs" in prof:
         for run in prof["runs"]:
@@ -785,7 +879,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--quick", action="store_true", help="tiny model, few iterations (smoke test)")
-    ap.add_argument("--cases", default="latency,seq1,compile,profile")
+    ap.add_argument("--cases", default="latency,seq1,compile,gemm,comm,profile")
     ap.add_argument("--json", metavar="OUT", help="write all results as JSON")
     ap.add_argument("--markdown", metavar="OUT", help="write the result tables as Markdown")
     ap.add_argument("--tpc", default=os.path.join(os.environ.get("TPC_BUILD_DIR", os.path.join(ROOT, "build")),
@@ -800,7 +894,7 @@ def main(argv=None):
                          "(the first round of every setup always runs)")
     args = ap.parse_args(argv)
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
-    unknown = set(cases) - {"latency", "seq1", "compile", "profile"}
+    unknown = set(cases) - {"latency", "seq1", "compile", "gemm", "comm", "profile"}
     if unknown:
         ap.error(f"unknown case(s): {', '.join(sorted(unknown))}")
     if not os.access(args.tpc, os.X_OK):
@@ -828,7 +922,7 @@ def main(argv=None):
         "preset": {k: v for k, v in preset.items()},
     })
     try:
-        for case in ("latency", "seq1", "compile", "profile"):
+        for case in ("latency", "seq1", "compile", "gemm", "comm", "profile"):
             if case in cases:
                 t0 = time.time()
                 log(f"=== {case}")
