@@ -1,0 +1,265 @@
+//===- ElementwiseCases.cpp - Parity cases of the elementwise kernels -----===//
+//
+// Shapes are odd on purpose: a contiguous run whose length is not a
+// multiple of the vector width (vector body + scalar tail), broadcasts on
+// leading, middle and trailing dims, scalars, and misaligned operands that
+// must leave the 16-byte vector paths.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaTestUtil.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tpc::cuda::test {
+namespace {
+
+using Cases = std::vector<ParityCase>;
+
+const char *tag(DType t) { return dtypeName(t); }
+
+void add(Cases &v, std::string name, std::string kernel,
+         std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a = {},
+         double tolScale = 1, int misalign = 0) {
+  ParityCase c;
+  c.name = kernel + "_" + name;
+  c.kernel = std::move(kernel);
+  c.inputs = std::move(in);
+  c.outputs = std::move(out);
+  c.attrs = std::move(a);
+  c.tolScale = tolScale;
+  c.misalign = misalign;
+  v.push_back(std::move(c));
+}
+
+/// Same-shape (vector path + tail), broadcast and scalar variants of one
+/// binary op on dtype t with inputs drawn from [lo, hi].
+void binaryVariants(Cases &v, const std::string &op, DType t, double lo,
+                    double hi, Attrs a = {}, DType out = DType::F32,
+                    bool sameOut = true) {
+  const DType o = sameOut ? t : out;
+  const std::string n = tag(t);
+  add(v, n + "_same", op, {rnd(t, {37, 29}, lo, hi), rnd(t, {37, 29}, lo, hi)},
+      {{o, {37, 29}}}, a);
+  add(v, n + "_bcast", op,
+      {rnd(t, {3, 1, 5, 7}, lo, hi), rnd(t, {4, 5, 1}, lo, hi)},
+      {{o, {3, 4, 5, 7}}}, a);
+  add(v, n + "_scalar", op, {rnd(t, {}, lo, hi), rnd(t, {6, 11}, lo, hi)},
+      {{o, {6, 11}}}, a);
+  add(v, n + "_misaligned", op,
+      {rnd(t, {1001}, lo, hi), rnd(t, {1001}, lo, hi)}, {{o, {1001}}}, a, 1,
+      /*misalign=*/1);
+}
+
+/// Values that are small integers, stored as floats, so that comparisons
+/// meet equal elements.
+Tensor intValued(DType t, Shape s) {
+  Tensor x = rnd(DType::I32, s, -3, 3);
+  Tensor y(t, s);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    y.set(i, x.at(i));
+  return y;
+}
+
+void addBinary(Cases &v) {
+  const DType halfAndFull[] = {DType::F32, DType::F16, DType::BF16};
+  for (const char *op : {"Add", "Sub", "Mul", "Div"}) {
+    for (DType t : halfAndFull)
+      binaryVariants(v, op, t, -2, 2);
+    binaryVariants(v, op, DType::I32, -40, 40);
+    binaryVariants(v, op, DType::I64, -40, 40);
+  }
+  binaryVariants(v, "Add", DType::F64, -2, 2);
+  for (DType t : halfAndFull) {
+    binaryVariants(v, "Pow", t, 0.25, 2);
+    binaryVariants(v, "Mod", t, -5, 5, intAttr("fmod", 1));
+  }
+  binaryVariants(v, "Pow", DType::I64, 0, 5);
+  add(v, "f32_int_exponent", "Pow",
+      {rnd(DType::F32, {5, 9}, -2, 2), rnd(DType::I64, {9}, -3, 3)},
+      {{DType::F32, {5, 9}}});
+  binaryVariants(v, "Mod", DType::I32, -9, 9);
+  binaryVariants(v, "Mod", DType::I64, -9, 9, intAttr("fmod", 1));
+  for (DType t : halfAndFull) {
+    add(v, std::string(tag(t)) + "_channel", "PRelu",
+        {rnd(t, {2, 3, 9}), rnd(t, {9}, 0, 1)}, {{t, {2, 3, 9}}});
+    add(v, std::string(tag(t)) + "_same", "PRelu",
+        {rnd(t, {41}), rnd(t, {41}, 0, 1)}, {{t, {41}}});
+  }
+  for (const char *op :
+       {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
+    for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+      add(v, std::string(tag(t)) + "_same", op,
+          {intValued(t, {3, 67}), intValued(t, {3, 67})},
+          {{DType::Bool, {3, 67}}});
+      add(v, std::string(tag(t)) + "_bcast", op,
+          {intValued(t, {4, 1, 6}), intValued(t, {5, 1})},
+          {{DType::Bool, {4, 5, 6}}});
+    }
+    for (DType t : {DType::I32, DType::I64})
+      add(v, std::string(tag(t)) + "_bcast", op,
+          {rnd(t, {4, 1, 6}, -3, 3), rnd(t, {5, 1}, -3, 3)},
+          {{DType::Bool, {4, 5, 6}}});
+  }
+  add(v, "bool", "Equal",
+      {rnd(DType::Bool, {7, 5}), rnd(DType::Bool, {5})},
+      {{DType::Bool, {7, 5}}});
+  for (const char *op : {"And", "Or", "Xor"}) {
+    add(v, "same", op, {rnd(DType::Bool, {333}), rnd(DType::Bool, {333})},
+        {{DType::Bool, {333}}});
+    add(v, "bcast", op, {rnd(DType::Bool, {3, 1, 4}), rnd(DType::Bool, {5, 1})},
+        {{DType::Bool, {3, 5, 4}}});
+  }
+}
+
+void addVariadic(Cases &v) {
+  for (const char *op : {"Max", "Min", "Sum", "Mean"}) {
+    for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+      add(v, std::string(tag(t)) + "_three", op,
+          {rnd(t, {2, 3, 5}), rnd(t, {3, 1}), rnd(t, {5})},
+          {{t, {2, 3, 5}}});
+      add(v, std::string(tag(t)) + "_one", op, {rnd(t, {4, 7})},
+          {{t, {4, 7}}});
+    }
+  }
+  for (const char *op : {"Max", "Min", "Sum"})
+    add(v, "i64_two", op,
+        {rnd(DType::I64, {6, 1}, -50, 50), rnd(DType::I64, {6, 9}, -50, 50)},
+        {{DType::I64, {6, 9}}});
+  // NaN propagates through Max and Min.
+  Tensor withNan = rnd(DType::F32, {16});
+  withNan.set(3, std::nan(""));
+  add(v, "f32_nan", "Max", {withNan, rnd(DType::F32, {16})},
+      {{DType::F32, {16}}});
+  add(v, "f32_nan", "Min", {rnd(DType::F32, {16}), withNan},
+      {{DType::F32, {16}}});
+}
+
+void addWhere(Cases &v) {
+  for (DType t : {DType::F32, DType::F16, DType::I64, DType::Bool, DType::F64})
+    add(v, tag(t), "Where",
+        {rnd(DType::Bool, {3, 1, 5}), rnd(t, {4, 5}), rnd(t, {3, 4, 1})},
+        {{t, {3, 4, 5}}});
+  add(v, "f32_same", "Where",
+      {rnd(DType::Bool, {257}), rnd(DType::F32, {257}),
+       rnd(DType::F32, {257})},
+      {{DType::F32, {257}}});
+}
+
+void addUnary(Cases &v) {
+  struct Op {
+    const char *name;
+    double lo, hi;
+    Attrs attrs;
+  };
+  Attrs tanh;
+  tanh.setString("approximate", "tanh");
+  Attrs hs;
+  hs.setFloat("alpha", 0.3);
+  hs.setFloat("beta", 0.4);
+  Attrs alpha;
+  alpha.setFloat("alpha", 0.7);
+  const Op ops[] = {
+      {"Sqrt", 0.01, 4, {}},     {"Reciprocal", 0.1, 3, {}},
+      {"Neg", -2, 2, {}},        {"Abs", -2, 2, {}},
+      {"Exp", -4, 4, {}},        {"Log", 0.01, 5, {}},
+      {"Erf", -3, 3, {}},        {"Tanh", -4, 4, {}},
+      {"Sigmoid", -8, 8, {}},    {"Relu", -2, 2, {}},
+      {"Cos", -4, 4, {}},        {"Sin", -4, 4, {}},
+      {"Floor", -5, 5, {}},      {"Ceil", -5, 5, {}},
+      {"Sign", -2, 2, {}},       {"Softplus", -6, 6, {}},
+      {"HardSigmoid", -4, 4, hs}, {"LeakyRelu", -2, 2, alpha},
+      {"Elu", -3, 3, alpha},     {"Gelu", -4, 4, {}},
+  };
+  for (const Op &op : ops) {
+    for (DType t : {DType::F32, DType::F16, DType::BF16})
+      add(v, std::string(tag(t)) + "_odd", op.name,
+          {rnd(t, {7, 33}, op.lo, op.hi)}, {{t, {7, 33}}}, op.attrs);
+    add(v, "f32_misaligned", op.name, {rnd(DType::F32, {130}, op.lo, op.hi)},
+        {{DType::F32, {130}}}, op.attrs, 1, 1);
+  }
+  add(v, "f64", "Exp", {rnd(DType::F64, {19}, -3, 3)}, {{DType::F64, {19}}});
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    add(v, std::string(tag(t)) + "_tanh", "Gelu", {rnd(t, {5, 31}, -4, 4)},
+        {{t, {5, 31}}}, tanh);
+  for (const char *op : {"Neg", "Abs", "Relu", "Sign"})
+    for (DType t : {DType::I32, DType::I64})
+      add(v, tag(t), op, {rnd(t, {3, 17}, -50, 50)}, {{t, {3, 17}}});
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    Tensor x = rnd(t, {45});
+    for (int64_t i = 0; i < 45; i += 4)
+      x.set(i, std::nan(""));
+    add(v, tag(t), "IsNaN", {x}, {{DType::Bool, {45}}});
+  }
+  add(v, "bool", "Not", {rnd(DType::Bool, {3, 37})}, {{DType::Bool, {3, 37}}});
+}
+
+void addCast(Cases &v) {
+  const std::pair<DType, DType> pairs[] = {
+      {DType::F32, DType::F16},  {DType::F32, DType::BF16},
+      {DType::F16, DType::F32},  {DType::BF16, DType::F32},
+      {DType::F16, DType::BF16}, {DType::F64, DType::F16},
+      {DType::F32, DType::I32},  {DType::F32, DType::I64},
+      {DType::I64, DType::F32},  {DType::I32, DType::I64},
+      {DType::I64, DType::I32},  {DType::F32, DType::Bool},
+      {DType::Bool, DType::F32}, {DType::F32, DType::F64},
+      {DType::F64, DType::F32},  {DType::I64, DType::F16},
+      {DType::F32, DType::U8},   {DType::I8, DType::F32},
+  };
+  for (auto [from, to] : pairs)
+    add(v, std::string(tag(from)) + "_to_" + tag(to), "Cast",
+        {rnd(from, {5, 23}, -100, 100)}, {{to, {5, 23}}},
+        intAttr("to", int64_t(to)));
+}
+
+void addCopiesAndGenerators(Cases &v) {
+  add(v, "f32", "Reshape", {rnd(DType::F32, {2, 3, 5})},
+      {{DType::F32, {6, 5}}}, ints("shape", {-1, 5}));
+  add(v, "f16", "Squeeze", {rnd(DType::F16, {2, 1, 7})},
+      {{DType::F16, {2, 7}}}, ints("axes", {1}));
+  add(v, "i64", "Unsqueeze", {rnd(DType::I64, {3, 5}, -9, 9)},
+      {{DType::I64, {1, 3, 5}}}, ints("axes", {0}));
+  add(v, "bf16", "Flatten", {rnd(DType::BF16, {2, 3, 5})},
+      {{DType::BF16, {2, 15}}});
+  add(v, "bool", "Identity", {rnd(DType::Bool, {9})}, {{DType::Bool, {9}}});
+  add(v, "f32", "Copy", {rnd(DType::F32, {3, 11})}, {{DType::F32, {3, 11}}});
+  Attrs se;
+  se.setInt("start", 1);
+  se.setInt("end", -1);
+  add(v, "all", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
+      {{DType::I64, {4}}});
+  add(v, "start_end", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
+      {{DType::I64, {2}}}, se);
+  add(v, "f16", "Size", {rnd(DType::F16, {3, 7})}, {{DType::I64, {}}});
+  for (DType t : {DType::F32, DType::I64, DType::I32, DType::F64}) {
+    Tensor s(t, {}), l(t, {}), d(t, {});
+    s.set(0, -3);
+    l.set(0, 40);
+    d.set(0, t == DType::F32 || t == DType::F64 ? 0.75 : 2);
+    const int64_t n = int64_t(std::ceil(43.0 / d.at(0)));
+    add(v, tag(t), "Range", {s, l, d}, {{t, {n}}});
+  }
+  Tensor shape(DType::I64, {3});
+  shape.set(0, 2);
+  shape.set(1, 3);
+  shape.set(2, 7);
+  Attrs fv;
+  fv.setFloats("value", {1.5});
+  add(v, "f32", "ConstantOfShape", {shape}, {{DType::F32, {2, 3, 7}}}, fv);
+  add(v, "f16", "ConstantOfShape", {shape}, {{DType::F16, {2, 3, 7}}}, fv);
+  add(v, "i64", "ConstantOfShape", {shape}, {{DType::I64, {2, 3, 7}}},
+      ints("value", {-7}));
+}
+
+} // namespace
+
+void addElementwiseCases(std::vector<ParityCase> &v) {
+  addBinary(v);
+  addVariadic(v);
+  addWhere(v);
+  addUnary(v);
+  addCast(v);
+  addCopiesAndGenerators(v);
+}
+
+} // namespace tpc::cuda::test

@@ -1,0 +1,146 @@
+//===- MovementCases.cpp - Parity cases of the data-movement kernels ------===//
+//
+// Every element size (1, 2, 4, 8 bytes), transposes large enough for the
+// tiled path and odd enough for its edges, out-of-range and negative
+// indices, and concatenations whose chunks rule the 16-byte unit out.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaTestUtil.h"
+
+namespace tpc::cuda::test {
+namespace {
+
+using Cases = std::vector<ParityCase>;
+
+void add(Cases &v, std::string name, std::string kernel,
+         std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a = {},
+         int misalign = 0) {
+  ParityCase c;
+  c.name = kernel + "_" + name;
+  c.kernel = std::move(kernel);
+  c.inputs = std::move(in);
+  c.outputs = std::move(out);
+  c.attrs = std::move(a);
+  c.misalign = misalign;
+  v.push_back(std::move(c));
+}
+
+const DType kSizes[] = {DType::Bool, DType::F16, DType::F32, DType::I64};
+
+void addStrided(Cases &v) {
+  for (DType t : kSizes) {
+    const std::string n = dtypeName(t);
+    add(v, n + "_tiled", "Transpose", {rnd(t, {3, 45, 70}, -9, 9)},
+        {{t, {3, 70, 45}}}, ints("perm", {0, 2, 1}));
+    add(v, n + "_perm", "Transpose", {rnd(t, {2, 3, 5, 7}, -9, 9)},
+        {{t, {7, 2, 5, 3}}}, ints("perm", {3, 0, 2, 1}));
+  }
+  add(v, "f32_default", "Transpose", {rnd(DType::F32, {5, 6, 7})},
+      {{DType::F32, {7, 6, 5}}});
+  add(v, "f32_big_tiled", "Transpose", {rnd(DType::F32, {257, 129})},
+      {{DType::F32, {129, 257}}}, ints("perm", {1, 0}));
+  for (DType t : {DType::F32, DType::F16, DType::I64}) {
+    add(v, dtypeName(t), "Expand", {rnd(t, {3, 1, 5}, -9, 9)},
+        {{t, {2, 3, 4, 5}}}, ints("shape", {2, 3, 4, 5}));
+    add(v, dtypeName(t), "Tile", {rnd(t, {2, 3}, -9, 9)}, {{t, {6, 6}}},
+        ints("repeats", {3, 2}));
+  }
+  Attrs sl = ints("starts", {1, -2});
+  sl = ints("ends", {6, -9}, sl);
+  sl = ints("axes", {0, 2}, sl);
+  sl = ints("steps", {2, -3}, sl);
+  for (DType t : kSizes)
+    add(v, dtypeName(t), "Slice", {rnd(t, {7, 4, 11}, -9, 9)},
+        {{t, {3, 4, 3}}}, sl);
+  Attrs pad = ints("pads", {1, -1, 2, 0, 3, 1});
+  pad.setFloat("value", -1.5);
+  for (DType t : {DType::F32, DType::F16, DType::I64, DType::BF16})
+    add(v, dtypeName(t), "Pad", {rnd(t, {3, 4, 5}, -9, 9)},
+        {{t, {4, 6, 8}}}, pad);
+  Attrs tr = intAttr("k", -1);
+  for (DType t : {DType::F32, DType::F16, DType::I64}) {
+    add(v, std::string(dtypeName(t)) + "_upper", "Trilu",
+        {rnd(t, {2, 5, 7}, -9, 9)}, {{t, {2, 5, 7}}}, intAttr("k", 2));
+    add(v, std::string(dtypeName(t)) + "_lower", "Trilu",
+        {rnd(t, {3, 6, 4}, -9, 9)}, {{t, {3, 6, 4}}}, intAttr("upper", 0, tr));
+  }
+}
+
+void addConcatSplit(Cases &v) {
+  for (DType t : kSizes) {
+    const std::string n = dtypeName(t);
+    add(v, n + "_axis1", "Concat",
+        {rnd(t, {3, 2, 5}, -9, 9), rnd(t, {3, 7, 5}, -9, 9),
+         rnd(t, {3, 1, 5}, -9, 9)},
+        {{t, {3, 10, 5}}}, intAttr("axis", 1));
+    add(v, n + "_last", "Concat",
+        {rnd(t, {4, 3}, -9, 9), rnd(t, {4, 1}, -9, 9)}, {{t, {4, 4}}},
+        intAttr("axis", -1));
+    add(v, n + "_uneven", "Split", {rnd(t, {3, 10, 5}, -9, 9)},
+        {{t, {3, 2, 5}}, {t, {3, 7, 5}}, {t, {3, 1, 5}}},
+        ints("split", {2, 7, 1}, intAttr("axis", 1)));
+  }
+  // More operands than one launch takes (8 slots).
+  std::vector<Tensor> many;
+  for (int i = 0; i < 11; ++i)
+    many.push_back(rnd(DType::F32, {2, 1 + i % 3}));
+  int64_t total = 0;
+  for (const Tensor &t : many)
+    total += t.desc.shape[1];
+  add(v, "f32_eleven", "Concat", many, {{DType::F32, {2, total}}},
+      intAttr("axis", 1));
+  add(v, "f32_equal", "Split", {rnd(DType::F32, {4, 12})},
+      {{DType::F32, {4, 4}}, {DType::F32, {4, 4}}, {DType::F32, {4, 4}}},
+      intAttr("axis", 1));
+  add(v, "f32_misaligned", "Concat",
+      {rnd(DType::F32, {5, 3}), rnd(DType::F32, {5, 4})},
+      {{DType::F32, {5, 7}}}, intAttr("axis", 1), 1);
+}
+
+/// Indices in [-dim, dim + 1]: negative ones count from the end, the two
+/// past the end must give zeros.
+Tensor indices(DType t, Shape s, int64_t dim) {
+  return rnd(t, std::move(s), double(-dim), double(dim + 1));
+}
+
+void addGathers(Cases &v) {
+  for (DType t : kSizes) {
+    const std::string n = dtypeName(t);
+    add(v, n + "_axis0", "Gather",
+        {rnd(t, {9, 6}, -9, 9), indices(DType::I64, {2, 5}, 9)},
+        {{t, {2, 5, 6}}});
+    add(v, n + "_axis1", "Gather",
+        {rnd(t, {3, 9, 5}, -9, 9), indices(DType::I32, {4}, 9)},
+        {{t, {3, 4, 5}}}, intAttr("axis", 1));
+    add(v, n + "_axis0", "GatherElements",
+        {rnd(t, {5, 4}, -9, 9), indices(DType::I64, {3, 4}, 5)},
+        {{t, {3, 4}}});
+    add(v, n + "_axis2", "GatherElements",
+        {rnd(t, {3, 4, 6}, -9, 9), indices(DType::I32, {2, 3, 9}, 6)},
+        {{t, {2, 3, 9}}}, intAttr("axis", -1));
+  }
+  add(v, "f32_embedding", "Gather",
+      {rnd(DType::F32, {1000, 64}), indices(DType::I64, {3, 17}, 1000)},
+      {{DType::F32, {3, 17, 64}}});
+  add(v, "f16_rows_odd", "Gather",
+      {rnd(DType::F16, {50, 7}), indices(DType::I64, {13}, 50)},
+      {{DType::F16, {13, 7}}}, {}, 1);
+  for (DType t : {DType::F32, DType::F16, DType::I64}) {
+    add(v, std::string(dtypeName(t)) + "_depth2", "GatherND",
+        {rnd(t, {4, 5, 3}, -9, 9), indices(DType::I64, {6, 2}, 4)},
+        {{t, {6, 3}}});
+    add(v, std::string(dtypeName(t)) + "_batch1", "GatherND",
+        {rnd(t, {2, 5, 3}, -9, 9), indices(DType::I32, {2, 4, 1}, 5)},
+        {{t, {2, 4, 3}}}, intAttr("batch_dims", 1));
+  }
+}
+
+} // namespace
+
+void addMovementCases(std::vector<ParityCase> &v) {
+  addStrided(v);
+  addConcatSplit(v);
+  addGathers(v);
+}
+
+} // namespace tpc::cuda::test

@@ -1,0 +1,168 @@
+//===- NormCases.cpp - Parity cases of softmax, norms and reductions ------===//
+//
+// Rows shorter than a warp, longer than a block (1024 threads x several
+// elements), strided softmax axes, reductions over trailing, leading and
+// interleaved axes, ArgMax/ArgMin with ties and NaNs. Sums over long rows
+// accumulate in another order than the CPU, hence the tolerance scales.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaTestUtil.h"
+
+#include <cmath>
+
+namespace tpc::cuda::test {
+namespace {
+
+using Cases = std::vector<ParityCase>;
+
+void add(Cases &v, std::string name, std::string kernel,
+         std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a = {},
+         double tolScale = 1) {
+  ParityCase c;
+  c.name = kernel + "_" + name;
+  c.kernel = std::move(kernel);
+  c.inputs = std::move(in);
+  c.outputs = std::move(out);
+  c.attrs = std::move(a);
+  c.tolScale = tolScale;
+  v.push_back(std::move(c));
+}
+
+const DType kFloats[] = {DType::F32, DType::F16, DType::BF16};
+
+void addSoftmax(Cases &v) {
+  for (const char *op : {"Softmax", "LogSoftmax"})
+    for (DType t : kFloats) {
+      const std::string n = dtypeName(t);
+      add(v, n + "_row7", op, {rnd(t, {5, 7}, -4, 4)}, {{t, {5, 7}}}, {}, 2);
+      add(v, n + "_row5000", op, {rnd(t, {3, 5000}, -6, 6)}, {{t, {3, 5000}}},
+          {}, 4);
+      add(v, n + "_axis1", op, {rnd(t, {2, 33, 9}, -4, 4)}, {{t, {2, 33, 9}}},
+          intAttr("axis", 1), 2);
+    }
+  Tensor inf = rnd(DType::F32, {4, 8});
+  inf.set(3, -INFINITY);
+  inf.set(9, -INFINITY);
+  add(v, "f32_neg_inf", "Softmax", {inf}, {{DType::F32, {4, 8}}});
+  add(v, "f64", "Softmax", {rnd(DType::F64, {3, 129})}, {{DType::F64, {3, 129}}});
+}
+
+void addNorms(Cases &v) {
+  Attrs eps;
+  eps.setFloat("epsilon", 1e-3);
+  for (DType t : kFloats) {
+    const std::string n = dtypeName(t);
+    const Shape s = {4, 3, 768};
+    Attrs last = intAttr("axis", -1, eps);
+    add(v, n + "_bias_stats", "LayerNormalization",
+        {rnd(t, s, 1, 5), rnd(t, {768}, 0.5, 1.5), rnd(t, {768}, -1, 1)},
+        {{t, s}, {t, {4, 3, 1}}, {t, {4, 3, 1}}}, last, 8);
+    add(v, n + "_axis1_nobias", "LayerNormalization",
+        {rnd(t, {5, 6, 7}, -2, 2), rnd(t, {6, 7}, 0.5, 1.5), absent()},
+        {{t, {5, 6, 7}}}, intAttr("axis", 1, eps), 4);
+    add(v, n + "_row3000", "LayerNormalization",
+        {rnd(t, {2, 3000}, -3, 3), rnd(t, {3000}, 0.5, 1.5),
+         rnd(t, {3000}, -1, 1)},
+        {{t, {2, 3000}}}, last, 8);
+    add(v, n + "_odd", "RMSNorm", {rnd(t, {3, 5, 19}, -3, 3), rnd(t, {19})},
+        {{t, {3, 5, 19}}}, intAttr("axis", -1), 4);
+    add(v, n + "_two_dims", "RMSNorm",
+        {rnd(t, {7, 4, 300}, -3, 3), rnd(t, {4, 300})}, {{t, {7, 4, 300}}},
+        intAttr("axis", 1), 8);
+  }
+  add(v, "f64", "LayerNormalization",
+      {rnd(DType::F64, {3, 65}), rnd(DType::F64, {65}), rnd(DType::F64, {65})},
+      {{DType::F64, {3, 65}}}, intAttr("axis", -1), 10);
+}
+
+void addReductions(Cases &v) {
+  struct Axes {
+    const char *name;
+    std::vector<int64_t> axes;
+    Shape out; // keepdims = 1
+  };
+  const Shape s = {6, 5, 37};
+  const Axes shapes[] = {
+      {"last", {2}, {6, 5, 1}},
+      {"leading", {0}, {1, 5, 37}},
+      {"middle", {1}, {6, 1, 37}},
+      {"outer_inner", {0, 2}, {1, 5, 1}},
+      {"all", {0, 1, 2}, {1, 1, 1}},
+  };
+  const char *ops[] = {"ReduceSum",  "ReduceMean", "ReduceMax",
+                       "ReduceMin",  "ReduceProd", "ReduceL2",
+                       "ReduceSumSquare"};
+  for (const char *op : ops) {
+    const bool prod = std::string(op) == "ReduceProd";
+    // Products of many values near 1 stay finite.
+    const double lo = prod ? 0.9 : -2, hi = prod ? 1.1 : 2;
+    for (const Axes &a : shapes)
+      for (DType t : kFloats)
+        add(v, std::string(dtypeName(t)) + "_" + a.name, op,
+            {rnd(t, s, lo, hi)}, {{t, a.out}}, ints("axes", a.axes), 16);
+    for (DType t : {DType::I32, DType::I64})
+      add(v, std::string(dtypeName(t)) + "_last", op,
+          {rnd(t, {4, 9}, prod ? 1 : -20, prod ? 2 : 20)}, {{t, {4, 1}}},
+          ints("axes", {1}));
+  }
+  add(v, "f32_row10000_nokeep", "ReduceSum", {rnd(DType::F32, {3, 10000})},
+      {{DType::F32, {3}}}, ints("axes", {1}, intAttr("keepdims", 0)), 50);
+  add(v, "f32_default_axes", "ReduceMean", {rnd(DType::F32, {4, 7})},
+      {{DType::F32, {1, 1}}});
+  Tensor nan = rnd(DType::F32, {3, 11});
+  nan.set(15, std::nan(""));
+  add(v, "f32_nan", "ReduceMax", {nan}, {{DType::F32, {3, 1}}},
+      ints("axes", {1}));
+}
+
+/// Small integers as floats: ties are frequent.
+Tensor ties(DType t, Shape s) {
+  Tensor x = rnd(DType::I32, s, -3, 3);
+  Tensor y(t, s);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    y.set(i, x.at(i));
+  return y;
+}
+
+void addArg(Cases &v) {
+  for (const char *op : {"ArgMax", "ArgMin"}) {
+    for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I64,
+                    DType::I32}) {
+      const std::string n = dtypeName(t);
+      for (int last : {0, 1}) {
+        Attrs a = intAttr("select_last_index", last, intAttr("axis", -1));
+        const std::string sfx = last ? "_last_index" : "";
+        add(v, n + "_rows" + sfx, op, {ties(t, {7, 301})},
+            {{DType::I64, {7, 1}}}, a);
+        add(v, n + "_long_row" + sfx, op, {ties(t, {2, 5000})},
+            {{DType::I64, {2, 1}}}, a);
+        add(v, n + "_axis1" + sfx, op, {ties(t, {3, 10, 6})},
+            {{DType::I64, {3, 6}}},
+            intAttr("select_last_index", last,
+                    intAttr("axis", 1, intAttr("keepdims", 0))));
+      }
+      add(v, n + "_random", op, {rnd(t, {5, 50000}, -100, 100)},
+          {{DType::I64, {5, 1}}}, intAttr("axis", 1));
+    }
+    // NaN first in a row wins; later NaNs are skipped.
+    Tensor nan = rnd(DType::F32, {4, 9});
+    nan.set(0, std::nan(""));
+    nan.set(13, std::nan(""));
+    nan.set(27, std::nan(""));
+    add(v, "f32_nan_rows", op, {nan}, {{DType::I64, {4, 1}}},
+        intAttr("axis", 1));
+    add(v, "f32_nan_columns", op, {nan}, {{DType::I64, {1, 9}}},
+        intAttr("axis", 0));
+  }
+}
+
+} // namespace
+
+void addNormCases(std::vector<ParityCase> &v) {
+  addSoftmax(v);
+  addNorms(v);
+  addReductions(v);
+  addArg(v);
+}
+
+} // namespace tpc::cuda::test
