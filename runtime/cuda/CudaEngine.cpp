@@ -193,13 +193,21 @@ Status CudaEngine::finishLoad() {
                            std::to_string(ranks_[0]->numCollectives()));
   const RankEngine &first = ranks_[0]->engine();
   for (const TensorSpec &spec : manifest_.inputs) {
-    Input in{spec.name, first.findInput(spec.name)->buffer, spec.desc};
+    const auto *bound = first.findInput(spec.name);
+    if (!bound)
+      return Status::error("rank " + std::to_string(first.rank()) +
+                           " has no buffer for input '" + spec.name + "'");
+    Input in{spec.name, bound->buffer, spec.desc};
     if (spec.desc.bytes())
       TPC_CUDA_CHECK(cudaMallocHost(&in.pinned, spec.desc.bytes()));
     inputs_.push_back(in);
   }
   for (const TensorSpec &spec : manifest_.outputs) {
-    Output o{spec.name, first.findOutput(spec.name)->buffer, spec.desc};
+    const auto *bound = first.findOutput(spec.name);
+    if (!bound)
+      return Status::error("rank " + std::to_string(first.rank()) +
+                           " has no buffer for output '" + spec.name + "'");
+    Output o{spec.name, bound->buffer, spec.desc, nullptr, {}};
     if (spec.desc.bytes())
       TPC_CUDA_CHECK(cudaMallocHost(&o.pinned, spec.desc.bytes()));
     o.data.resize(spec.desc.bytes());
