@@ -169,15 +169,28 @@ Status CudaEngine::loadRank(const EngineManifest &manifest, int rank,
       return Status::error("rank " + std::to_string(rank) +
                            ": the communicator does not match the engine");
   }
-  TPC_RETURN_IF_ERROR(loadHostEngines(manifest, {rank}, e->hostEngines_));
+  // From here on the peers have a communicator with this rank in it: a
+  // failure aborts it, so that they fail too instead of waiting for this
+  // rank's collectives until their timeout.
+  auto failed = [&](Status st) {
+    if (e->group_)
+      e->group_->abort("rank " + std::to_string(rank) +
+                       " failed to load: " + st.message());
+    return st;
+  };
+  if (Status st = loadHostEngines(manifest, {rank}, e->hostEngines_); !st)
+    return failed(st);
   std::unique_ptr<CudaRank> r;
   CudaRankOptions ro;
   ro.gemmWorkspaceBytes = options.gemmWorkspaceBytes;
   ro.allowTf32 = options.allowTf32;
-  TPC_RETURN_IF_ERROR(
-      CudaRank::create(*e->hostEngines_[0], device, e->streams_[0], ro, r));
+  if (Status st =
+          CudaRank::create(*e->hostEngines_[0], device, e->streams_[0], ro, r);
+      !st)
+    return failed(st);
   e->ranks_.push_back(std::move(r));
-  TPC_RETURN_IF_ERROR(e->finishLoad());
+  if (Status st = e->finishLoad(); !st)
+    return failed(st);
   out = std::move(e);
   return Status::ok();
 }
