@@ -507,7 +507,12 @@ Status CudaEngine::run() {
   if (st)
     st = waitForward();
   if (!st) {
-    // Drain what was queued before reporting (NCCL work was aborted).
+    // Abort the communicators first: a rank whose stream failed leaves its
+    // peers' NCCL kernels waiting for it, and draining their streams would
+    // then never return. Then drain what was queued before reporting.
+    broken_ = true;
+    if (group_)
+      group_->abort(st.message());
     for (size_t i = 0; i < streams_.size(); ++i) {
       (void)cudaSetDevice(streamDevices_[i]);
       (void)cudaStreamSynchronize(streams_[i]);
