@@ -27,6 +27,7 @@ void addGenerateKernels(KernelTable &table);
 void addReduceKernels(KernelTable &table);
 void addNormKernels(KernelTable &table);
 void addMatMulKernels(KernelTable &table);
+void addFusedKernels(KernelTable &table);
 
 } // namespace tpc::cpu
 

@@ -21,6 +21,7 @@ static KernelTable buildTable() {
   addReduceKernels(table);
   addNormKernels(table);
   addMatMulKernels(table);
+  addFusedKernels(table);
   std::sort(table.begin(), table.end(),
             [](const KernelDef &a, const KernelDef &b) {
               return std::strcmp(a.name, b.name) < 0;

@@ -1,0 +1,188 @@
+//===- FusedTest.cpp - Attention and SwiGLU -------------------------------===//
+#include "KernelTestUtil.h"
+
+#include <cmath>
+
+namespace tpc::cpu::test {
+namespace {
+
+/// Plain double attention over [B, H, S, D] with kv heads shared by groups
+/// of q heads, an optional broadcast mask and an optional causal mask.
+std::vector<double> refAttention(const Tensor &q, const Tensor &k,
+                                 const Tensor &v, const Tensor *mask,
+                                 double scale, bool causal) {
+  const Shape &qs = q.desc.shape, &ks = k.desc.shape, &vs = v.desc.shape;
+  const int64_t B = qs[0], H = qs[1], S = qs[2], D = qs[3];
+  const int64_t G = ks[1], L = ks[2], Dv = vs[3];
+  std::vector<double> y(B * H * S * Dv);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i) {
+        const int64_t g = h / (H / G);
+        std::vector<double> s(L);
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < L; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += q.at(ravel({b, h, i, d}, qs)) * k.at(ravel({b, g, j, d}, ks));
+          s[j] = dot * scale;
+          if (mask) {
+            double m = mask->at(broadcastIndex({b, h, i, j}, mask->desc.shape));
+            if (mask->desc.dtype == DType::Bool)
+              s[j] = m != 0 ? s[j] : -INFINITY;
+            else
+              s[j] += m;
+          }
+          if (causal && j > i)
+            s[j] = -INFINITY;
+          mx = std::max(mx, s[j]);
+        }
+        double sum = 0;
+        for (double &e : s)
+          sum += (e = std::exp(e - mx));
+        for (int64_t d = 0; d < Dv; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < L; ++j)
+            acc += s[j] * v.at(ravel({b, g, j, d}, vs));
+          y[ravel({b, h, i, d}, {B, H, S, Dv})] = acc / sum;
+        }
+      }
+  return y;
+}
+
+struct AttentionCase {
+  Shape q, k, v;
+  Shape mask;         // empty: no mask
+  DType maskType = DType::F32;
+  bool causal = false;
+  double scale = 0;   // 0: the default 1/sqrt(D)
+};
+
+TEST(Attention, MatchesReference) {
+  const AttentionCase cases[] = {
+      {{1, 2, 5, 4}, {1, 2, 5, 4}, {1, 2, 5, 4}},
+      {{2, 4, 6, 8}, {2, 4, 6, 8}, {2, 4, 6, 3}, {}, DType::F32, true},
+      // GQA: 6 q heads over 2 kv heads, different kv length.
+      {{1, 6, 3, 4}, {1, 2, 7, 4}, {1, 2, 7, 5}, {}, DType::F32, false, 0.3},
+      // Additive padding mask [B, 1, 1, L] and a full [S, L] mask.
+      {{2, 2, 4, 4}, {2, 2, 4, 4}, {2, 2, 4, 4}, {2, 1, 1, 4}},
+      {{1, 2, 4, 4}, {1, 2, 4, 4}, {1, 2, 4, 4}, {4, 4}, DType::F32, true},
+      // Boolean mask, broadcast over heads.
+      {{2, 4, 3, 2}, {2, 2, 3, 2}, {2, 2, 3, 2}, {2, 1, 3, 3}, DType::Bool},
+  };
+  uint64_t seed = 7;
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16})
+    for (const AttentionCase &c : cases) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " q " + shapeToString(c.q) +
+                   " k " + shapeToString(c.k) + " mask " +
+                   shapeToString(c.mask));
+      Tensor q = randomTensor(t, c.q, seed++), k = randomTensor(t, c.k, seed++),
+             v = randomTensor(t, c.v, seed++);
+      Tensor mask;
+      if (!c.mask.empty()) {
+        DType mt = c.maskType == DType::Bool ? DType::Bool : t;
+        mask = randomTensor(mt, c.mask, seed++, -3, 3);
+        if (mt == DType::Bool) // keep one key per row so no row is empty
+          for (int64_t i = 0; i < mask.numel(); i += c.mask.back())
+            mask.set(i, 1);
+      }
+      Attrs a;
+      double scale = c.scale ? c.scale : 1.0 / std::sqrt(double(c.q[3]));
+      if (c.scale)
+        a.setFloat("scale", c.scale);
+      if (c.causal)
+        a.setInt("is_causal", 1);
+      const Tensor *m = c.mask.empty() ? nullptr : &mask;
+      Shape ys = {c.q[0], c.q[1], c.q[2], c.v[3]};
+      std::vector<const Tensor *> in = {&q, &k, &v};
+      if (m)
+        in.push_back(m);
+      // 16-bit results are the double result rounded once.
+      const double tol = t == DType::BF16 ? 8e-3 : t == DType::F16 ? 1e-3 : 1e-5;
+      expectClose(runOne("Attention", in, t, ys, a),
+                  refAttention(q, k, v, m, scale, c.causal), tol, tol * 0.1);
+    }
+}
+
+TEST(Attention, RejectsBadShapes) {
+  const TensorDesc q{DType::F32, {1, 4, 3, 8}};
+  EXPECT_PREPARE_ERROR(prepareOnly("Attention",
+                                   {q, {DType::F32, {1, 3, 3, 8}},
+                                    {DType::F32, {1, 3, 3, 8}}},
+                                   {{DType::F32, {1, 4, 3, 8}}}),
+                       "must divide");
+  EXPECT_PREPARE_ERROR(prepareOnly("Attention",
+                                   {q, {DType::F32, {1, 4, 3, 7}},
+                                    {DType::F32, {1, 4, 3, 8}}},
+                                   {{DType::F32, {1, 4, 3, 8}}}),
+                       "do not agree");
+  EXPECT_PREPARE_ERROR(prepareOnly("Attention",
+                                   {q, q, q, {DType::F32, {2, 1, 3, 3}}},
+                                   {{DType::F32, {1, 4, 3, 8}}}),
+                       "does not broadcast");
+}
+
+TEST(SwiGLU, MatchesReference) {
+  uint64_t seed = 3;
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+    Tensor g = randomTensor(t, {3, 17}, seed++, -30, 30);
+    Tensor u = randomTensor(t, {3, 17}, seed++);
+    std::vector<double> want(g.numel());
+    for (int64_t i = 0; i < g.numel(); ++i)
+      want[i] = g.at(i) / (1 + std::exp(-g.at(i))) * u.at(i);
+    const double tol = t == DType::BF16 ? 8e-3 : t == DType::F16 ? 1e-3 : 1e-6;
+    expectClose(runOne("SwiGLU", {&g, &u}, t, {3, 17}), want, tol, tol * 0.1);
+  }
+  EXPECT_PREPARE_ERROR(prepareOnly("SwiGLU",
+                                   {{DType::F32, {2, 3}}, {DType::F32, {3}}},
+                                   {{DType::F32, {2, 3}}}),
+                       "differs");
+}
+
+TEST(AddNormalization, MatchesReference) {
+  uint64_t seed = 11;
+  for (DType t : {DType::F32, DType::F64})
+    for (bool rms : {false, true})
+      for (bool bias : {false, true}) {
+        if (rms && bias)
+          continue;
+        SCOPED_TRACE(std::string(dtypeName(t)) + (rms ? " rms" : " layer") +
+                     (bias ? " bias" : ""));
+        const Shape s = {2, 3, 16};
+        Tensor a = randomTensor(t, s, seed++), b = randomTensor(t, s, seed++);
+        Tensor g = randomTensor(t, {16}, seed++), beta = randomTensor(t, {16}, seed++);
+        std::vector<double> sum(a.numel()), y(a.numel());
+        for (int64_t r = 0; r < 6; ++r) {
+          double mean = 0, var = 0;
+          for (int64_t j = 0; j < 16; ++j)
+            mean += (sum[r * 16 + j] = a.at(r * 16 + j) + b.at(r * 16 + j)) / 16;
+          if (rms)
+            mean = 0;
+          for (int64_t j = 0; j < 16; ++j)
+            var += (sum[r * 16 + j] - mean) * (sum[r * 16 + j] - mean) / 16;
+          for (int64_t j = 0; j < 16; ++j)
+            y[r * 16 + j] = (sum[r * 16 + j] - mean) / std::sqrt(var + 1e-5) *
+                                g.at(j) + (bias ? beta.at(j) : 0.0);
+        }
+        Attrs attrs;
+        attrs.setInt("rms", rms);
+        std::vector<Tensor> outs = {Tensor(t, s), Tensor(t, s)};
+        std::vector<const Tensor *> in = {&a, &b, &g};
+        if (bias)
+          in.push_back(&beta);
+        ASSERT_TRUE(runKernel("AddNormalization", in, outs, attrs).isOk());
+        expectClose(outs[0], y, 1e-5, 1e-5);
+        expectClose(outs[1], sum, 1e-6, 1e-6);
+      }
+  Attrs rms;
+  rms.setInt("rms", 1);
+  const TensorDesc x{DType::F32, {2, 8}}, w{DType::F32, {8}};
+  EXPECT_PREPARE_ERROR(prepareOnly("AddNormalization", {x, x, w, w}, {x, x}, rms),
+                       "no bias");
+  EXPECT_PREPARE_ERROR(prepareOnly("AddNormalization",
+                                   {x, {DType::F32, {8}}, w}, {x, x}),
+                       "differs");
+}
+
+} // namespace
+} // namespace tpc::cpu::test
