@@ -2,6 +2,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Transforms/Passes.h"
 #include "passes/Passes.h"
+#include "passes/fusion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
@@ -49,6 +50,15 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
 }
 } // namespace
 
+void addFusionPasses(OpPassManager &pm) {
+  pm.addPass(createFuseLayerNormPass());
+  pm.addPass(createFuseRMSNormPass());
+  pm.addPass(createFuseAddNormPass());
+  pm.addPass(createFuseGeluPass());
+  pm.addPass(createFuseSwiGLUPass());
+  pm.addPass(createFuseAttentionPass());
+}
+
 bool isComputeDType(StringRef dtype) {
   return dtype == "fp32" || dtype == "fp16" || dtype == "bf16";
 }
@@ -67,6 +77,9 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
     return failure();
   // The partitioner checks the shardings first, whichever pass left them.
   pm.addPass(createSpmdPartitionPass());
+  // Fusions see the partitioned programs only, never shardings.
+  if (opts.fusion)
+    addFusionPasses(pm);
   // Per rank, on the final onnx ops: sharding never sees the dtype, and the
   // partitioner has already cut the weights and constants to convert.
   if (opts.dtype != "fp32")
@@ -104,6 +117,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "dtype",
       llvm::cl::desc("Element type of the computation: fp32, fp16 or bf16"),
       llvm::cl::init("fp32")};
+  Option<bool> fusion{*this, "fusion",
+                      llvm::cl::desc("Run the fusion passes after partitioning"),
+                      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -129,6 +145,7 @@ void registerCompilePipeline() {
         opts.shardingPass = o.sharding;
         opts.shardingOptions = o.shardingOptions;
         opts.dtype = o.dtype;
+        opts.fusion = o.fusion;
         return buildCompilePipeline(pm, opts, errorHandler);
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {

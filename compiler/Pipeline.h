@@ -28,7 +28,15 @@ struct CompileOptions {
   /// Element type of the computation and the weights: "fp32", "fp16" or
   /// "bf16" (see isComputeDType).
   std::string dtype = "fp32";
+  /// Run the fusion passes (addFusionPasses) on the partitioned program.
+  bool fusion = true;
 };
+
+/// The fusion passes in the order the pipeline runs them, per rank after
+/// partitioning: layer norms before RMS norms (a centred RMS norm is a
+/// layer norm), residual adds into the norms, then GELU, SwiGLU and
+/// attention.
+void addFusionPasses(mlir::OpPassManager &pm);
 
 /// Whether `dtype` names a type CompileOptions::dtype accepts.
 bool isComputeDType(llvm::StringRef dtype);

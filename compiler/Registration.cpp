@@ -6,6 +6,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Transforms/Passes.h"
 #include "passes/Passes.h"
+#include "passes/fusion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
@@ -23,6 +24,7 @@ void registerAllPasses() {
   mlir::registerSymbolDCEPass();
   registerTPCCompilerPasses();
   registerTPCShardingPasses();
+  registerTPCFusionPasses();
   registerCompilePipeline();
 }
 

@@ -65,8 +65,7 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
         for (NamedAttribute a : op->getAttrs())
           if (isKernelAttr(a.getName().strref()))
             attrs.push_back(a);
-        StringRef kernel = op->getName().stripDialect();
-        std::string kernelName = kernel.str();
+        std::string kernelName = onnx::kernelName(op).str();
         if (auto k = op->getAttrOfType<StringAttr>("tp.kernel"))
           kernelName = k.str();
         auto kop = b.create<plan::KernelOp>(

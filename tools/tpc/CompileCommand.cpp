@@ -48,6 +48,9 @@ const Command kCompileCommand = {
          "element type of the weights and activations, default fp32; "
          "inputs and outputs keep the model's types, GEMMs, norms and "
          "softmax accumulate in fp32"},
+        {"--no-fusion", nullptr,
+         "skip the fusion passes (norms, GELU, SwiGLU, attention), to "
+         "compare with the unfused program"},
         {"--dump-mlir", "FILE", "write the planned module to FILE"},
     },
     1,
@@ -103,6 +106,7 @@ int runCompile(const ParsedArgs &args) {
   opts.replicateUnclassified = args.has("--replicate-unclassified");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
+  opts.fusion = !args.has("--no-fusion");
   opts.dtype = args.get("--dtype", "fp32");
   if (!isComputeDType(opts.dtype))
     return fail(cmd, "--dtype must be " + std::string(computeDTypeNames()) +

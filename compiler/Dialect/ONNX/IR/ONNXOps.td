@@ -495,4 +495,6 @@ def ONNX_ArgMaxOp : ONNX_InferOp<"ArgMax"> {
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($reduced)";
 }
 
+include "compiler/Dialect/ONNX/IR/FusedOps.td"
+
 #endif // TPC_DIALECT_ONNX_OPS

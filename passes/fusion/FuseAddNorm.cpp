@@ -1,0 +1,71 @@
+//===- FuseAddNorm.cpp - residual add + norm ------------------------------===//
+#include "passes/fusion/Match.h"
+#include "passes/fusion/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tpc {
+#define GEN_PASS_DEF_FUSEADDNORMPASS
+#include "passes/fusion/Passes.h.inc"
+} // namespace tpc
+
+using namespace mlir;
+using namespace tpc::fusion;
+
+namespace tpc {
+namespace {
+
+/// True when `v` is available at `point`: a block argument of its block or
+/// defined before it in the same block.
+static bool definedBefore(Value v, Operation *point) {
+  if (!v)
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == point->getBlock();
+  Operation *def = v.getDefiningOp();
+  return def->getBlock() == point->getBlock() && def->isBeforeInBlock(point);
+}
+
+/// Root: a LayerNormalization or RMSNormalization of Add(a, b) where a and b
+/// have the sum's type. The fused op takes the Add's place so that the
+/// Add's other users (the next residual add) see its Sum result.
+template <class NormOp> struct AddNormPattern : OpRewritePattern<NormOp> {
+  using OpRewritePattern<NormOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(NormOp norm,
+                                PatternRewriter &rewriter) const override {
+    auto add = norm.getX().template getDefiningOp<onnx::AddOp>();
+    if (!add || add.getA().getType() != add.getType() ||
+        add.getB().getType() != add.getType())
+      return failure();
+    Value bias;
+    if constexpr (std::is_same_v<NormOp, onnx::LayerNormalizationOp>)
+      bias = norm.getB();
+    if (!definedBefore(norm.getScale(), add) || !definedBefore(bias, add))
+      return failure();
+    rewriter.setInsertionPoint(add);
+    auto fused = rewriter.create<onnx::AddNormalizationOp>(
+        fusedLoc({add, norm}), add.getType(), add.getType(), add.getA(),
+        add.getB(), norm.getScale(), bias, norm.getAxisAttr(),
+        norm.getEpsilonAttr(),
+        rewriter.getI64IntegerAttr(
+            std::is_same_v<NormOp, onnx::RMSNormalizationOp> ? 1 : 0));
+    rewriter.replaceOp(norm, fused.getY());
+    rewriter.replaceOp(add, fused.getSum());
+    return success();
+  }
+};
+
+struct FuseAddNormPass : impl::FuseAddNormPassBase<FuseAddNormPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AddNormPattern<onnx::LayerNormalizationOp>,
+                 AddNormPattern<onnx::RMSNormalizationOp>>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace tpc

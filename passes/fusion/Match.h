@@ -1,0 +1,104 @@
+//===- Match.h - Dataflow matchers shared by the fusion passes --*- C++ -*-===//
+//
+// The fusion passes recognise decomposed subgraphs by their dataflow and the
+// values of their constants, never by names. These helpers read constants
+// and flatten chains of products so that each pattern accepts the operand
+// orders and groupings that different exporters write.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_PASSES_FUSION_MATCH_H
+#define TPC_PASSES_FUSION_MATCH_H
+
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace tpc::fusion {
+
+/// The value of a float constant whose elements are all equal.
+std::optional<double> splatValue(mlir::Value v);
+
+/// True when `v` is a constant whose elements all equal `want` within a
+/// relative tolerance (exporters write 1/sqrt(2) with 7 to 17 digits).
+bool isSplat(mlir::Value v, double want, double rtol = 1e-5);
+
+/// `v` as constant * factors[0] * factors[1] * ...: looks through Mul,
+/// Div by a constant, Pow by 2 or 3 and Neg. Ops below the root are looked
+/// through only when `v`'s chain is their single use, so that a value used
+/// elsewhere stays a factor (and the pattern does not match).
+struct Product {
+  double constant = 1.0;
+  llvm::SmallVector<mlir::Value, 4> factors;
+};
+Product flattenProduct(mlir::Value v);
+
+/// The op of type OpTy defining `v` when `v` has a single use; null otherwise.
+template <class OpTy> OpTy singleUseDef(mlir::Value v) {
+  if (!v || !v.hasOneUse())
+    return nullptr;
+  return v.getDefiningOp<OpTy>();
+}
+
+/// Of a binary op's two operands, the one that is not `known`; null when
+/// neither is.
+mlir::Value otherOperand(mlir::Operation *op, mlir::Value known);
+
+/// Axes of a Reduce op normalised to [0, rank), sorted; failure when any is
+/// out of range.
+mlir::FailureOr<llvm::SmallVector<int64_t>> reduceAxes(mlir::Operation *op);
+
+/// The first axis when `axes` are the trailing axes [first, rank) of a
+/// tensor of that rank; nullopt otherwise.
+std::optional<int64_t> trailingAxis(llvm::ArrayRef<int64_t> axes,
+                                    int64_t rank);
+
+/// True when `w`'s shape, without leading unit dims, equals `dims` without
+/// leading unit dims (a per-element scale or bias of normalized dims).
+bool matchesNormalizedDims(mlir::Value w, llvm::ArrayRef<int64_t> dims);
+
+/// A location naming every op of a matched subgraph, so that the fused op
+/// keeps the ONNX node names.
+mlir::Location fusedLoc(llvm::ArrayRef<mlir::Operation *> ops);
+
+} // namespace tpc::fusion
+
+
+namespace tpc::fusion {
+
+/// `numerator / Sqrt(ReduceMean(...) + eps)`, the core of both norms.
+struct NormalizeByStd {
+  mlir::Operation *normOp = nullptr; ///< the Div or Mul giving the result
+  mlir::Value numerator;
+  mlir::Operation *variance = nullptr; ///< the ReduceMean
+  double epsilon = 0;
+  llvm::SmallVector<mlir::Operation *, 6> ops; ///< every op matched
+};
+
+/// Matches `op` as n / Sqrt(v + eps), n * Reciprocal(Sqrt(v + eps)) or
+/// n * (1 / Sqrt(v + eps)), where v is a keepdims ReduceMean over trailing
+/// axes and every op between has a single use.
+std::optional<NormalizeByStd> matchNormalizeByStd(mlir::Operation *op);
+
+/// The square of `x` (Pow(x, 2) or Mul(x, x)), when `sq` is one.
+bool isSquareOf(mlir::Value sq, mlir::Value x);
+
+/// After a normalization `y` of dims `normDims`: the optional `* scale` and
+/// (when `withBias`) `+ bias` that follow with single uses.
+struct AffineTail {
+  mlir::Operation *last = nullptr; ///< the op whose result is replaced
+  mlir::Value scale, bias;
+  llvm::SmallVector<mlir::Operation *, 2> ops;
+};
+AffineTail matchAffineTail(mlir::Operation *normOp,
+                           llvm::ArrayRef<int64_t> normDims, bool withBias);
+
+/// A constant of ones with `dims` and `like`'s element type, for a norm
+/// without a scale.
+mlir::Value onesLike(mlir::PatternRewriter &rewriter, mlir::Location loc,
+                     llvm::ArrayRef<int64_t> dims, mlir::Type elementType);
+
+} // namespace tpc::fusion
+
+#endif // TPC_PASSES_FUSION_MATCH_H

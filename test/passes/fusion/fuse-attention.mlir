@@ -1,0 +1,151 @@
+// RUN: tpc-opt %s --split-input-file --tpc-fuse-attention | FileCheck %s
+
+// GPT-2: K^T as Transpose [0, 2, 3, 1] of [B, S, H, D], scale on the scores,
+// a constant causal mask: the mask becomes is_causal.
+// CHECK-LABEL: func.func @gpt2_causal
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x2x4x8xf32>, %[[K:.+]]: tensor<1x4x2x8xf32>, %[[V:.+]]: tensor<1x2x4x8xf32>)
+// CHECK: %[[KT:.+]] = onnx.Transpose %[[K]] {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: %[[Y:.+]] = onnx.Attention %[[Q]], %[[KT]], %[[V]] {is_causal = 1 : i64, scale = 3.535500e-01 : f32} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @gpt2_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %scale = onnx.Constant dense<0.35355> : tensor<f32>
+  %mask = onnx.Constant dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %kt = onnx.Transpose %k {perm = array<i64: 0, 2, 3, 1>} : tensor<1x4x2x8xf32> -> tensor<1x2x8x4xf32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %s1 = onnx.Mul %s, %scale : tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %s2 = onnx.Add %s1, %mask : tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s2 : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Llama: GQA's Reshape / Expand / Reshape on K and V (2 kv heads for 4 q
+// heads), K^T as Transpose [0, 1, 3, 2], a causal mask of another constant.
+// CHECK-LABEL: func.func @llama_gqa
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x4x4x8xf32>, %[[K:.+]]: tensor<1x2x4x8xf32>, %[[V:.+]]: tensor<1x2x4x8xf32>)
+// CHECK-NEXT: %[[Y:.+]] = onnx.Attention %[[Q]], %[[K]], %[[V]] {is_causal = 1 : i64, scale = 0.353553385 : f32} : tensor<1x4x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @llama_gqa(%q: tensor<1x4x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %scale = onnx.Constant dense<0.353553385> : tensor<f32>
+  %mask = onnx.Constant dense<[[[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %k1 = onnx.Reshape %k : tensor<1x2x4x8xf32> -> tensor<1x2x1x4x8xf32>
+  %k2 = onnx.Expand %k1 : tensor<1x2x1x4x8xf32> -> tensor<1x2x2x4x8xf32>
+  %k3 = onnx.Reshape %k2 : tensor<1x2x2x4x8xf32> -> tensor<1x4x4x8xf32>
+  %v1 = onnx.Reshape %v : tensor<1x2x4x8xf32> -> tensor<1x2x1x4x8xf32>
+  %v2 = onnx.Expand %v1 : tensor<1x2x1x4x8xf32> -> tensor<1x2x2x4x8xf32>
+  %v3 = onnx.Reshape %v2 : tensor<1x2x2x4x8xf32> -> tensor<1x4x4x8xf32>
+  %kt = onnx.Transpose %k3 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x4x8xf32> -> tensor<1x4x8x4xf32>
+  %s = onnx.MatMul %q, %kt : tensor<1x4x4x8xf32>, tensor<1x4x8x4xf32> -> tensor<1x4x4x4xf32>
+  %s1 = onnx.Mul %s, %scale : tensor<1x4x4x4xf32>, tensor<f32> -> tensor<1x4x4x4xf32>
+  %s2 = onnx.Add %s1, %mask : tensor<1x4x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x4x4x4xf32>
+  %p = onnx.Softmax %s2 {axis = 3 : i64} : tensor<1x4x4x4xf32>
+  %y = onnx.MatMul %p, %v3 : tensor<1x4x4x4xf32>, tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// BERT: a padding mask computed at run time, the scale as a division, and
+// scales on Q and K that multiply into the attribute.
+// CHECK-LABEL: func.func @bert_padding
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x2x4x8xf32>, %[[K:.+]]: tensor<2x2x4x8xf32>, %[[V:.+]]: tensor<2x2x4x8xf32>, %[[M:.+]]: tensor<2x1x1x4xf32>)
+// CHECK-NEXT: %[[Y:.+]] = onnx.Attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 1.250000e-01 : f32}
+// CHECK-NEXT: return %[[Y]]
+func.func @bert_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %m: tensor<2x1x1x4xf32>) -> tensor<2x2x4x8xf32> {
+  %two = onnx.Constant dense<2.0> : tensor<f32>
+  %half = onnx.Constant dense<0.5> : tensor<f32>
+  %qs = onnx.Mul %q, %half : tensor<2x2x4x8xf32>, tensor<f32> -> tensor<2x2x4x8xf32>
+  %ks = onnx.Mul %half, %k : tensor<f32>, tensor<2x2x4x8xf32> -> tensor<2x2x4x8xf32>
+  %kt = onnx.Transpose %ks {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x4x8xf32> -> tensor<2x2x8x4xf32>
+  %s = onnx.MatMul %qs, %kt : tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32> -> tensor<2x2x4x4xf32>
+  %s1 = onnx.Div %s, %two : tensor<2x2x4x4xf32>, tensor<f32> -> tensor<2x2x4x4xf32>
+  %s2 = onnx.Add %m, %s1 : tensor<2x1x1x4xf32>, tensor<2x2x4x4xf32> -> tensor<2x2x4x4xf32>
+  %p = onnx.Softmax %s2 : tensor<2x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32> -> tensor<2x2x4x8xf32>
+  return %y : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// A boolean mask applied with Where(m, scores, finfo.min).
+// CHECK-LABEL: func.func @bool_mask
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x2x4x8xf32>, %[[KT:.+]]: tensor<1x2x8x4xf32>, %[[V:.+]]: tensor<1x2x4x8xf32>, %[[M:.+]]: tensor<1x1x4x4xi1>)
+// CHECK: %[[K:.+]] = onnx.Transpose %[[KT]] {perm = array<i64: 0, 1, 3, 2>}
+// CHECK-NEXT: onnx.Attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 1.000000e+00 : f32}
+func.func @bool_mask(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>, %m: tensor<1x1x4x4xi1>) -> tensor<1x2x4x8xf32> {
+  %min = onnx.Constant dense<-3.40282347E+38> : tensor<f32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %s1 = onnx.Where %m, %s, %min : tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s1 : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// A constant mask that is not causal (one entry differs) stays a mask.
+// CHECK-LABEL: func.func @almost_causal
+// CHECK: %[[M:.+]] = onnx.Constant
+// CHECK: onnx.Attention %{{.+}}, %{{.+}}, %{{.+}}, %[[M]] {scale
+func.func @almost_causal(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %mask = onnx.Constant dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %s2 = onnx.Add %s, %mask : tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s2 : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Softmax over the query axis is not attention.
+// CHECK-LABEL: func.func @wrong_axis
+// CHECK-NOT: onnx.Attention
+func.func @wrong_axis(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s {axis = 2 : i64} : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// The probabilities are also returned: no fusion.
+// CHECK-LABEL: func.func @probs_other_use
+// CHECK-NOT: onnx.Attention
+func.func @probs_other_use(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>) {
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y, %p : tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The scaled scores are also returned: no fusion.
+// CHECK-LABEL: func.func @scores_other_use
+// CHECK-NOT: onnx.Attention
+func.func @scores_other_use(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>) {
+  %c = onnx.Constant dense<0.5> : tensor<f32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %s1 = onnx.Mul %s, %c : tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s1 : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y, %s1 : tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Where fills with 0, not a very negative score: not a mask.
+// CHECK-LABEL: func.func @where_zero
+// CHECK-NOT: onnx.Attention
+func.func @where_zero(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>, %m: tensor<1x1x4x4xi1>) -> tensor<1x2x4x8xf32> {
+  %zero = onnx.Constant dense<0.0> : tensor<f32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %s1 = onnx.Where %m, %s, %zero : tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s1 : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
