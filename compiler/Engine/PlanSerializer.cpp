@@ -51,6 +51,8 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
   p.set_arena_bytes(arena.getInt());
   if (auto u = func->getAttrOfType<IntegerAttr>("plan.unplanned_bytes"))
     p.set_unplanned_bytes(u.getInt());
+  if (auto l = func->getAttrOfType<IntegerAttr>("plan.lower_bound_bytes"))
+    p.set_lower_bound_bytes(l.getInt());
 
   llvm::DenseMap<Value, uint32_t> ids;
   std::map<std::string, uint32_t> weightIds;

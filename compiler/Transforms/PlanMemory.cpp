@@ -1,6 +1,8 @@
 //===- PlanMemory.cpp - Arena offsets by liveness -------------------------===//
 #include "compiler/Transforms/Passes.h"
 
+#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -30,6 +32,25 @@ struct Interval {
   int64_t bytes;
   int64_t offset = -1;
 };
+
+/// The operand whose buffer an elementwise kernel can write its result
+/// over: an arena value of the result's type whose buffer nothing reads
+/// after this op (at `at`).
+std::optional<unsigned>
+inPlaceOperand(plan::KernelOp kernel, int64_t at,
+               const llvm::DenseMap<Value, size_t> &rootOf,
+               const std::vector<int64_t> &rootEnd) {
+  if (kernel.getNumResults() != 1 || !onnx::kernelRunsInPlace(kernel.getKernel()))
+    return std::nullopt;
+  Type type = kernel.getResult(0).getType();
+  for (unsigned i = 0; i < kernel.getNumOperands(); ++i) {
+    Value v = kernel.getOperand(i);
+    auto it = rootOf.find(v);
+    if (it != rootOf.end() && v.getType() == type && rootEnd[it->second] == at)
+      return i;
+  }
+  return std::nullopt;
+}
 
 struct PlanMemoryPass : impl::PlanMemoryPassBase<PlanMemoryPass> {
   using PlanMemoryPassBase::PlanMemoryPassBase;
@@ -62,21 +83,50 @@ struct PlanMemoryPass : impl::PlanMemoryPassBase<PlanMemoryPass> {
     };
     for (BlockArgument arg : block.getArguments())
       addRoot(arg, -1);
+    // The last op that uses each value (kEnd for values the function
+    // returns), and so far the last use of any value sharing each root.
+    llvm::DenseMap<Value, int64_t> lastUse;
+    auto noteUses = [&](Value v) {
+      int64_t last = -1;
+      for (Operation *user : v.getUsers())
+        last = std::max(last, isa<func::ReturnOp>(user) ? kEnd : index[user]);
+      lastUse[v] = last;
+    };
+    std::vector<int64_t> rootEnd;
+    auto share = [&](Value v, size_t root) {
+      rootOf[v] = root;
+      rootEnd[root] = std::max(rootEnd[root], lastUse[v]);
+    };
+    for (BlockArgument arg : block.getArguments()) {
+      noteUses(arg);
+      rootEnd.push_back(lastUse[arg]);
+    }
     OpBuilder b(func.getContext());
     for (Operation &op : block) {
       auto kernel = dyn_cast<plan::KernelOp>(op);
       if (!kernel)
         continue;
+      for (Value r : kernel.getResults())
+        noteUses(r);
+      kernel->removeAttr("plan.view");
+      kernel->removeAttr("plan.in_place");
       bool view = kernel.getKernel() == "Reshape" && kernel.getNumOperands() == 1 &&
                   rootOf.count(kernel.getOperand(0));
       if (view) {
-        rootOf[kernel.getResult(0)] = rootOf[kernel.getOperand(0)];
+        share(kernel.getResult(0), rootOf[kernel.getOperand(0)]);
         kernel->setAttr("plan.view", b.getUnitAttr());
         continue;
       }
-      kernel->removeAttr("plan.view");
-      for (Value r : kernel.getResults())
+      if (std::optional<unsigned> operand = inPlaceOperand(kernel, index[&op],
+                                                          rootOf, rootEnd)) {
+        share(kernel.getResult(0), rootOf[kernel.getOperand(*operand)]);
+        kernel->setAttr("plan.in_place", b.getI64IntegerAttr(*operand));
+        continue;
+      }
+      for (Value r : kernel.getResults()) {
         addRoot(r, index[&op]);
+        rootEnd.push_back(lastUse[r]);
+      }
     }
     // Lifetimes end at the last use of any value sharing the root.
     for (auto &[value, root] : rootOf) {

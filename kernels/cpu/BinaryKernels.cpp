@@ -196,6 +196,7 @@ Status prepareWhere(const std::vector<TensorDesc> &in,
 } // namespace
 
 void addBinaryKernels(KernelTable &t) {
+  const size_t first = t.size();
   t.push_back({"Add", "a + b with broadcasting", prepareBinary<BinaryOp::Add>});
   t.push_back({"Sub", "a - b with broadcasting", prepareBinary<BinaryOp::Sub>});
   t.push_back({"Mul", "a * b with broadcasting", prepareBinary<BinaryOp::Mul>});
@@ -216,6 +217,11 @@ void addBinaryKernels(KernelTable &t) {
   t.push_back({"And", "logical and of bools", prepareBinary<BinaryOp::And>});
   t.push_back({"Or", "logical or of bools", prepareBinary<BinaryOp::Or>});
   t.push_back({"Xor", "logical xor of bools", prepareBinary<BinaryOp::Xor>});
+  // One pass over the output, reading each operand's element at the same
+  // index when the operand has the output's shape: in place is safe. Not so
+  // for the variadic kernels below, which accumulate into the output.
+  for (size_t i = first; i < t.size(); ++i)
+    t[i].elementwise = true;
   t.push_back({"Max", "elementwise max of N inputs (NaN propagates)",
                prepareVariadic<Variadic::Max>});
   t.push_back({"Min", "elementwise min of N inputs (NaN propagates)",

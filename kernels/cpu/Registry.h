@@ -51,6 +51,11 @@ struct KernelDef {
   Status (*prepare)(const std::vector<TensorDesc> &inputs,
                     const std::vector<TensorDesc> &outputs, const Attrs &attrs,
                     std::unique_ptr<PreparedKernel> &out);
+  /// Output element i is computed from element i of each input of the
+  /// output's type and shape, read before it is written: the output may
+  /// share its buffer with such an input (the memory planner runs these
+  /// kernels in place).
+  bool elementwise = false;
 };
 
 /// Every CPU kernel, sorted by name.

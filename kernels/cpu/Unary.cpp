@@ -300,6 +300,7 @@ Status prepareUnary(const std::vector<TensorDesc> &in,
 } // namespace
 
 void addUnaryKernels(KernelTable &t) {
+  const size_t first = t.size();
   t.push_back({"Sqrt", "square root", prepareUnary<UnaryOp::Sqrt>});
   t.push_back({"Reciprocal", "1 / x", prepareUnary<UnaryOp::Reciprocal>});
   t.push_back({"Neg", "-x (ints wrap)", prepareUnary<UnaryOp::Neg>});
@@ -326,6 +327,9 @@ void addUnaryKernels(KernelTable &t) {
                prepareUnary<UnaryOp::Gelu>});
   t.push_back({"IsNaN", "x != x -> bool", prepareUnary<UnaryOp::IsNaN>});
   t.push_back({"Not", "logical not of bools", prepareUnary<UnaryOp::Not>});
+  // y[i] = f(x[i]) in one pass: every unary kernel may run in place.
+  for (size_t i = first; i < t.size(); ++i)
+    t[i].elementwise = true;
 }
 
 } // namespace tpc::cpu

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -42,6 +43,7 @@ Status summarizeRank(const EngineManifest &m, int rank, RankSummary &out) {
   }
   // Prefer the compiler's figure; older plans may not record it.
   out.unplannedBytes = plan.unplannedBytes ? plan.unplannedBytes : arenaSum;
+  out.lowerBoundBytes = plan.lowerBoundBytes;
 
   std::map<std::string, CollectiveSummary> collectives;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
@@ -158,7 +160,13 @@ std::string formatSummaryText(const EngineSummary &s) {
     os << "  steps           " << r.steps << "\n";
     os << "  buffers         " << r.buffers << "\n";
     os << "  weight bytes    " << humanBytes(r.weightBytes) << "\n";
-    os << "  arena bytes     " << humanBytes(r.arenaBytes) << "\n";
+    os << "  arena bytes     " << humanBytes(r.arenaBytes);
+    if (r.lowerBoundBytes)
+      os << " (" << std::fixed << std::setprecision(2)
+         << double(r.arenaBytes) / double(r.lowerBoundBytes)
+         << std::defaultfloat << " x the liveness lower bound, "
+         << humanBytes(r.lowerBoundBytes) << ")";
+    os << "\n";
     os << "  unplanned bytes " << humanBytes(r.unplannedBytes) << "\n";
     if (r.collectives.empty())
       os << "  collectives     none\n";
@@ -215,6 +223,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                      {"weight_bytes", r.weightBytes},
                      {"arena_bytes", r.arenaBytes},
                      {"unplanned_bytes", r.unplannedBytes},
+                     {"arena_lower_bound_bytes", r.lowerBoundBytes},
                      {"collectives", collectives},
                      {"kernels", kernels},
                      {"weight_matmuls", matmuls}});

@@ -48,6 +48,7 @@ struct RankSummary {
   uint64_t arenaBytes = 0;
   /// The sum of every arena buffer's bytes: the arena without reuse.
   uint64_t unplannedBytes = 0;
+  uint64_t lowerBoundBytes = 0;
   std::vector<CollectiveSummary> collectives;
   /// Kernel name -> number of steps (collectives included).
   std::map<std::string, int> kernelCounts;

@@ -212,6 +212,7 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
   out.worldSize = p.world_size();
   out.arenaBytes = p.arena_bytes();
   out.unplannedBytes = p.unplanned_bytes();
+  out.lowerBoundBytes = p.lower_bound_bytes();
   out.producer = p.producer();
 
   const size_t n = size_t(p.buffers_size());

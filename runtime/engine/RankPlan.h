@@ -62,6 +62,8 @@ struct RankPlan {
   int worldSize = 1;
   uint64_t arenaBytes = 0;
   uint64_t unplannedBytes = 0;
+  /// The liveness lower bound of the arena (0 when the plan predates it).
+  uint64_t lowerBoundBytes = 0;
   /// Indexed by buffer id (ids are dense).
   std::vector<PlanBuffer> buffers;
   std::vector<PlanStep> steps;

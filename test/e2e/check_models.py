@@ -6,7 +6,8 @@ usage: check_models.py MODELS_DIR WORK_DIR [--tp 1,2,4,8] [--mpi] [--atol 1e-4]
 For each model folder (with meta.json) and each tp: when the heads allow
 tp, `tpc compile` + `tpc run` (in-process ranks) must reproduce
 expected/*.npy within atol, and every rank's plan must hold exactly two
-all-reduces per transformer layer (none at tp 1) and no all-gather; when
+all-reduces per transformer layer (none at tp 1) and no all-gather, and an
+arena within 1.2x of its liveness lower bound; when
 they do not, the compile must fail with the promised error and leave no
 engine folder. With --mpi, tp 2 engines also run under mpirun. Prints one
 line per case and a final "N passed, N failed" line.
@@ -95,10 +96,15 @@ def main():
             info = json.loads(run(["tpc", "inspect", engine, "--json"]).stdout)
             want_ar = 0 if tp == 1 else 2 * meta["layers"]
             counts_ok = True
+            arena_ok = True
             for rank in info["ranks"]:
                 kinds = {c["kind"]: c["count"] for c in rank.get("collectives", [])}
                 if kinds.get("AllReduce", 0) != want_ar or kinds.get("AllGather", 0):
                     counts_ok = False
+                # The memory plan stays within 1.2x of the liveness bound.
+                bound = rank.get("arena_lower_bound_bytes", 0)
+                if not bound or rank["arena_bytes"] > 1.2 * bound:
+                    arena_ok = False
             out = os.path.join(args.work, "%s_tp%d_out" % (model, tp))
             r = run(["tpc", "run", engine, "--output-dir", out, "--oversubscribe"] + inputs)
             if r.returncode != 0:
@@ -106,6 +112,9 @@ def main():
                 continue
             worst, err = compare(model_dir, out, args.atol)
             detail = "max |diff| %.2g, %d all-reduces per rank" % (worst or 0, want_ar)
+            if not arena_ok:
+                err = err or "arena above 1.2x its liveness lower bound: %s" % [
+                    (r["arena_bytes"], r.get("arena_lower_bound_bytes")) for r in info["ranks"]]
             report(err is None and counts_ok, case,
                    detail if err is None and counts_ok else (err or "wrong collective counts: %s" % info["ranks"][0].get("collectives")))
             if args.mpi and tp == 2:

@@ -1,6 +1,7 @@
 //===- KernelBridge.cpp ---------------------------------------------------===//
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "kernels/cpu/Registry.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -30,6 +31,12 @@ StringRef kernelName(Operation *op) {
   if (op->getName().getStringRef() == "onnx.RMSNormalization")
     return "RMSNorm";
   return op->getName().stripDialect();
+}
+
+bool kernelRunsInPlace(StringRef name) {
+  const cpu::KernelDef *def =
+      cpu::lookupKernel(std::string_view(name.data(), name.size()));
+  return def && def->elementwise;
 }
 
 Attrs kernelAttrs(Operation *op) { return kernelAttrs(op->getAttrs()); }

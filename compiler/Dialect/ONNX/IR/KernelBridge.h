@@ -27,6 +27,9 @@ Attrs kernelAttrs(mlir::Operation *op);
 Attrs kernelAttrs(llvm::ArrayRef<mlir::NamedAttribute> attrs);
 /// The kernel name of an op: its name without the dialect prefix.
 llvm::StringRef kernelName(mlir::Operation *op);
+/// Whether the CPU kernel `name` may write its output over an input of the
+/// output's type (KernelDef::elementwise); false for unknown kernels.
+bool kernelRunsInPlace(llvm::StringRef name);
 
 /// Dense bytes of an elements attribute (splats expanded; i1 as one byte per
 /// element). Empty optional for attributes whose data cannot be read.
