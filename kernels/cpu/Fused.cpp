@@ -1,6 +1,7 @@
 //===- Fused.cpp - Kernels of fused ops -----------------------------------===//
 #include "kernels/cpu/Fused.h"
 #include "kernels/cpu/Convert.h"
+#include "kernels/cpu/VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -109,7 +110,13 @@ void swigluTyped(const SwiGLUParams &p, const T *gate, const T *up, T *y) {
 } // namespace
 
 void attentionKernel(const AttentionParams &p, const void *q, const void *k,
-                     const void *v, const void *mask, void *y) {
+                     const void *v, const void *mask, void *y,
+                     int numThreads) {
+  if (p.dtype == DType::F32)
+    return attentionF32(p, static_cast<const float *>(q),
+                        static_cast<const float *>(k),
+                        static_cast<const float *>(v), mask,
+                        static_cast<float *>(y), numThreads);
   visitAnyFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     attentionTyped(p, static_cast<const T *>(q), static_cast<const T *>(k),
@@ -119,6 +126,21 @@ void attentionKernel(const AttentionParams &p, const void *q, const void *k,
 
 void swigluKernel(const SwiGLUParams &p, const void *gate, const void *up,
                   void *y) {
+  if (p.dtype == DType::F32) {
+    // sigmoid eight lanes at a time, a block at a time through y.
+    const float *g = static_cast<const float *>(gate);
+    const float *u = static_cast<const float *>(up);
+    float *out = static_cast<float *>(y);
+    constexpr int64_t kBlock = 1024;
+    float sig[kBlock];
+    for (int64_t start = 0; start < p.numel; start += kBlock) {
+      const int64_t n = std::min(kBlock, p.numel - start);
+      vecSigmoid(g + start, sig, n);
+      for (int64_t i = 0; i < n; ++i)
+        out[start + i] = g[start + i] * sig[i] * u[start + i];
+    }
+    return;
+  }
   visitAnyFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     swigluTyped(p, static_cast<const T *>(gate), static_cast<const T *>(up),

@@ -40,8 +40,15 @@ struct AttentionParams {
 };
 
 /// `mask` is nullptr when p.mask is None; bool masks are one byte each.
+/// f32 runs blocked on sgemm with `numThreads` threads (attentionF32);
+/// the other types on the double-precision reference loop.
 void attentionKernel(const AttentionParams &p, const void *q, const void *k,
-                     const void *v, const void *mask, void *y);
+                     const void *v, const void *mask, void *y,
+                     int numThreads = 1);
+
+/// The f32 kernel: scores one tile at a time with an online softmax.
+void attentionF32(const AttentionParams &p, const float *q, const float *k,
+                  const float *v, const void *mask, float *y, int numThreads);
 
 /// SwiGLU: y = silu(gate) * up = gate * sigmoid(gate) * up, elementwise over
 /// `numel` elements of two same-shape tensors.

@@ -1,9 +1,13 @@
 //===- FusedKernels.cpp - Attention and SwiGLU adapters -------------------===//
+#include "kernels/cpu/Convert.h"
 #include "kernels/cpu/Fused.h"
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Norm.h"
+#include "kernels/cpu/VectorMath.h"
 
 #include <cmath>
+#include <memory>
+#include <type_traits>
 
 namespace tpc::cpu {
 namespace {
@@ -68,8 +72,9 @@ Status prepareAttention(const std::vector<TensorDesc> &in,
       checkOutputShape(out[0], {p.batch, p.qHeads, p.qLen, p.vDim}, "output 0 (Y)"));
   const bool hasMask = p.mask != AttentionParams::Mask::None;
   kernel = makeKernel([p, hasMask](const void *const *i, void *const *o,
-                                   const ExecContext &) {
-    attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr, o[0]);
+                                   const ExecContext &ctx) {
+    attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr, o[0],
+                    ctx.numThreads);
   });
   return Status::ok();
 }
@@ -164,9 +169,134 @@ Status prepareAddNorm(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+
+/// The MatMulBias epilogue on one element, in float as the unfused Add and
+/// activation kernels compute (f64 in double).
+template <class F> F epilogue(F x, F bias, int act) {
+  F v = x + bias;
+  switch (act) {
+  case 1:
+    return v < F(0) ? F(0) : v; // NaN passes through, as Relu
+  case 2:
+    return F(0.5) * v * (F(1) + std::erf(v * F(0.70710678118654752440)));
+  case 3: {
+    F inner = F(0.79788456080286535588) * (v + F(0.044715) * v * v * v);
+    return F(0.5) * v * (F(1) + std::tanh(inner));
+  }
+  default:
+    return v;
+  }
+}
+
+/// The MatMul kernel (which packs a weight B when bound), then the bias and
+/// activation row by row while the row is still in cache; f32 rows go
+/// through the vector activations.
+class MatMulBiasKernel final : public PreparedKernel {
+public:
+  MatMulBiasKernel(std::unique_ptr<PreparedKernel> product, DType dtype,
+                   int64_t rows, int64_t n, int act)
+      : product_(std::move(product)), dtype_(dtype), rows_(rows), n_(n),
+        act_(act) {}
+
+  void bindConstantInput(size_t index, const void *data) override {
+    if (index < 2)
+      product_->bindConstantInput(index, data);
+  }
+
+  void run(const void *const *i, void *const *o,
+           const ExecContext &ctx) override {
+    product_->run(i, o, ctx);
+    if (dtype_ == DType::F32)
+      return epilogueF32(static_cast<float *>(o[0]),
+                         static_cast<const float *>(i[2]));
+    if (!visitFloat16(dtype_, [&](auto tag) {
+          using S = typename decltype(tag)::type;
+          S *y = static_cast<S *>(o[0]);
+          const S *b = static_cast<const S *>(i[2]);
+          for (int64_t r = 0; r < rows_; ++r)
+            for (int64_t j = 0; j < n_; ++j)
+              y[r * n_ + j] = narrowTo<S>(
+                  epilogue(widen(y[r * n_ + j]), widen(b[j]), act_));
+        }))
+      visitFloat(dtype_, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T *y = static_cast<T *>(o[0]);
+        const T *b = static_cast<const T *>(i[2]);
+        for (int64_t r = 0; r < rows_; ++r)
+          for (int64_t j = 0; j < n_; ++j)
+            y[r * n_ + j] = epilogue(y[r * n_ + j], b[j], act_);
+      });
+  }
+
+private:
+  void epilogueF32(float *y, const float *bias) const {
+    for (int64_t r = 0; r < rows_; ++r) {
+      float *row = y + r * n_;
+      for (int64_t j = 0; j < n_; ++j)
+        row[j] += bias[j];
+      if (act_ == 1)
+        for (int64_t j = 0; j < n_; ++j)
+          row[j] = row[j] < 0.0f ? 0.0f : row[j];
+      else if (act_ == 2)
+        vecGelu(row, row, n_);
+      else if (act_ == 3)
+        vecGeluTanh(row, row, n_);
+    }
+  }
+
+  std::unique_ptr<PreparedKernel> product_;
+  DType dtype_;
+  int64_t rows_, n_;
+  int act_;
+};
+
+/// MatMulBias (A [..., K], B [K, N], Bias [N] -> Y): the MatMul kernel,
+/// then y = act(y + bias) in place; attr activation none|relu|gelu|gelu_tanh.
+Status prepareMatMulBias(const std::vector<TensorDesc> &in,
+                         const std::vector<TensorDesc> &out, const Attrs &attrs,
+                         std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkDType(
+      in[0], "input 0 (A)", {DType::F32, DType::F64, DType::F16, DType::BF16}));
+  if (in[1].shape.size() != 2 || in[0].shape.size() < 2)
+    return Status::error("MatMulBias takes A [..., K] and B [K, N], got " +
+                         fmtShape(in[0].shape) + " and " +
+                         fmtShape(in[1].shape));
+  const int64_t n = in[1].shape[1];
+  TPC_RETURN_IF_ERROR(checkSameDType(in[2], "input 2 (Bias)", in[0], "input 0 (A)"));
+  if (stripLeadingOnes(in[2].shape) != Shape{n})
+    return Status::error("input 2 (Bias) shape " + fmtShape(in[2].shape) +
+                         " is not one value per column of " + std::to_string(n));
+  const std::string act = attrs.getString("activation", "none");
+  int actCode;
+  if (act == "none")
+    actCode = 0;
+  else if (act == "relu")
+    actCode = 1;
+  else if (act == "gelu")
+    actCode = 2;
+  else if (act == "gelu_tanh")
+    actCode = 3;
+  else
+    return Status::error("attribute activation must be none, relu, gelu or "
+                         "gelu_tanh, got \"" + act + "\"");
+  const KernelDef *mm = lookupKernel("MatMul");
+  std::unique_ptr<PreparedKernel> inner;
+  TPC_RETURN_IF_ERROR(mm->prepare({in[0], in[1]}, out, Attrs(), inner));
+  const int64_t rows = numElements(out[0].shape) / (n ? n : 1);
+  kernel = std::make_unique<MatMulBiasKernel>(std::move(inner), in[0].dtype,
+                                              rows, n, actCode);
+  return Status::ok();
+}
+
 } // namespace
 
 void addFusedKernels(KernelTable &t) {
+  t.push_back({"MatMulBias",
+               "act(A x B + bias), B [K, N] (attr activation none, relu, "
+               "gelu, gelu_tanh)",
+               prepareMatMulBias});
   t.push_back({"AddNormalization",
                "Sum = A + B, Y = layer or RMS norm of Sum (attrs axis, "
                "epsilon, rms)",

@@ -1,5 +1,6 @@
-//===- FusedTest.cpp - Attention and SwiGLU -------------------------------===//
+//===- FusedTest.cpp - Kernels of the fused ops ---------------------------===//
 #include "KernelTestUtil.h"
+#include "kernels/cpu/Fused.h"
 
 #include <cmath>
 
@@ -69,6 +70,13 @@ TEST(Attention, MatchesReference) {
       {{1, 2, 4, 4}, {1, 2, 4, 4}, {1, 2, 4, 4}, {4, 4}, DType::F32, true},
       // Boolean mask, broadcast over heads.
       {{2, 4, 3, 2}, {2, 2, 3, 2}, {2, 2, 3, 2}, {2, 1, 3, 3}, DType::Bool},
+      // More query rows and keys than one block of the f32 kernel holds
+      // (64 x 256), causal with a padding mask: the online softmax
+      // rescales across key blocks and skips blocks past the diagonal.
+      {{1, 2, 70, 16}, {1, 2, 300, 16}, {1, 2, 300, 8}, {1, 1, 1, 300},
+       DType::F32, true},
+      {{1, 1, 130, 8}, {1, 1, 530, 8}, {1, 1, 530, 8}, {1, 1, 130, 530},
+       DType::Bool},
   };
   uint64_t seed = 7;
   for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16})
@@ -182,6 +190,94 @@ TEST(AddNormalization, MatchesReference) {
   EXPECT_PREPARE_ERROR(prepareOnly("AddNormalization",
                                    {x, {DType::F32, {8}}, w}, {x, x}),
                        "differs");
+}
+
+TEST(MatMulBias, MatchesReference) {
+  uint64_t seed = 21;
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16})
+    for (const char *act : {"none", "relu", "gelu", "gelu_tanh"}) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " " + act);
+      Tensor a = randomTensor(t, {2, 3, 8}, seed++);
+      Tensor w = randomTensor(t, {8, 5}, seed++), b = randomTensor(t, {5}, seed++);
+      std::vector<double> want(30);
+      for (int64_t r = 0; r < 6; ++r)
+        for (int64_t j = 0; j < 5; ++j) {
+          double v = b.at(j);
+          for (int64_t k = 0; k < 8; ++k)
+            v += a.at(r * 8 + k) * w.at(k * 5 + j);
+          const std::string s = act;
+          if (s == "relu")
+            v = v < 0 ? 0 : v;
+          else if (s == "gelu")
+            v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+          else if (s == "gelu_tanh")
+            v = 0.5 * v *
+                (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+          want[r * 5 + j] = v;
+        }
+      Attrs attrs;
+      attrs.setString("activation", act);
+      // 16-bit: the product is rounded before the epilogue, then once more.
+      const double tol = t == DType::BF16 ? 3e-2 : t == DType::F16 ? 4e-3 : 1e-5;
+      expectClose(runOne("MatMulBias", {&a, &w, &b}, t, {2, 3, 5}, attrs), want,
+                  tol, tol);
+    }
+  Attrs bad;
+  bad.setString("activation", "tanh");
+  EXPECT_PREPARE_ERROR(prepareOnly("MatMulBias",
+                                   {{DType::F32, {4, 8}}, {DType::F32, {8, 5}},
+                                    {DType::F32, {5}}},
+                                   {{DType::F32, {4, 5}}}, bad),
+                       "activation");
+  EXPECT_PREPARE_ERROR(prepareOnly("MatMulBias",
+                                   {{DType::F32, {4, 8}}, {DType::F32, {8, 5}},
+                                    {DType::F32, {4, 1}}},
+                                   {{DType::F32, {4, 5}}}),
+                       "one value per column");
+}
+
+TEST(Attention, ThreadsGiveTheSameBits) {
+  AttentionParams p;
+  p.batch = 2;
+  p.qHeads = 4;
+  p.kvHeads = 2;
+  p.qLen = 90;
+  p.kvLen = 90;
+  p.headDim = 16;
+  p.vDim = 16;
+  p.scale = 0.25;
+  p.causal = true;
+  Tensor q = randomTensor(DType::F32, {2, 4, 90, 16}, 1),
+         k = randomTensor(DType::F32, {2, 2, 90, 16}, 2),
+         v = randomTensor(DType::F32, {2, 2, 90, 16}, 3);
+  std::vector<float> one(size_t(2 * 4 * 90 * 16)), two(one.size());
+  attentionKernel(p, q.data(), k.data(), v.data(), nullptr, one.data(), 1);
+  attentionKernel(p, q.data(), k.data(), v.data(), nullptr, two.data(), 3);
+  EXPECT_EQ(one, two);
+}
+
+TEST(Attention, FullyMaskedRowIsNaN) {
+  AttentionParams p;
+  p.batch = 1;
+  p.qHeads = 1;
+  p.kvHeads = 1;
+  p.qLen = 2;
+  p.kvLen = 3;
+  p.headDim = 4;
+  p.vDim = 4;
+  p.mask = AttentionParams::Mask::Bool;
+  p.maskStrides[2] = 3;
+  p.maskStrides[3] = 1;
+  const uint8_t mask[6] = {0, 0, 0, 1, 0, 1};
+  Tensor q = randomTensor(DType::F32, {1, 1, 2, 4}, 4),
+         k = randomTensor(DType::F32, {1, 1, 3, 4}, 5),
+         v = randomTensor(DType::F32, {1, 1, 3, 4}, 6);
+  std::vector<float> y(8);
+  attentionKernel(p, q.data(), k.data(), v.data(), mask, y.data(), 1);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_TRUE(std::isnan(y[size_t(d)]));
+    EXPECT_FALSE(std::isnan(y[size_t(4 + d)]));
+  }
 }
 
 } // namespace
