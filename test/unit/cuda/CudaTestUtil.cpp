@@ -144,21 +144,46 @@ void runOnGpu(const ParityCase &c, std::vector<Tensor> &eager,
     inPtrs.push_back(ins[i].data);
   }
   for (size_t i = 0; i < out.size(); ++i) {
+    if (i == 0 && c.inPlace >= 0) {
+      outPtrs.push_back(ins[size_t(c.inPlace)].data);
+      continue;
+    }
     allocate(out[i], outs[i]);
     outPtrs.push_back(outs[i].data);
   }
+  // In place: output 0 is input `inPlace`'s buffer, restored before each
+  // run instead of poisoned.
+  auto restore = [&] {
+    if (c.inPlace < 0)
+      return;
+    const Tensor &t = c.inputs[size_t(c.inPlace)];
+    EXPECT_EQ(cudaMemcpy(ins[size_t(c.inPlace)].data, t.data(), t.bytes.size(),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+  };
+  auto fetch = [&](std::vector<Tensor> &host) {
+    download(outs, out, host);
+    if (c.inPlace >= 0) {
+      host[0].bytes.resize(out[0].bytes());
+      EXPECT_EQ(cudaMemcpy(host[0].bytes.data(), outPtrs[0], out[0].bytes(),
+                           cudaMemcpyDeviceToHost),
+                cudaSuccess);
+    }
+  };
   cudaStream_t stream = nullptr;
   EXPECT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   poison(outs);
+  restore();
   st = k->run(inPtrs.data(), outPtrs.data(), stream);
   EXPECT_TRUE(st.isOk()) << "CUDA run: " << st.message();
   EXPECT_CUDA_OK(cudaStreamSynchronize(stream));
-  download(outs, out, eager);
+  fetch(eager);
 
   // run() must be capturable: no allocation, no synchronisation, no
   // device change.
   poison(outs);
+  restore();
   cudaGraph_t g = nullptr;
   cudaGraphExec_t exec = nullptr;
   EXPECT_CUDA_OK(
@@ -171,7 +196,7 @@ void runOnGpu(const ParityCase &c, std::vector<Tensor> &eager,
     EXPECT_CUDA_OK(cudaGraphInstantiate(&exec, g, 0));
     EXPECT_CUDA_OK(cudaGraphLaunch(exec, stream));
     EXPECT_CUDA_OK(cudaStreamSynchronize(stream));
-    download(outs, out, graph);
+    fetch(graph);
   }
   if (exec)
     (void)cudaGraphExecDestroy(exec);

@@ -60,6 +60,9 @@ struct ParityCase {
   /// Device operands start this many elements past a 256-byte boundary, to
   /// exercise the unaligned paths.
   int misalign = 0;
+  /// When >= 0, output 0 is written over input `inPlace` (same type and
+  /// shape), as the memory planner runs elementwise kernels.
+  int inPlace = -1;
 };
 
 /// The CPU kernel's outputs for the case: on the case's dtypes, or with

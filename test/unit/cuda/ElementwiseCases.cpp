@@ -251,9 +251,39 @@ void addCopiesAndGenerators(Cases &v) {
       ints("value", {-7}));
 }
 
+/// The kernels the memory planner runs in place (CPU KernelDef::elementwise)
+/// with the output over either operand.
+void addInPlace(Cases &v) {
+  auto inPlace = [&](std::string name, std::string kernel,
+                     std::vector<Tensor> in, TensorDesc out, int operand,
+                     Attrs a = {}) {
+    add(v, name, std::move(kernel), std::move(in), {out}, std::move(a));
+    v.back().inPlace = operand;
+  };
+  inPlace("f32_in_place_lhs", "Add",
+          {rnd(DType::F32, {37, 29}), rnd(DType::F32, {37, 29})},
+          {DType::F32, {37, 29}}, 0);
+  inPlace("f16_in_place_rhs_bcast", "Mul",
+          {rnd(DType::F16, {29}), rnd(DType::F16, {5, 29})},
+          {DType::F16, {5, 29}}, 1);
+  inPlace("f32_in_place_base", "Pow",
+          {rnd(DType::F32, {3, 41}, 0.25, 2), rnd(DType::F32, {41}, -2, 2)},
+          {DType::F32, {3, 41}}, 0);
+  inPlace("bool_in_place", "And",
+          {rnd(DType::Bool, {99}), rnd(DType::Bool, {99})},
+          {DType::Bool, {99}}, 1);
+  inPlace("bf16_in_place", "Gelu", {rnd(DType::BF16, {7, 33}, -4, 4)},
+          {DType::BF16, {7, 33}}, 0);
+  inPlace("f32_in_place", "Sigmoid", {rnd(DType::F32, {1031}, -8, 8)},
+          {DType::F32, {1031}}, 0);
+  inPlace("bool_in_place", "Not", {rnd(DType::Bool, {77})},
+          {DType::Bool, {77}}, 0);
+}
+
 } // namespace
 
 void addElementwiseCases(std::vector<ParityCase> &v) {
+  addInPlace(v);
   addBinary(v);
   addVariadic(v);
   addWhere(v);
