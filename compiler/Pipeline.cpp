@@ -57,6 +57,7 @@ void addFusionPasses(OpPassManager &pm) {
   pm.addPass(createFuseGeluPass());
   pm.addPass(createFuseSwiGLUPass());
   pm.addPass(createFuseAttentionPass());
+  pm.addPass(createFuseMatMulBiasPass());
 }
 
 bool isComputeDType(StringRef dtype) {

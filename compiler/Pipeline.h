@@ -34,8 +34,8 @@ struct CompileOptions {
 
 /// The fusion passes in the order the pipeline runs them, per rank after
 /// partitioning: layer norms before RMS norms (a centred RMS norm is a
-/// layer norm), residual adds into the norms, then GELU, SwiGLU and
-/// attention.
+/// layer norm), residual adds into the norms, then GELU, SwiGLU,
+/// attention, and last the MatMul epilogues (which take fused GELUs).
 void addFusionPasses(mlir::OpPassManager &pm);
 
 /// Whether `dtype` names a type CompileOptions::dtype accepts.

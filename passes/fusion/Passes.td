@@ -79,4 +79,15 @@ def FuseAddNormPass : Pass<"tpc-fuse-add-norm", "mlir::ModuleOp"> {
   let dependentDialects = ["tpc::onnx::ONNXDialect"];
 }
 
+def FuseMatMulBiasPass : Pass<"tpc-fuse-matmul-bias", "mlir::ModuleOp"> {
+  let summary = "Fuse a bias add and an activation into the MatMul before";
+  let description = [{
+    Rewrites `act(MatMul(a, w) + bias)`, w a [K, N] matrix, bias one value
+    per column and act Relu, Gelu or none, into `onnx.MatMulBias`. Runs
+    after GELU fusion. Under tensor parallelism only column-parallel
+    MatMuls match: a row-parallel one's bias is added after the all-reduce.
+  }];
+  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+}
+
 #endif // TPC_PASSES_FUSION_PASSES

@@ -82,3 +82,28 @@ LogicalResult AddNormalizationOp::verify() {
       return emitOpError("scale and bias must match the normalized dims");
   return success();
 }
+
+LogicalResult MatMulBiasOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType();
+  if (a.getRank() < 2 || b.getRank() != 2 ||
+      a.getShape().back() != b.getShape()[0])
+    return emitOpError("A ") << a << " and B " << b
+                             << " are not [..., K] and [K, N]";
+  SmallVector<int64_t> y(a.getShape());
+  y.back() = b.getShape()[1];
+  if (getType().getShape() != ArrayRef<int64_t>(y) ||
+      getType().getElementType() != a.getElementType() ||
+      b.getElementType() != a.getElementType())
+    return emitOpError("result ") << getType() << " is not A x B";
+  if (stripLeadingOnes(getBias().getType().getShape()) !=
+          ArrayRef<int64_t>(y).take_back(1) ||
+      getBias().getType().getElementType() != a.getElementType())
+    return emitOpError("bias ") << getBias().getType()
+                                << " is not one value per column";
+  StringRef act = getActivation();
+  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
+    return emitOpError("activation must be none, relu, gelu or gelu_tanh, "
+                       "not \"")
+           << act << "\"";
+  return success();
+}

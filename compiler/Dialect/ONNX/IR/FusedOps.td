@@ -104,4 +104,25 @@ def ONNX_AddNormalizationOp : ONNX_Op<"AddNormalization"> {
   }];
 }
 
+def ONNX_MatMulBiasOp : ONNX_Op<"MatMulBias"> {
+  let summary = "MatMul with a bias and an activation as its epilogue";
+  let description = [{
+    Y = act(MatMul(A, B) + Bias), B a [K, N] matrix, Bias one value per
+    output column ([N], leading unit dims allowed), `activation` one of
+    "none", "relu", "gelu" (erf) and "gelu_tanh". The target of
+    `--tpc-fuse-matmul-bias`.
+
+    ```mlir
+    %y = onnx.MatMulBias %x, %w, %b {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$A, ONNX_FloatTensor:$B,
+                       ONNX_FloatTensor:$Bias,
+                       DefaultValuedStrAttr<StrAttr, "none">:$activation);
+  let results = (outs ONNX_FloatTensor:$Y);
+  let assemblyFormat = "$A `,` $B `,` $Bias attr-dict `:` type($A) `,` "
+                       "type($B) `,` type($Bias) `->` type($Y)";
+  let hasVerifier = 1;
+}
+
 #endif // TPC_DIALECT_ONNX_FUSED_OPS
