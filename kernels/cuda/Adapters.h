@@ -24,6 +24,7 @@ void addElementwiseKernels(KernelTable &table);
 void addNormKernels(KernelTable &table);
 void addMovementKernels(KernelTable &table);
 void addMatMulKernels(KernelTable &table);
+void addFusedKernels(KernelTable &table);
 
 /// Runs the CPU kernel `name`'s prepare() on the descriptions, so that both
 /// backends accept the same operands. With `halfAsFloat`, f16 and bf16

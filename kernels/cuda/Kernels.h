@@ -12,6 +12,7 @@
 
 #include "kernels/cpu/Binary.h"
 #include "kernels/cpu/Cast.h"
+#include "kernels/cpu/Fused.h"
 #include "kernels/cpu/Movement.h"
 #include "kernels/cpu/Norm.h"
 #include "kernels/cpu/Reduce.h"
@@ -85,6 +86,19 @@ cudaError_t triluKernel(const cpu::TriluParams &p, const void *in, void *out,
 /// address `value` (passed to the kernel by value).
 cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
                        void *out, cudaStream_t stream);
+
+// Fused.cu
+/// Keys one Attention row may have: its scores live in shared memory.
+constexpr int64_t kMaxAttentionKeys = 6144;
+/// Dynamic shared memory of attentionKernel's blocks.
+size_t attentionSharedBytes(const cpu::AttentionParams &p);
+/// Y = softmax(scale * Q K^T + mask) V per (batch, head), as the CPU kernel.
+cudaError_t attentionKernel(const cpu::AttentionParams &p, const void *q,
+                            const void *k, const void *v, const void *mask,
+                            void *y, cudaStream_t stream);
+/// y = gate * sigmoid(gate) * up over `numel` floats.
+cudaError_t swigluKernel(DType dtype, int64_t numel, const void *gate,
+                         const void *up, void *y, cudaStream_t stream);
 
 /// Dims a GatherND tuple may address on the GPU.
 constexpr int kMaxGatherNDDepth = 8;

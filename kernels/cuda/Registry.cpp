@@ -98,6 +98,7 @@ static KernelTable buildTable() {
   addNormKernels(table);
   addMovementKernels(table);
   addMatMulKernels(table);
+  addFusedKernels(table);
   std::sort(table.begin(), table.end(),
             [](const KernelDef &a, const KernelDef &b) {
               return std::strcmp(a.name, b.name) < 0;

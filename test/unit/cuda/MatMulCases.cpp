@@ -113,9 +113,29 @@ void addGemm(Cases &v) {
       {{DType::F32, {6, 7}}}, {}, 10, 1);
 }
 
+void addMatMulBias(Cases &v) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16})
+    for (const char *act : {"none", "relu", "gelu", "gelu_tanh"}) {
+      Attrs a;
+      a.setString("activation", act);
+      add(v, std::string(dtypeName(t)) + "_" + act, "MatMulBias",
+          {rnd(t, {2, 5, 33}, -1, 1), rnd(t, {33, 17}, -1, 1), rnd(t, {17})},
+          {{t, {2, 5, 17}}}, a, kScale(33));
+    }
+  add(v, "f32_aligned", "MatMulBias",
+      {rnd(DType::F32, {64, 128}, -1, 1), rnd(DType::F32, {128, 96}, -1, 1),
+       rnd(DType::F32, {96})},
+      {{DType::F32, {64, 96}}}, {}, kScale(128));
+  add(v, "f32_misaligned", "MatMulBias",
+      {rnd(DType::F32, {6, 10}), rnd(DType::F32, {10, 8}),
+       rnd(DType::F32, {8})},
+      {{DType::F32, {6, 8}}}, {}, 10, 1);
+}
+
 } // namespace
 
 void addMatMulCases(std::vector<ParityCase> &v) {
+  addMatMulBias(v);
   addMatMul(v);
   addGemm(v);
 }

@@ -156,9 +156,47 @@ void addArg(Cases &v) {
   }
 }
 
+/// The fused ops: GQA attention with causal, float and bool masks, a row
+/// longer than a warp's worth of keys; SwiGLU; residual add + norm.
+void addFused(Cases &v) {
+  for (DType t : kFloats) {
+    const std::string n = dtypeName(t);
+    add(v, n + "_gqa", "Attention",
+        {rnd(t, {2, 4, 5, 8}), rnd(t, {2, 2, 7, 8}), rnd(t, {2, 2, 7, 6})},
+        {{t, {2, 4, 5, 6}}}, {}, 4);
+    add(v, n + "_causal_long", "Attention",
+        {rnd(t, {1, 3, 300, 16}), rnd(t, {1, 3, 300, 16}),
+         rnd(t, {1, 3, 300, 16})},
+        {{t, {1, 3, 300, 16}}}, intAttr("is_causal", 1), 8);
+    add(v, n + "_float_mask", "Attention",
+        {rnd(t, {2, 2, 5, 8}), rnd(t, {2, 2, 9, 8}), rnd(t, {2, 2, 9, 4}),
+         rnd(t, {5, 9}, -3, 0)},
+        {{t, {2, 2, 5, 4}}}, {}, 4);
+    add(v, n + "_odd", "SwiGLU", {rnd(t, {3, 37}, -6, 6), rnd(t, {3, 37})},
+        {{t, {3, 37}}});
+    Attrs eps;
+    eps.setFloat("epsilon", 1e-3);
+    add(v, n + "_layer", "AddNormalization",
+        {rnd(t, {4, 3, 64}), rnd(t, {4, 3, 64}), rnd(t, {64}, 0.5, 1.5),
+         rnd(t, {64})},
+        {{t, {4, 3, 64}}, {t, {4, 3, 64}}}, eps, 8);
+    add(v, n + "_rms", "AddNormalization",
+        {rnd(t, {5, 96}), rnd(t, {5, 96}), rnd(t, {96}, 0.5, 1.5)},
+        {{t, {5, 96}}, {t, {5, 96}}}, intAttr("rms", 1, eps), 8);
+  }
+  Tensor keep = rnd(DType::Bool, {2, 1, 5, 9});
+  for (int64_t i = 0; i < keep.numel(); i += 9)
+    keep.set(i, 1); // at least one key per row
+  add(v, "f32_bool_mask", "Attention",
+      {rnd(DType::F32, {2, 3, 5, 8}), rnd(DType::F32, {2, 3, 9, 8}),
+       rnd(DType::F32, {2, 3, 9, 8}), keep},
+      {{DType::F32, {2, 3, 5, 8}}}, {}, 4);
+}
+
 } // namespace
 
 void addNormCases(std::vector<ParityCase> &v) {
+  addFused(v);
   addSoftmax(v);
   addNorms(v);
   addReductions(v);
