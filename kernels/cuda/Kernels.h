@@ -88,8 +88,9 @@ cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
                        void *out, cudaStream_t stream);
 
 // Fused.cu
-/// Keys one Attention row may have: its scores live in shared memory.
-constexpr int64_t kMaxAttentionKeys = 6144;
+/// Keys one Attention row may have: its scores live in shared memory
+/// (48 KiB with the reduction scratch, f64 included).
+constexpr int64_t kMaxAttentionKeys = 6016;
 /// Dynamic shared memory of attentionKernel's blocks.
 size_t attentionSharedBytes(const cpu::AttentionParams &p);
 /// Y = softmax(scale * Q K^T + mask) V per (batch, head), as the CPU kernel.
