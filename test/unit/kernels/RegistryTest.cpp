@@ -36,6 +36,8 @@ const std::set<std::string> kTested = {
     "Softmax", "LogSoftmax", "LayerNormalization", "RMSNorm",
     // MatMulTest.cpp
     "MatMul", "Gemm",
+    // FusedTest.cpp
+    "Attention", "SwiGLU", "AddNormalization", "MatMulBias",
 };
 // clang-format on
 
