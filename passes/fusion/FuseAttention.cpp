@@ -115,29 +115,86 @@ static Value peelScale(Value v, double &scale) {
 }
 
 /// GQA's repeat_kv: Reshape [B,G,L,D] -> [B,G,1,L,D], Expand to [B,G,n,L,D],
-/// Reshape to [B,G*n,L,D]. Returns the [B,G,L,D] value, or `v` itself.
-static Value peelRepeatKV(Value v) {
+/// Reshape to [B,G*n,L,D]. Returns the [B,G,L,D] value and n.
+static std::optional<std::pair<Value, int64_t>> matchRepeatKV(Value v) {
   auto merge = singleUseDef<onnx::ReshapeOp>(v);
   if (!merge)
-    return v;
+    return std::nullopt;
   auto expand = singleUseDef<onnx::ExpandOp>(merge.getData());
   if (!expand)
-    return v;
+    return std::nullopt;
   auto insert = singleUseDef<onnx::ReshapeOp>(expand.getInput());
   if (!insert)
-    return v;
+    return std::nullopt;
   ArrayRef<int64_t> k = insert.getData().getType().getShape();
   ArrayRef<int64_t> u = insert.getType().getShape();
   ArrayRef<int64_t> e = expand.getType().getShape();
   ArrayRef<int64_t> m = merge.getType().getShape();
   if (k.size() != 4 || u.size() != 5 || e.size() != 5 || m.size() != 4)
-    return v;
+    return std::nullopt;
   int64_t n = e[2];
   bool ok = u[0] == k[0] && u[1] == k[1] && u[2] == 1 && u[3] == k[2] &&
             u[4] == k[3] && e[0] == k[0] && e[1] == k[1] && e[3] == k[2] &&
             e[4] == k[3] && m[0] == k[0] && m[1] == k[1] * n && m[2] == k[2] &&
-            m[3] == k[3];
-  return ok ? insert.getData() : v;
+            m[3] == k[3] && n > 0;
+  if (!ok)
+    return std::nullopt;
+  return std::make_pair(insert.getData(), n);
+}
+
+/// A K or V operand of the fused op: kv heads [start, end) of `base`
+/// ([B, G, L, D]); a range narrower than G becomes a Slice.
+struct KVSource {
+  Value base;
+  int64_t start = 0, end = 0;
+};
+
+static KVSource whole(Value v) {
+  return {v, 0, cast<RankedTensorType>(v.getType()).getShape()[1]};
+}
+
+/// The q heads [start, end) of a single-use Slice on axis 1 with step 1.
+static std::optional<std::pair<int64_t, int64_t>> headSlice(Value v) {
+  auto slice = singleUseDef<onnx::SliceOp>(v);
+  if (!slice || slice.getAxes().size() != 1 || slice.getType().getRank() != 4)
+    return std::nullopt;
+  int64_t axis = slice.getAxes()[0];
+  if ((axis != 1 && axis != -3) || slice.getSteps()[0] != 1)
+    return std::nullopt;
+  int64_t start = slice.getStarts()[0];
+  int64_t size = slice.getType().getShape()[1];
+  if (start < 0 || size <= 0 ||
+      start + size > slice.getData().getType().getShape()[1])
+    return std::nullopt;
+  return std::make_pair(start, start + size);
+}
+
+/// `repeated` = repeat_kv(k, n) narrowed to q heads [s, e) (the partitioner's
+/// slice when kv heads are fewer than ranks), as kv heads of k: one kv head
+/// when the range falls in one group, whole groups otherwise.
+static std::optional<KVSource> peelSlicedRepeat(Value repeated, int64_t s,
+                                                int64_t e) {
+  auto rep = matchRepeatKV(repeated);
+  if (!rep)
+    return std::nullopt;
+  auto [k, n] = *rep;
+  if (s / n == (e - 1) / n)
+    return KVSource{k, s / n, s / n + 1};
+  if (s % n == 0 && (e - s) % n == 0)
+    return KVSource{k, s / n, e / n};
+  return std::nullopt;
+}
+
+/// A V operand: repeat_kv looked through, also under the partitioner's
+/// head slice.
+static KVSource peelValue(Value v) {
+  if (auto hs = headSlice(v))
+    if (auto src = peelSlicedRepeat(v.getDefiningOp()->getOperand(0),
+                                    hs->first, hs->second))
+      return *src;
+  if (auto rep = matchRepeatKV(v))
+    return whole(rep->first);
+  return whole(v);
 }
 
 /// True when the constant `mask` is exactly the causal mask of [S, L]
@@ -189,9 +246,20 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
     Value q = peelScale(st.qk.getA(), st.scale);
     Value kt = peelScale(st.qk.getB(), st.scale);
     // K^T = Transpose(src, perm): K = Transpose(src, perm o [0, 1, 3, 2]).
+    // Under the partitioner's head slice of Transpose(repeat_kv(k)), K is
+    // the matching kv heads of k.
     Value kSrc = kt;
     SmallVector<int64_t> kPerm = {0, 1, 3, 2};
-    if (auto t = singleUseDef<onnx::TransposeOp>(kt)) {
+    std::optional<KVSource> kSliced;
+    if (auto hs = headSlice(kt)) {
+      auto t = singleUseDef<onnx::TransposeOp>(
+          kt.getDefiningOp()->getOperand(0));
+      if (t && t.getPerm() == ArrayRef<int64_t>{0, 1, 3, 2})
+        kSliced = peelSlicedRepeat(t.getData(), hs->first, hs->second);
+    }
+    if (kSliced) {
+      kPerm = {0, 1, 2, 3};
+    } else if (auto t = singleUseDef<onnx::TransposeOp>(kt)) {
       ArrayRef<int64_t> perm = t.getPerm();
       if (perm.size() != 4)
         return failure();
@@ -199,21 +267,29 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
       kPerm = {perm[0], perm[1], perm[3], perm[2]};
     }
     bool kIdentity = kPerm == SmallVector<int64_t>{0, 1, 2, 3};
-    if (kIdentity)
-      kSrc = peelRepeatKV(kSrc);
-    Value v = peelRepeatKV(pv.getB());
+    KVSource kv = kSliced ? *kSliced
+                  : kIdentity
+                      ? (matchRepeatKV(kSrc) ? whole(matchRepeatKV(kSrc)->first)
+                                             : whole(kSrc))
+                      : KVSource{kSrc, 0, 0};
+    KVSource vv = peelValue(pv.getB());
+    if (!kIdentity)
+      kv.end = cast<RankedTensorType>(kSrc.getType()).getShape()[kPerm[1]];
 
     // Shapes: Q [B,H,S,D], K [B,G,L,D], V [B,G,L,Dv], Y [B,H,S,Dv].
     auto qType = cast<RankedTensorType>(q.getType());
-    auto srcType = cast<RankedTensorType>(kSrc.getType());
-    auto vType = cast<RankedTensorType>(v.getType());
-    if (qType.getRank() != 4 || srcType.getRank() != 4 || vType.getRank() != 4)
+    auto srcType = cast<RankedTensorType>(kv.base.getType());
+    auto vBase = cast<RankedTensorType>(vv.base.getType());
+    if (qType.getRank() != 4 || srcType.getRank() != 4 || vBase.getRank() != 4)
       return failure();
     SmallVector<int64_t> ks;
     for (int64_t p : kPerm)
       ks.push_back(srcType.getShape()[p]);
-    ArrayRef<int64_t> qs = qType.getShape(), vs = vType.getShape(),
-                      ys = yType.getShape();
+    ks[1] = kv.end - kv.start;
+    SmallVector<int64_t> vs(vBase.getShape());
+    vs[1] = vv.end - vv.start;
+    RankedTensorType vType = RankedTensorType::get(vs, vBase.getElementType());
+    ArrayRef<int64_t> qs = qType.getShape(), ys = yType.getShape();
     Type elem = qType.getElementType();
     if (srcType.getElementType() != elem || vType.getElementType() != elem ||
         yType.getElementType() != elem || ks[0] != qs[0] || ks[3] != qs[3] ||
@@ -266,7 +342,21 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
         mask = st.boolMask;
       }
     }
-    Value k = kSrc;
+    // A range of kv heads narrower than the base becomes a Slice.
+    auto narrow = [&](const KVSource &src) -> Value {
+      auto t = cast<RankedTensorType>(src.base.getType());
+      if (src.start == 0 && src.end == t.getShape()[1])
+        return src.base;
+      SmallVector<int64_t> shape(t.getShape());
+      shape[1] = src.end - src.start;
+      return rewriter.create<onnx::SliceOp>(
+          loc, RankedTensorType::get(shape, t.getElementType()), src.base,
+          rewriter.getDenseI64ArrayAttr({src.start}),
+          rewriter.getDenseI64ArrayAttr({src.end}),
+          rewriter.getDenseI64ArrayAttr({1}), rewriter.getDenseI64ArrayAttr({1}));
+    };
+    Value k = kIdentity ? narrow(kv) : kSrc;
+    Value v = narrow(vv);
     if (!kIdentity)
       k = rewriter.create<onnx::TransposeOp>(
           loc, RankedTensorType::get(ks, elem), kSrc,

@@ -149,3 +149,49 @@ func.func @where_zero(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: ten
   %y = onnx.MatMul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
   return %y : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// Fewer kv heads than ranks: the rank's q heads 2 and 3 (of 8, groups of 4)
+// are sliced out of the repeated K^T and V; both read kv head 0, which
+// becomes a one-head Slice of K and V.
+// CHECK-LABEL: func.func @gqa_rank_slice
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x2x4x8xf32>, %[[K:.+]]: tensor<1x2x4x8xf32>, %[[V:.+]]: tensor<1x2x4x8xf32>)
+// CHECK-DAG: %[[KS:.+]] = onnx.Slice %[[K]] {axes = array<i64: 1>, ends = array<i64: 1>, starts = array<i64: 0>, steps = array<i64: 1>} : tensor<1x2x4x8xf32> -> tensor<1x1x4x8xf32>
+// CHECK-DAG: %[[VS:.+]] = onnx.Slice %[[V]] {axes = array<i64: 1>, ends = array<i64: 1>, starts = array<i64: 0>, steps = array<i64: 1>} : tensor<1x2x4x8xf32> -> tensor<1x1x4x8xf32>
+// CHECK: onnx.Attention %[[Q]], %[[KS]], %[[VS]] {scale = 1.000000e+00 : f32} : tensor<1x2x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK-NOT: onnx.Expand
+func.func @gqa_rank_slice(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %k1 = onnx.Reshape %k : tensor<1x2x4x8xf32> -> tensor<1x2x1x4x8xf32>
+  %k2 = onnx.Expand %k1 : tensor<1x2x1x4x8xf32> -> tensor<1x2x4x4x8xf32>
+  %k3 = onnx.Reshape %k2 : tensor<1x2x4x4x8xf32> -> tensor<1x8x4x8xf32>
+  %v1 = onnx.Reshape %v : tensor<1x2x4x8xf32> -> tensor<1x2x1x4x8xf32>
+  %v2 = onnx.Expand %v1 : tensor<1x2x1x4x8xf32> -> tensor<1x2x4x4x8xf32>
+  %v3 = onnx.Reshape %v2 : tensor<1x2x4x4x8xf32> -> tensor<1x8x4x8xf32>
+  %vs = onnx.Slice %v3 {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>} : tensor<1x8x4x8xf32> -> tensor<1x2x4x8xf32>
+  %kt = onnx.Transpose %k3 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x8x4x8xf32> -> tensor<1x8x8x4xf32>
+  %kts = onnx.Slice %kt {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>} : tensor<1x8x8x4xf32> -> tensor<1x2x8x4xf32>
+  %s = onnx.MatMul %q, %kts : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %vs : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Heads 3 and 4 straddle two groups of 4 unevenly: the repeat stays and the
+// sliced K^T and V are the fused op's operands.
+// CHECK-LABEL: func.func @gqa_uneven_slice
+// CHECK: onnx.Expand
+// CHECK: onnx.Attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 1.000000e+00 : f32} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+func.func @gqa_uneven_slice(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %v1 = onnx.Reshape %v : tensor<1x2x4x8xf32> -> tensor<1x2x1x4x8xf32>
+  %v2 = onnx.Expand %v1 : tensor<1x2x1x4x8xf32> -> tensor<1x2x4x4x8xf32>
+  %v3 = onnx.Reshape %v2 : tensor<1x2x4x4x8xf32> -> tensor<1x8x4x8xf32>
+  %vs = onnx.Slice %v3 {axes = array<i64: 1>, ends = array<i64: 5>, starts = array<i64: 3>, steps = array<i64: 1>} : tensor<1x8x4x8xf32> -> tensor<1x2x4x8xf32>
+  %kt = onnx.Transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x4x8xf32> -> tensor<1x2x8x4xf32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %vs : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
