@@ -12,10 +12,19 @@
 namespace tpc::cpu {
 namespace {
 
-/// K and M blocks: a kc x Nr panel of B (16 KiB) stays in L1 while the
-/// mc x kc block of A (144 KiB) streams from L2.
-constexpr int64_t kKc = 256;
+/// K and M blocks. K is cut into as few blocks of at most kMaxKc as it
+/// takes, of equal size: every K block re-reads and re-writes the tile of C
+/// it adds to, which for wide outputs comes from L3, so fewer blocks beat
+/// keeping the B micro-panel (kc x Nr, 48 KiB at most) inside L1; it
+/// streams from L2 at well under L2's bandwidth. The mc x kc block of A
+/// (at most 432 KiB) stays in L2.
+constexpr int64_t kMaxKc = 768;
 constexpr int64_t kMc = 24 * kSgemmMr;
+
+int64_t kBlock(int64_t k) {
+  const int64_t blocks = (k + kMaxKc - 1) / kMaxKc;
+  return (k + blocks - 1) / blocks;
+}
 
 float *allocFloats(size_t count) {
   size_t bytes = std::max<size_t>(64, (count * sizeof(float) + 63) / 64 * 64);
@@ -117,12 +126,13 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
   thread_local Scratch aBuf, bBuf;
   float *ap = aBuf.get(size_t(std::min(kMc, (g.m + kSgemmMr - 1) / kSgemmMr *
                                                kSgemmMr) *
-                              std::min(kKc, g.k)));
+                              kBlock(g.k)));
   float *bp = g.packedB ? nullptr
                         : bBuf.get(size_t((p1 - p0) * kSgemmNr *
-                                          std::min(kKc, g.k)));
-  for (int64_t pc = 0; pc < g.k; pc += kKc) {
-    const int64_t kc = std::min(kKc, g.k - pc);
+                                          kBlock(g.k)));
+  const int64_t kcMax = kBlock(g.k);
+  for (int64_t pc = 0; pc < g.k; pc += kcMax) {
+    const int64_t kc = std::min(kcMax, g.k - pc);
     const bool acc = g.accumulate || pc > 0;
     if (!g.packedB)
       for (int64_t p = p0; p < p1; ++p)

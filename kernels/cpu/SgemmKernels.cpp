@@ -59,6 +59,13 @@ TPC_AVX2 inline void storeRow(float *c, __m256 x0, __m256 x1, __m256 alpha,
 /// step of k, so the two FMA pipes stay busy.
 TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, float *c,
                        int64_t ldc, float alpha, bool acc) {
+  // The tile of C is read (acc) and written only after the loop: fetch it
+  // now so that its cache misses overlap the arithmetic.
+  for (int r = 0; r < kMr; ++r) {
+    _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc + 15),
+                 _MM_HINT_T0);
+  }
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();

@@ -115,6 +115,8 @@ TEST(Sgemm, AlphaAccumulateAndThreads) {
       for (bool acc : {false, true}) {
         check({1, 130, 70, false, true, packed, acc, 0.5f, threads});
         check({77, 200, 513, true, false, packed, acc, -2.0f, threads});
+        // Several K blocks, the last one shorter.
+        check({9, 40, 1700, false, false, packed, acc, 1.0f, threads});
       }
 }
 
