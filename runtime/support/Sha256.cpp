@@ -49,7 +49,10 @@ void Sha256::reset() {
   totalBytes_ = 0;
 }
 
-void Sha256::compress(const uint8_t *block) {
+namespace {
+
+/// One block through the FIPS 180-4 compression function.
+void compressOne(uint32_t state[8], const uint8_t *block) {
   uint32_t w[64];
   for (int i = 0; i < 16; ++i)
     w[i] = loadBigEndian32(block + 4 * i);
@@ -58,8 +61,8 @@ void Sha256::compress(const uint8_t *block) {
     uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
+  uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+  uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
   for (int i = 0; i < 64; ++i) {
     uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
     uint32_t ch = (e & f) ^ (~e & g);
@@ -76,14 +79,31 @@ void Sha256::compress(const uint8_t *block) {
     b = a;
     a = t1 + t2;
   }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
+  state[0] += a;
+  state[1] += b;
+  state[2] += c;
+  state[3] += d;
+  state[4] += e;
+  state[5] += f;
+  state[6] += g;
+  state[7] += h;
+}
+
+} // namespace
+
+namespace detail {
+
+void sha256CompressPortable(uint32_t state[8], const uint8_t *data,
+                            size_t blocks) {
+  for (; blocks > 0; --blocks, data += 64)
+    compressOne(state, data);
+}
+
+} // namespace detail
+
+void Sha256::compress(const uint8_t *data, size_t blocks) {
+  if (!detail::sha256CompressHardware(state_, data, blocks))
+    detail::sha256CompressPortable(state_, data, blocks);
 }
 
 void Sha256::update(const void *data, size_t size) {
@@ -97,12 +117,14 @@ void Sha256::update(const void *data, size_t size) {
     size -= take;
     if (buffered_ < sizeof(buffer_))
       return;
-    compress(buffer_);
+    compress(buffer_, 1);
     buffered_ = 0;
   }
   // Whole blocks are compressed straight from the caller's memory.
-  for (; size >= 64; p += 64, size -= 64)
-    compress(p);
+  const size_t blocks = size / 64;
+  compress(p, blocks);
+  p += blocks * 64;
+  size -= blocks * 64;
   if (size > 0) {
     std::memcpy(buffer_, p, size);
     buffered_ = size;

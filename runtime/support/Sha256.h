@@ -41,13 +41,24 @@ public:
   static std::string hashHex(std::string_view bytes);
 
 private:
-  void compress(const uint8_t *block);
+  /// Runs `blocks` 64-byte blocks through the compression function.
+  void compress(const uint8_t *data, size_t blocks);
 
   uint32_t state_[8];
   uint8_t buffer_[64];
   size_t buffered_ = 0;
   uint64_t totalBytes_ = 0;
 };
+
+namespace detail {
+/// The compression function over whole blocks: portable C++, and with the
+/// x86 SHA extensions (false, doing nothing, where the CPU lacks them).
+/// Sha256 uses the second where it can; tests compare the two.
+void sha256CompressPortable(uint32_t state[8], const uint8_t *data,
+                            size_t blocks);
+bool sha256CompressHardware(uint32_t state[8], const uint8_t *data,
+                            size_t blocks);
+} // namespace detail
 
 /// Hashes the file at `path`, reading it in chunks so that files larger than
 /// memory can be hashed; `hexOut` receives 64 lower-case hex digits.
