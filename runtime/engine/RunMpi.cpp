@@ -54,20 +54,16 @@ Status setUp(const RunToolOptions &o, Communicator &comm, RankState &s) {
   return setInputs(*s.session, s.inputs);
 }
 
-int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
-            std::ostream &err) {
+/// Every rank learns which ranks failed `st`. Returns -1 when none did;
+/// otherwise the exit status, the lowest failing rank printing its error.
+int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
   const int rank = comm.rank(), world = comm.size();
-  RankState state;
-  Status setup = setUp(o, comm, state);
-
-  // Every rank learns which ranks failed, so that all stop here together
-  // instead of the healthy ones waiting in the first collective.
   std::vector<int32_t> failed(size_t(world), 0);
-  failed[size_t(rank)] = setup ? 0 : 1;
-  if (Status st = comm.allReduce(failed.data(), failed.data(), failed.size(),
+  failed[size_t(rank)] = st ? 0 : 1;
+  if (Status as = comm.allReduce(failed.data(), failed.data(), failed.size(),
                                  DType::I32);
-      !st)
-    return toolError(err, "rank " + std::to_string(rank) + ": " + st.message());
+      !as)
+    return toolError(err, "rank " + std::to_string(rank) + ": " + as.message());
   for (int r = 0; r < world; ++r) {
     if (!failed[size_t(r)])
       continue;
@@ -76,9 +72,22 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
     if (r == rank)
       return toolError(err, (world > 1 ? "rank " + std::to_string(rank) + ": "
                                        : std::string()) +
-                                setup.message());
+                                st.message());
     return 1;
   }
+  return -1;
+}
+
+int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
+            std::ostream &err) {
+  const int rank = comm.rank(), world = comm.size();
+  RankState state;
+  Status setup = setUp(o, comm, state);
+
+  // Every rank learns which ranks failed, so that all stop here together
+  // instead of the healthy ones waiting in the first collective.
+  if (int r = agreeOnFailure(comm, setup, err); r >= 0)
+    return r;
 
   std::vector<double> times;
   for (int i = 0; i < o.warmup + o.iterations; ++i) {
@@ -102,27 +111,6 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
   return 0;
 }
 
-/// Every rank learns which ranks failed `st`. Returns -1 when none did;
-/// otherwise the exit status, the lowest failing rank printing its error.
-int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
-  const int rank = comm.rank(), world = comm.size();
-  std::vector<int32_t> failed(size_t(world), 0);
-  failed[size_t(rank)] = st ? 0 : 1;
-  if (Status as = comm.allReduce(failed.data(), failed.data(), failed.size(),
-                                 DType::I32);
-      !as)
-    return toolError(err, "rank " + std::to_string(rank) + ": " + as.message());
-  for (int r = 0; r < world; ++r) {
-    if (!failed[size_t(r)])
-      continue;
-    if (r == rank)
-      return toolError(err, (world > 1 ? "rank " + std::to_string(rank) + ": "
-                                       : std::string()) +
-                                st.message());
-    return 1;
-  }
-  return -1;
-}
 
 /// This process's index among the job's processes on this host, from the
 /// launcher's environment (0 when it sets none).
