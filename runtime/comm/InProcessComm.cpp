@@ -18,12 +18,10 @@
 #include "runtime/support/Half.h"
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <limits>
 #include <mutex>
-#include <thread>
 
 namespace tpc {
 namespace detail {
@@ -77,13 +75,6 @@ struct Call {
   }
 };
 
-/// Polls between yields of the processor before a barrier sleeps.
-constexpr int kSpinIterations = 200;
-
-/// Yields rather than pauses, so that a rank spinning on a core that
-/// another process shares hands the core over instead of burning it.
-inline void cpuRelax() { std::this_thread::yield(); }
-
 class InProcessState {
 public:
   InProcessState(int size, const InProcessOptions &options)
@@ -108,40 +99,27 @@ public:
       cv.notify_all(); // A draining rank may be waiting for `busy` to clear.
       return Status::error(abortReason);
     }
-    const uint64_t gen = generation.load(std::memory_order_relaxed);
+    uint64_t gen = generation;
     arrivedFlags[size_t(rank)] = 1;
     if (++arrived == size) {
       arrived = 0;
       std::fill(arrivedFlags.begin(), arrivedFlags.end(), 0);
       if (dataFollows)
         std::fill(busy.begin(), busy.end(), 1);
-      generation.fetch_add(1, std::memory_order_release);
+      ++generation;
       cv.notify_all();
       return Status::ok();
-    }
-    // Ranks on cores of their own usually arrive within microseconds of
-    // each other: spin a little before sleeping on the condition variable,
-    // whose wake-up costs tens of microseconds per barrier. Not when ranks
-    // outnumber the cores, where spinning only delays the missing rank.
-    if (spinBeforeSleep) {
-      lock.unlock();
-      for (int i = 0; i < kSpinIterations &&
-                      generation.load(std::memory_order_acquire) == gen &&
-                      !abortedFlag.load(std::memory_order_relaxed);
-           ++i)
-        cpuRelax();
-      lock.lock();
     }
     auto deadline = std::chrono::steady_clock::now() + options.timeout;
     for (;;) {
       // Completion wins over a concurrent abort: the barrier did complete,
       // and the caller's next step will notice the abort.
-      if (generation.load(std::memory_order_relaxed) != gen)
+      if (generation != gen)
         return Status::ok();
       if (aborted)
         return Status::error(abortReason);
       if (cv.wait_until(lock, deadline) == std::cv_status::timeout &&
-          generation.load(std::memory_order_relaxed) == gen && !aborted) {
+          generation == gen && !aborted) {
         std::string missing;
         for (int r = 0; r < size; ++r)
           if (!arrivedFlags[size_t(r)])
@@ -172,11 +150,7 @@ public:
   bool aborted = false;
   std::string abortReason;
   int arrived = 0;
-  /// Written under `mu`; also read without it while spinning.
-  std::atomic<uint64_t> generation{0};
-  std::atomic<bool> abortedFlag{false};
-  const bool spinBeforeSleep =
-      size > 1 && unsigned(size) <= std::thread::hardware_concurrency();
+  uint64_t generation = 0;
   std::vector<char> arrivedFlags;
   std::vector<char> busy;
   std::vector<char> taken;
@@ -187,7 +161,6 @@ private:
   void abortLocked(const std::string &reason) {
     if (!aborted) {
       aborted = true;
-      abortedFlag.store(true, std::memory_order_relaxed);
       abortReason = reason;
     }
     cv.notify_all();
