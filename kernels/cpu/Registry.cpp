@@ -1,9 +1,7 @@
 //===- Registry.cpp - The table of CPU kernels ----------------------------===//
 #include "kernels/cpu/Registry.h"
+#include "kernels/NamedTable.h"
 #include "kernels/cpu/KernelTable.h"
-
-#include <algorithm>
-#include <cstring>
 
 namespace tpc::cpu {
 
@@ -22,10 +20,7 @@ static KernelTable buildTable() {
   addNormKernels(table);
   addMatMulKernels(table);
   addFusedKernels(table);
-  std::sort(table.begin(), table.end(),
-            [](const KernelDef &a, const KernelDef &b) {
-              return std::strcmp(a.name, b.name) < 0;
-            });
+  sortByName(table);
   return table;
 }
 
@@ -35,14 +30,7 @@ const std::vector<KernelDef> &allKernels() {
 }
 
 const KernelDef *lookupKernel(std::string_view name) {
-  const KernelTable &table = allKernels();
-  auto it = std::lower_bound(table.begin(), table.end(), name,
-                             [](const KernelDef &d, std::string_view n) {
-                               return std::string_view(d.name) < n;
-                             });
-  if (it == table.end() || std::string_view(it->name) != name)
-    return nullptr;
-  return &*it;
+  return findByName(allKernels(), name);
 }
 
 } // namespace tpc::cpu

@@ -1,4 +1,5 @@
 //===- Registry.cpp - The table of CUDA kernels and their context ---------===//
+#include "kernels/NamedTable.h"
 #include "kernels/cuda/Adapters.h"
 #include "kernels/cuda/Kernels.h"
 
@@ -99,10 +100,7 @@ static KernelTable buildTable() {
   addMovementKernels(table);
   addMatMulKernels(table);
   addFusedKernels(table);
-  std::sort(table.begin(), table.end(),
-            [](const KernelDef &a, const KernelDef &b) {
-              return std::strcmp(a.name, b.name) < 0;
-            });
+  sortByName(table);
   return table;
 }
 
@@ -112,14 +110,7 @@ const std::vector<KernelDef> &allCudaKernels() {
 }
 
 const KernelDef *lookupCudaKernel(std::string_view name) {
-  const KernelTable &table = allCudaKernels();
-  auto it = std::lower_bound(table.begin(), table.end(), name,
-                             [](const KernelDef &d, std::string_view n) {
-                               return std::string_view(d.name) < n;
-                             });
-  if (it == table.end() || std::string_view(it->name) != name)
-    return nullptr;
-  return &*it;
+  return findByName(allCudaKernels(), name);
 }
 
 } // namespace tpc::cuda
