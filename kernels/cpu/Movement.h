@@ -14,6 +14,19 @@
 
 namespace tpc::cpu {
 
+/// One sliced axis, per ONNX Slice: negative starts/ends count from the end,
+/// then both are clamped ([0, dim] for positive steps, [0, dim - 1] and
+/// [-1, dim - 1] for negative ones), which also tames INT64_MIN/MAX.
+struct AxisSlice {
+  int64_t start = 0;
+  int64_t size = 0;
+  int64_t step = 1;
+};
+
+/// The slice of an axis of length `dim` that ONNX Slice takes for `start`,
+/// `end` and `step` (step != 0). The CPU and CUDA Slice adapters share it.
+AxisSlice sliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step);
+
 /// Copies a strided view of the input to a strided view of the output.
 /// Transpose permutes input strides, Expand and Tile use stride 0 for
 /// repeated dims, Slice scales strides by its steps (possibly negative) and

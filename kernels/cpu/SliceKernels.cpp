@@ -26,36 +26,6 @@ Status requireAttr(const Attrs &attrs, const char *name) {
   return Status::ok();
 }
 
-/// One sliced axis, per ONNX Slice: negative starts/ends count from the end,
-/// then both are clamped ([0, dim] for positive steps, [0, dim - 1] and
-/// [-1, dim - 1] for negative ones), which also tames INT64_MIN/MAX.
-struct AxisSlice {
-  int64_t start = 0;
-  int64_t size = 0;
-  int64_t step = 1;
-};
-
-AxisSlice sliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  AxisSlice r;
-  r.step = step;
-  if (dim == 0)
-    return r;
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    r.size = end > start ? (end - start + step - 1) / step : 0;
-  } else {
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    r.size = start > end ? (start - end - step - 1) / -step : 0;
-  }
-  r.start = start;
-  return r;
-}
 
 Status prepareSlice(const std::vector<TensorDesc> &in,
                     const std::vector<TensorDesc> &out, const Attrs &attrs,
@@ -207,6 +177,28 @@ void addSliceKernels(KernelTable &t) {
                prepareSlice});
   t.push_back({"Pad", "constant padding (attrs pads, value; negative crops)",
                preparePad});
+}
+
+AxisSlice sliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  AxisSlice r;
+  r.step = step;
+  if (dim == 0)
+    return r;
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    r.size = end > start ? (end - start + step - 1) / step : 0;
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    r.size = start > end ? (start - end - step - 1) / -step : 0;
+  }
+  r.start = start;
+  return r;
 }
 
 } // namespace tpc::cpu

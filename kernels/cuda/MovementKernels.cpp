@@ -9,6 +9,7 @@
 #include "kernels/cuda/Kernels.h"
 
 #include "kernels/cpu/Cast.h"
+#include "kernels/cpu/Movement.h"
 
 #include <algorithm>
 
@@ -84,32 +85,8 @@ Status prepareTile(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-/// ONNX Slice clamping of one axis, as the CPU adapter does it.
-struct AxisSlice {
-  int64_t start = 0, size = 0, step = 1;
-};
-
-AxisSlice sliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  AxisSlice r;
-  r.step = step;
-  if (dim == 0)
-    return r;
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    r.size = end > start ? (end - start + step - 1) / step : 0;
-  } else {
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    r.size = start > end ? (start - end - step - 1) / -step : 0;
-  }
-  r.start = start;
-  return r;
-}
+using cpu::AxisSlice;
+using cpu::sliceAxis;
 
 Status prepareSlice(const KernelContext &, const std::vector<TensorDesc> &in,
                     const std::vector<TensorDesc> &out, const Attrs &attrs,
