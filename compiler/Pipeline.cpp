@@ -23,7 +23,7 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
   if (opts.shardingPass.empty()) {
     TpShardPassOptions shard;
     shard.tp = opts.tp;
-    shard.replicateUnclassified = opts.replicateUnclassified;
+    shard.allowReplicated = opts.allowReplicated;
     shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
     shard.parallelLmHead = opts.parallelLmHead;
     pm.addPass(createTpShardPass(shard));
@@ -94,11 +94,10 @@ namespace {
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<int> tp{*this, "tp", llvm::cl::desc("Tensor-parallel degree"),
                  llvm::cl::init(1)};
-  Option<bool> replicateUnclassified{
-      *this, "replicate-unclassified",
-      llvm::cl::desc("Replicate weight MatMuls the sharding pass cannot "
-                     "classify"),
-      llvm::cl::init(false)};
+  ListOption<std::string> allowReplicated{
+      *this, "allow-replicated",
+      llvm::cl::desc("Globs of weight MatMuls (node or weight name) that "
+                     "may stay replicated where an op blocks their split")};
   Option<bool> vocabParallelEmbedding{
       *this, "vocab-parallel-embedding",
       llvm::cl::desc("Split embeddings by vocabulary rows"),
@@ -140,7 +139,8 @@ void registerCompilePipeline() {
           return errorHandler(os.str());
         CompileOptions opts;
         opts.tp = o.tp;
-        opts.replicateUnclassified = o.replicateUnclassified;
+        opts.allowReplicated.assign(o.allowReplicated.begin(),
+                                    o.allowReplicated.end());
         opts.vocabParallelEmbedding = o.vocabParallelEmbedding;
         opts.parallelLmHead = o.parallelLmHead;
         opts.shardingPass = o.sharding;

@@ -5,15 +5,17 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace tpc {
 
 struct CompileOptions {
   /// Tensor-parallel degree: ranks the program is partitioned into.
   int tp = 1;
-  /// Weight MatMuls the sharding pass cannot classify stay replicated (with
-  /// a warning) instead of failing the compile.
-  bool replicateUnclassified = false;
+  /// Globs of weight MatMuls (ONNX node or weight name) that may stay
+  /// replicated where an op blocks their split; any other such MatMul fails
+  /// the compile.
+  std::vector<std::string> allowReplicated;
   /// Megatron's vocab-parallel embedding (rows split, all-reduce after).
   bool vocabParallelEmbedding = false;
   /// Column-parallel LM head with an all-gather of the logits.

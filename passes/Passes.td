@@ -19,10 +19,24 @@ def TpShardPass : Pass<"tpc-tp-shard", "mlir::ModuleOp"> {
     is all-reduced at its first use that is not linear in it: two
     all-reduces per transformer layer.
 
-    Column-parallel MatMuls whose split would only be gathered again (the
-    LM head, or k/v projections with fewer kv heads than ranks) stay
-    replicated. A reshape that would split heads unevenly is an error that
-    names the node, the dimension and the tp values that work.
+    A partial value that one use needs whole is all-reduced once for all
+    its uses; a partial value reaching a weight MatMul is reduced first, so
+    the MatMul is column-parallel. Where two partial sums meet before
+    anything needs them whole (parallel residual blocks: x + attn(ln(x)) +
+    mlp(ln(x))), the replicated terms on the way (row-parallel biases) are
+    added once, by rank 0 (`tp.ToPartial`), and one all-reduce follows the
+    sum. The analysis reruns until these choices, which depend on later
+    uses, are stable.
+
+    Column-parallel MatMuls whose split would only be gathered again stay
+    replicated by two stated policies: an output projection (the LM head,
+    unless parallel-lm-head) and k/v projections with fewer kv heads than
+    ranks. A split that reaches a graph output through reshapes (a KV cache
+    output, split by heads) is gathered there instead. Any other MatMul
+    whose split an op blocks is an error naming the MatMul and the op,
+    unless `allow-replicated` matches its node or weight name. A reshape
+    that would split heads unevenly is an error that names the node, the
+    dimension and the tp values that work.
 
     The result is `@main` with `tp.sharding` on every op, `tp.role` on every
     weight MatMul, and tp collectives (AllReduce, AllGather, Shard) where
@@ -30,8 +44,9 @@ def TpShardPass : Pass<"tpc-tp-shard", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"tp", "tp", "int64_t", "1", "Number of ranks">,
-    Option<"replicateUnclassified", "replicate-unclassified", "bool", "false",
-           "Replicate weight MatMuls that cannot be classified (warning)">,
+    ListOption<"allowReplicated", "allow-replicated", "std::string",
+               "Globs of weight MatMuls (ONNX node or weight name) that may "
+               "stay replicated where an op blocks their split">,
     Option<"vocabParallelEmbedding", "vocab-parallel-embedding", "bool",
            "false", "Split embedding tables by vocabulary rows">,
     Option<"parallelLmHead", "parallel-lm-head", "bool", "false",

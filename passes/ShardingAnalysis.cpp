@@ -5,6 +5,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+#include <optional>
+
 using namespace mlir;
 
 namespace tpc {
@@ -51,12 +54,64 @@ bool isWeightMatMul(Operation *op) {
 
 
 namespace {
+/// The [start, end) range a Slice takes of `axis` with step 1; nullopt when
+/// it does not touch `axis`, {-1, -1} when its step is not 1.
+std::optional<std::pair<int64_t, int64_t>> sliceRange(onnx::SliceOp sl,
+                                                      int64_t axis) {
+  int64_t rank = sl.getData().getType().getRank();
+  int64_t dim = sl.getData().getType().getDimSize(axis);
+  for (auto [j, a] : llvm::enumerate(sl.getAxes())) {
+    if (positiveAxis(a, rank) != axis)
+      continue;
+    if (sl.getSteps()[j] != 1)
+      return std::make_pair(int64_t(-1), int64_t(-1));
+    auto clamp = [&](int64_t x) {
+      if (x < 0)
+        x += dim;
+      return std::clamp<int64_t>(x, 0, dim);
+    };
+    return std::make_pair(clamp(sl.getStarts()[j]), clamp(sl.getEnds()[j]));
+  }
+  return std::nullopt;
+}
+
+/// The part sizes when every use of `v` is a Slice of `axis` and together
+/// they cut it into two or more contiguous parts: a fused projection cut by
+/// slices (Phi-3's qkv_proj and gate_up_proj).
+std::optional<SmallVector<int64_t>> sliceParts(Value v, int64_t axis) {
+  SmallVector<std::pair<int64_t, int64_t>> ranges;
+  for (Operation *user : v.getUsers()) {
+    auto sl = dyn_cast<onnx::SliceOp>(user);
+    if (!sl)
+      return std::nullopt;
+    std::optional<std::pair<int64_t, int64_t>> r = sliceRange(sl, axis);
+    if (!r || r->first < 0 || r->first >= r->second)
+      return std::nullopt;
+    ranges.push_back(*r);
+  }
+  llvm::sort(ranges);
+  ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+  SmallVector<int64_t> parts;
+  int64_t at = 0;
+  for (auto [start, end] : ranges) {
+    if (start != at)
+      return std::nullopt;
+    parts.push_back(end - start);
+    at = end;
+  }
+  if (parts.size() < 2 || at != tensorType(v).getDimSize(axis))
+    return std::nullopt;
+  return parts;
+}
+
 /// The parts of a weight MatMul's output when it feeds (through bias adds)
 /// a Split on its last axis: a fused QKV or gate|up projection.
 SmallVector<int64_t> fusedOutputParts(Operation *mm) {
   Value v = mm->getResult(0);
   int64_t last = tensorType(v).getRank() - 1;
   for (int depth = 0; depth < 4; ++depth) {
+    if (std::optional<SmallVector<int64_t>> parts = sliceParts(v, last))
+      return *parts;
     if (!v.hasOneUse())
       break;
     Operation *user = *v.getUsers().begin();
@@ -84,6 +139,55 @@ SmallVector<int64_t> fusedOutputParts(Operation *mm) {
 
 } // namespace
 
+void ShardingAnalysis::require(Operation *op, unsigned i, const Sharding &s) {
+  Value v = op->getOperand(i);
+  Sharding cur = produced(v);
+  if (cur == s) {
+    want.erase({op, i});
+    return;
+  }
+  want[{op, i}] = s;
+  if (cur.isPartial() && !s.isPartial())
+    reduced.insert(v);
+  if (!cur.isSplit() || s.isSplit())
+    return;
+  // A split that is gathered again was not worth making, except at a graph
+  // output that reshapes made (a KV cache output split by heads).
+  if (isa<func::ReturnOp>(op)) {
+    if (!parallelLmHead && isOutputProjection(v, cur))
+      forceOrigins(v, {ReplicationReason::OutputHead, op});
+    return;
+  }
+  forceOrigins(v, {ReplicationReason::Blocked, op});
+}
+
+void ShardingAnalysis::forceOrigins(Value v, ReplicationReason why) {
+  for (Operation *m : originsOf(v))
+    if (retry.insert(m))
+      retryReasons.try_emplace(m, why);
+}
+
+bool ShardingAnalysis::isOutputProjection(Value v, const Sharding &s) {
+  OpSet from = originsOf(v);
+  if (from.empty())
+    return true;
+  return llvm::any_of(from, [&](Operation *m) {
+    Sharding made = produced(m->getResult(0));
+    return made.sizes == s.sizes && made.parts == s.parts;
+  });
+}
+
+bool ShardingAnalysis::learn(ShardingHints &h) const {
+  bool grew = false;
+  for (Operation *m : retry)
+    grew |= h.forced.insert(m);
+  for (Value v : reduced)
+    grew |= h.reduced.insert(v).second;
+  for (Operation *add : newDeferred)
+    grew |= h.deferred.insert(add);
+  return grew;
+}
+
 LogicalResult emitHeadError(Operation *op, int64_t tp, int64_t dim,
                             int64_t heads) {
   std::string ok;
@@ -109,10 +213,16 @@ LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
   Sharding sa = of(a);
   Value result = op->getResult(0);
   int64_t outLast = tensorType(result).getRank() - 1;
-  if (forced.contains(op)) {
+  if (hints.forced.contains(op)) {
     role[op] = "replicated";
     replicate(op);
     return success();
+  }
+  if (sa.isPartial()) {
+    // A sum the MatMul could carry through, but then its weight would stay
+    // whole: reduce first and shard the MatMul (column -> row -> column).
+    require(op, 0, Sharding::replicated());
+    sa = Sharding::replicated();
   }
   if (sa.isReplicated()) {
     SmallVector<int64_t> parts = fusedOutputParts(op);
@@ -130,17 +240,10 @@ LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
     set(result, Sharding::partial());
     return success();
   }
-  if (sa.isSplit()) {
-    // Split on a batch or row axis: the weight stays whole.
-    require(op, 1, Sharding::replicated());
-    role[op] = "replicated";
-    set(result, sa, originsOf(a));
-    return success();
-  }
-  // Partial activation: MatMul is linear in it.
+  // Split on a batch or row axis: the weight stays whole.
   require(op, 1, Sharding::replicated());
   role[op] = "replicated";
-  set(result, Sharding::partial());
+  set(result, sa, originsOf(a));
   return success();
 }
 
@@ -203,7 +306,65 @@ void ShardingAnalysis::visitActivationMatMul(Operation *mmOp) {
   replicate(op);
 }
 
+bool ShardingAnalysis::visitPartialAdd(Operation *op) {
+  if (!isa<onnx::AddOp, onnx::SubOp>(op) || op->getNumOperands() != 2)
+    return false;
+  Value res = op->getResult(0);
+  Value x[2] = {op->getOperand(0), op->getOperand(1)};
+  Sharding s[2] = {of(x[0]), of(x[1])};
+  bool p[2] = {s[0].isPartial(), s[1].isPartial()};
+  // A replicated operand made by eager reductions that nothing else reads.
+  auto eager = [&](int k) -> const OpSet * {
+    auto it = eagerSources.find(x[k]);
+    return it != eagerSources.end() && x[k].hasOneUse() ? &it->second
+                                                        : nullptr;
+  };
+  const OpSet *e[2] = {eager(0), eager(1)};
+  // Two sums meet here, and at least one was reduced on its way: had its
+  // reductions waited, one all-reduce after this add would do.
+  if ((p[0] || e[0]) && (p[1] || e[1]) && (e[0] || e[1]))
+    for (const OpSet *src : e)
+      if (src)
+        for (Operation *add : *src)
+          newDeferred.insert(add);
+  if (p[0] && p[1]) {
+    set(res, Sharding::partial());
+    return true;
+  }
+  if (!p[0] && !p[1]) {
+    // A replicated value added on the way keeps the chain deferrable.
+    if (s[0].isReplicated() && s[1].isReplicated() && (!e[0] != !e[1]))
+      eagerSources[res] = e[0] ? *e[0] : *e[1];
+    return false;
+  }
+  int k = p[0] ? 0 : 1;
+  if (!s[1 - k].isReplicated())
+    return false;
+  // Deferring adds the replicated operand on rank 0 only: the sum must not
+  // broadcast the partial operand, and a Sub must subtract it.
+  bool deferrable = tensorType(res) == tensorType(x[k]) &&
+                    (isa<onnx::AddOp>(op) || k == 1) && x[k].hasOneUse();
+  if (deferrable && hints.deferred.contains(op)) {
+    require(op, 1 - k, Sharding::partial());
+    set(res, Sharding::partial());
+    return true;
+  }
+  require(op, k, Sharding::replicated());
+  set(res, Sharding::replicated());
+  if (deferrable) {
+    // This add is the partial operand's only use: its reduction is this
+    // add's choice, which a later run may defer, not a fact about the value.
+    reduced.erase(x[k]);
+    OpSet self;
+    self.insert(op);
+    eagerSources[res] = self;
+  }
+  return true;
+}
+
 void ShardingAnalysis::visitElementwise(Operation *op) {
+  if (visitPartialAdd(op))
+    return;
   Value res = op->getResult(0);
   int64_t R = tensorType(res).getRank();
   bool anyPartial = false, anySplit = false;
@@ -341,7 +502,9 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
         // Fewer heads than ranks: replicated, which is right for GQA kv
         // heads; the pass checks afterwards that they meet split q heads.
         for (Operation *m : from)
-          retry.insert(m);
+          if (retry.insert(m))
+            retryReasons.try_emplace(
+                m, ReplicationReason{ReplicationReason::KvHeads, op});
         headFallbacks.push_back({op, majorOut, dimOut});
         replicate(op);
         return success();
@@ -431,7 +594,42 @@ void ShardingAnalysis::visitSplit(Operation *splitOp) {
     set(r, Sharding::split(axis, {part}, tp), originsOf(in));
 }
 
+void ShardingAnalysis::visitSlice(Operation *op) {
+  auto sl = cast<onnx::SliceOp>(op);
+  Value data = sl.getData();
+  Sharding s = of(data);
+  if (s.isPartial()) {
+    set(sl.getResult(), s);
+    return;
+  }
+  if (!s.isSplit())
+    return replicate(op);
+  std::optional<std::pair<int64_t, int64_t>> range = sliceRange(sl, s.axis);
+  if (!range) {
+    set(sl.getResult(), s, originsOf(data));
+    return;
+  }
+  // One whole part of a fused projection: each rank keeps its share of it.
+  int64_t start = 0;
+  for (int64_t part : s.parts) {
+    if (range->first == start && range->second == start + part) {
+      set(sl.getResult(), Sharding::split(s.axis, {part}, tp),
+          originsOf(data));
+      return;
+    }
+    start += part;
+  }
+  replicate(op);
+}
+
 LogicalResult ShardingAnalysis::visit(Operation *op) {
+  // A partial value that some use needs whole is read whole by every use:
+  // one all-reduce serves them all.
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    Value v = op->getOperand(i);
+    if (reduced.contains(v) && produced(v).isPartial())
+      want[{op, i}] = Sharding::replicated();
+  }
   if (isa<onnx::WeightOp, onnx::ConstantOp>(op)) {
     set(op->getResult(0), Sharding::replicated());
     return success();
@@ -516,17 +714,8 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
     visitSplit(s);
     return success();
   }
-  if (auto sl = dyn_cast<onnx::SliceOp>(op)) {
-    Sharding s = of(sl.getData());
-    int64_t rank = sl.getData().getType().getRank();
-    bool touches = false;
-    for (int64_t a : sl.getAxes())
-      touches |= (a < 0 ? a + rank : a) == s.axis;
-    if (s.isPartial() || (s.isSplit() && !touches)) {
-      set(sl.getResult(), s, originsOf(sl.getData()));
-      return success();
-    }
-    replicate(op);
+  if (isa<onnx::SliceOp>(op)) {
+    visitSlice(op);
     return success();
   }
   if (auto c = dyn_cast<onnx::ConcatOp>(op)) {

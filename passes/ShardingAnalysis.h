@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
@@ -31,32 +32,79 @@ bool isWeightMatMul(mlir::Operation *op);
 mlir::LogicalResult emitHeadError(mlir::Operation *op, int64_t tp, int64_t dim,
                                   int64_t heads);
 
+/// Why a weight MatMul that could have been column-parallel is replicated.
+struct ReplicationReason {
+  enum Kind {
+    /// Its split reaches a graph output unchanged (an LM head or another
+    /// output projection): gathering the logits costs more than it saves.
+    OutputHead,
+    /// Its heads are fewer than the ranks (GQA/MQA kv heads): replicated,
+    /// and each rank's q heads read them.
+    KvHeads,
+    /// An op that cannot take the split needs the value whole.
+    Blocked,
+  };
+  Kind kind = Blocked;
+  /// The op that needed the whole value (Blocked) or the reshape to heads
+  /// (KvHeads).
+  mlir::Operation *at = nullptr;
+};
+
+/// What runs of the analysis learned for the next: choices that depend on
+/// later uses of a value, which one walk in program order cannot see yet.
+/// The sharding pass reruns the analysis until they stop growing.
+struct ShardingHints {
+  /// Weight MatMuls kept replicated.
+  OpSet forced;
+  /// Partial values that some use needs whole: every use reads the one
+  /// all-reduced value.
+  llvm::DenseSet<mlir::Value> reduced;
+  /// Adds of a partial and a replicated value that stay partial (the
+  /// replicated operand added once, by rank 0) because the sum meets another
+  /// partial sum before anything needs it whole: parallel residual blocks
+  /// then need one all-reduce instead of two.
+  OpSet deferred;
+};
+
 class ShardingAnalysis {
 public:
   ShardingAnalysis(mlir::func::FuncOp func, int64_t tp, bool parallelLmHead,
-                   const OpSet &forced)
-      : func(func), tp(tp), parallelLmHead(parallelLmHead), forced(forced) {}
+                   const ShardingHints &hints)
+      : func(func), tp(tp), parallelLmHead(parallelLmHead), hints(hints),
+        reduced(hints.reduced) {}
 
-  /// Visits every op of the function in order. failure() after an error;
-  /// `retry` names MatMuls that should be forced replicated and the
-  /// analysis rerun.
+  /// Visits every op of the function in order. failure() after an error.
   mlir::LogicalResult run();
   /// Applies the rule of one op to the current state.
   mlir::LogicalResult visit(mlir::Operation *op);
+  /// Whether this run learned something `hints` did not hold; `hints` then
+  /// gets it.
+  bool learn(ShardingHints &hints) const;
 
   /// The sharding each op needs of each operand, where it differs from the
   /// operand's.
   std::map<std::pair<mlir::Operation *, unsigned>, Sharding> want;
+  /// The sharding each value is produced with.
   llvm::DenseMap<mlir::Value, Sharding> state;
   llvm::DenseMap<mlir::Operation *, llvm::StringRef> role;
+  /// Column-parallel MatMuls whose split was gathered again, with why: they
+  /// should be forced replicated and the analysis rerun.
   OpSet retry;
+  llvm::DenseMap<mlir::Operation *, ReplicationReason> retryReasons;
   /// Reshapes whose heads could not be split (fewer heads than ranks), with
   /// the dimension and head count: their projections were forced replicated.
   llvm::SmallVector<std::tuple<mlir::Operation *, int64_t, int64_t>>
       headFallbacks;
 
-  /// A copy: references into `state` would dangle when it grows.
+  /// The sharding a use of `v` reads: a value all-reduced for one use is
+  /// read whole by all. A copy: references into `state` would dangle.
   Sharding of(mlir::Value v) const {
+    if (reduced.contains(v) && produced(v).isPartial())
+      return Sharding::replicated();
+    return produced(v);
+  }
+  /// The sharding `v` is produced with.
+  Sharding produced(mlir::Value v) const {
     auto it = state.find(v);
     return it == state.end() ? Sharding::replicated() : it->second;
   }
@@ -72,20 +120,7 @@ private:
     return it == origins.end() ? OpSet() : it->second;
   }
   /// Records that `op` needs operand `i` as `s`.
-  void require(mlir::Operation *op, unsigned i, const Sharding &s) {
-    mlir::Value v = op->getOperand(i);
-    Sharding cur = of(v);
-    if (cur == s)
-      return;
-    want[{op, i}] = s;
-    // A split that is gathered again was not worth making.
-    if (cur.isSplit() && !s.isSplit()) {
-      bool atOutput = llvm::isa<mlir::func::ReturnOp>(op);
-      if (!(parallelLmHead && atOutput))
-        for (mlir::Operation *m : originsOf(v))
-          retry.insert(m);
-    }
-  }
+  void require(mlir::Operation *op, unsigned i, const Sharding &s);
   void requireAll(mlir::Operation *op, const Sharding &s) {
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
       require(op, i, s);
@@ -95,22 +130,38 @@ private:
     for (mlir::Value r : op->getResults())
       set(r, Sharding::replicated());
   }
+  /// Marks the column MatMuls behind split `v` for replication.
+  void forceOrigins(mlir::Value v, ReplicationReason why);
+  /// Whether the split `s` of a graph output is the unchanged output split
+  /// of one of its column MatMuls (an output projection such as an LM head)
+  /// rather than a split that reshapes made (heads of a KV cache output).
+  bool isOutputProjection(mlir::Value v, const Sharding &s);
 
   mlir::LogicalResult visitWeightMatMul(mlir::Operation *op);
   void visitActivationMatMul(mlir::Operation *op);
   void visitElementwise(mlir::Operation *op);
+  /// Add/Sub of a partial value: stays partial, reduces, or (for a later
+  /// run) defers the reductions of sums that meet here. Returns false when
+  /// `op` is not such an add.
+  bool visitPartialAdd(mlir::Operation *op);
   mlir::LogicalResult visitReshape(mlir::Operation *op);
   void visitAxisOp(mlir::Operation *op, llvm::ArrayRef<int64_t> reducedAxes,
                    bool keepDims, bool linearOverReduced);
   void visitSplit(mlir::Operation *op);
+  void visitSlice(mlir::Operation *op);
   void visitTransposeLike(mlir::Operation *op, llvm::ArrayRef<int64_t> perm);
 
   mlir::func::FuncOp func;
   int64_t tp;
   bool parallelLmHead;
-  const OpSet &forced;
+  const ShardingHints &hints;
+  /// hints.reduced and what this run added.
+  llvm::DenseSet<mlir::Value> reduced;
+  OpSet newDeferred;
   llvm::DenseMap<mlir::Value, OpSet> origins;
-  /// Split ops on the output axis of a MatMul: the parts to split apart.
+  /// Replicated values made by Adds that reduced a partial operand eagerly,
+  /// with those Adds: deferring them would keep the value partial.
+  llvm::DenseMap<mlir::Value, OpSet> eagerSources;
 };
 
 } // namespace tpc

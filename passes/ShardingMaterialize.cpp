@@ -110,6 +110,14 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
       }
       curS = Sharding::replicated();
     }
+    if (to.isPartial() && curS.isReplicated()) {
+      // Added once: rank 0 keeps it, the others add nothing.
+      place(cur);
+      auto tpOp = b.create<tp::ToPartialOp>(loc, cur);
+      annotateShardings(tpOp, {to});
+      cur = tpOp.getResult();
+      curS = to;
+    }
     if (to.isSplit() && curS.isReplicated()) {
       place(cur);
       auto sh = b.create<tp::ShardOp>(loc, cur.getType(), cur,

@@ -37,12 +37,12 @@ SmallVector<Sharding> annotated(Operation *op) {
 /// program whose shardings disagree (a custom pass's mistake) is refused
 /// before anything is partitioned.
 LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
-  OpSet replicatedMatMuls;
+  ShardingHints hints;
   for (Operation &op : func.getBody().front())
     if (auto role = op.getAttrOfType<StringAttr>("tp.role"))
       if (role.getValue() == "replicated")
-        replicatedMatMuls.insert(&op);
-  ShardingAnalysis check(func, tp, /*parallelLmHead=*/true, replicatedMatMuls);
+        hints.forced.insert(&op);
+  ShardingAnalysis check(func, tp, /*parallelLmHead=*/true, hints);
   auto describe = [](Operation *op) {
     std::string node = nodeNameOf(op->getLoc());
     return "'" + op->getName().getStringRef().str() + "'" +
@@ -83,6 +83,13 @@ LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
       check.state[ag.getResult()] = ann[0];
       continue;
     }
+    if (auto tpOp = dyn_cast<tp::ToPartialOp>(op)) {
+      if (!check.of(tpOp.getInput()).isReplicated() || !ann[0].isPartial())
+        return op.emitError("sharding check: ToPartial must take a "
+                            "replicated value and give a partial one");
+      check.state[tpOp.getResult()] = ann[0];
+      continue;
+    }
     if (auto sh = dyn_cast<tp::ShardOp>(op)) {
       if (!check.of(sh.getInput()).isReplicated() || !ann[0].isSplit() ||
           ann[0].axis != sh.getAxis() ||
@@ -99,7 +106,7 @@ LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
       if (key.first == &op)
         return op.emitError("sharding check: operand ")
                << key.second << " of " << describe(&op) << " is "
-               << check.of(op.getOperand(key.second)).str()
+               << check.produced(op.getOperand(key.second)).str()
                << " but the op needs it " << s.str();
     for (auto [r, s] : llvm::zip(op.getResults(), ann)) {
       if (check.of(r) != s)
@@ -192,9 +199,17 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
                                   split.getInput().getType().getRank())));
         split.setSplitAttr(DenseI64ArrayAttr::get(ctx, sizes));
       }
-      if (auto sh = dyn_cast<tp::ShardOp>(op))
+      if (auto sl = dyn_cast<onnx::SliceOp>(op))
+        localizeSlice(sl, rank, tp);
+      if (auto sh = dyn_cast<tp::ShardOp>(op)) {
         if (failed(lowerShard(sh, ann[0], rank, tp)))
           return failure();
+        continue;
+      }
+      if (auto tpOp = dyn_cast<tp::ToPartialOp>(op)) {
+        lowerToPartial(tpOp, rank);
+        continue;
+      }
       if (auto ag = dyn_cast<tp::AllGatherOp>(op))
         if (ag.getParts().size() > 1)
           return ag.emitError("gathering a value split into several parts "
@@ -207,6 +222,80 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       if (isOpTriviallyDead(&op))
         op.erase();
     return success();
+  }
+
+  /// A Slice that takes one part of a split fused projection takes the
+  /// rank's share of that part: its offset among the rank's shares of the
+  /// parts before it.
+  static void localizeSlice(onnx::SliceOp sl, int64_t rank, int64_t tp) {
+    Sharding in = shardingOf(sl.getData());
+    if (!in.isSplit())
+      return;
+    int64_t rankOf = sl.getData().getType().getRank();
+    SmallVector<int64_t> starts(sl.getStarts()), ends(sl.getEnds());
+    int64_t dim = 0;
+    for (int64_t part : in.parts)
+      dim += part;
+    for (auto [j, a] : llvm::enumerate(sl.getAxes())) {
+      if (positiveAxis(a, rankOf) != in.axis)
+        continue;
+      int64_t start = starts[j] < 0 ? starts[j] + dim : starts[j];
+      int64_t global = 0, local = 0;
+      for (int64_t part : in.parts) {
+        int64_t share = evenShare(part, tp, rank);
+        if (start == global) {
+          starts[j] = local;
+          ends[j] = local + share;
+          break;
+        }
+        global += part;
+        local += share;
+      }
+    }
+    sl.setStartsAttr(DenseI64ArrayAttr::get(sl.getContext(), starts));
+    sl.setEndsAttr(DenseI64ArrayAttr::get(sl.getContext(), ends));
+  }
+
+  /// The sharding annotated on the op that defines `v`.
+  static Sharding shardingOf(Value v) {
+    auto res = dyn_cast<OpResult>(v);
+    if (!res)
+      return Sharding::replicated();
+    SmallVector<Sharding> ann = annotated(res.getOwner());
+    return res.getResultNumber() < ann.size() ? ann[res.getResultNumber()]
+                                              : Sharding::replicated();
+  }
+
+  /// Rank 0 adds a ToPartial value as it is; the other ranks add nothing,
+  /// and any other use reads zeros.
+  static void lowerToPartial(tp::ToPartialOp tpOp, int64_t rank) {
+    Value in = tpOp.getInput();
+    if (rank == 0) {
+      tpOp.getResult().replaceAllUsesWith(in);
+      tpOp.erase();
+      return;
+    }
+    for (OpOperand &use : llvm::make_early_inc_range(tpOp->getUses())) {
+      Operation *user = use.getOwner();
+      if (!isa<onnx::AddOp, onnx::SubOp>(user) ||
+          (isa<onnx::SubOp>(user) && use.getOperandNumber() != 1))
+        continue;
+      Value other = user->getOperand(1 - use.getOperandNumber());
+      if (other == tpOp.getResult() || other.getType() != user->getResult(0).getType())
+        continue;
+      user->getResult(0).replaceAllUsesWith(other);
+      user->erase();
+    }
+    if (!tpOp->use_empty()) {
+      OpBuilder b(tpOp);
+      auto type = cast<RankedTensorType>(tpOp.getType());
+      Attribute zero = b.getZeroAttr(type.getElementType());
+      auto c = b.create<onnx::ConstantOp>(
+          tpOp.getLoc(), type, DenseElementsAttr::get(type, zero));
+      c->setAttr("tp.sharding", tpOp->getAttr("tp.sharding"));
+      tpOp.getResult().replaceAllUsesWith(c.getResult());
+    }
+    tpOp.erase();
   }
 
   /// A rank's block of a replicated value: a slice of the weight file for

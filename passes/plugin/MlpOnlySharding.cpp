@@ -114,18 +114,17 @@ LogicalResult shardMlpOnly(ModuleOp module, int64_t tp) {
     return success();
   }
   splitGemmBias(func);
-  OpSet forced = attentionProjections(func);
-  // A column-parallel MatMul whose split is only gathered again (the LM
-  // head) is not worth its all-gather: the analysis names it in `retry` and
-  // reruns with it replicated. `forced` only grows, so this ends.
+  ShardingHints hints;
+  hints.forced = attentionProjections(func);
+  // The analysis learns from later uses (a column split that is only
+  // gathered again, as for the LM head; partial sums that can share one
+  // all-reduce) and reruns with what it learned. The hints only grow, so
+  // this ends.
   for (;;) {
-    ShardingAnalysis analysis(func, tp, /*parallelLmHead=*/false, forced);
+    ShardingAnalysis analysis(func, tp, /*parallelLmHead=*/false, hints);
     if (failed(analysis.run()))
       return failure();
-    bool grew = false;
-    for (Operation *m : analysis.retry)
-      grew |= forced.insert(m);
-    if (grew)
+    if (analysis.learn(hints))
       continue;
     materializeShardings(func, analysis);
     return success();

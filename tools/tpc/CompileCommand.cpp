@@ -29,9 +29,10 @@ const Command kCompileCommand = {
         {"-o", "ENGINE_DIR", "the engine folder to write (required)"},
         {"--input-shape", "NAME=DxD",
          "static shape for an input with dynamic dimensions", true},
-        {"--replicate-unclassified", nullptr,
-         "keep weight MatMuls the sharding pass cannot classify replicated "
-         "(a warning each) instead of failing"},
+        {"--allow-replicated", "GLOB",
+         "let the weight MatMuls whose ONNX node or weight name matches GLOB "
+         "stay replicated where an op blocks their split (otherwise an "
+         "error)", true},
         {"--vocab-parallel-embedding", nullptr,
          "split embedding tables by vocabulary rows (Megatron layout)"},
         {"--parallel-lm-head", nullptr,
@@ -77,7 +78,7 @@ static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
   }
   opts.shardingPass = args.get("--sharding");
   opts.shardingOptions = args.get("--sharding-options");
-  for (const char *flag : {"--replicate-unclassified",
+  for (const char *flag : {"--allow-replicated",
                            "--vocab-parallel-embedding", "--parallel-lm-head"})
     if (args.has(flag))
       return error(std::string(flag) + " is an option of tpc-tp-shard; give "
@@ -92,6 +93,13 @@ static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
   return true;
 }
 
+static llvm::json::Array toJsonArray(const std::vector<std::string> &v) {
+  llvm::json::Array a;
+  for (const std::string &s : v)
+    a.push_back(s);
+  return a;
+}
+
 int runCompile(const ParsedArgs &args) {
   const Command &cmd = kCompileCommand;
   if (!args.has("-o"))
@@ -103,7 +111,7 @@ int runCompile(const ParsedArgs &args) {
       std::stoi(tpText) < 1)
     return fail(cmd, "--tp must be a positive integer, not '" + tpText + "'");
   opts.tp = std::stoi(tpText);
-  opts.replicateUnclassified = args.has("--replicate-unclassified");
+  opts.allowReplicated = args.all("--allow-replicated");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
   opts.fusion = !args.has("--no-fusion");
@@ -158,7 +166,7 @@ int runCompile(const ParsedArgs &args) {
       {"source", std::filesystem::path(model).filename().string()},
       {"tp", opts.tp},
       {"input_shapes", std::move(shapes)},
-      {"replicate_unclassified", opts.replicateUnclassified},
+      {"allow_replicated", toJsonArray(opts.allowReplicated)},
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding},
       {"parallel_lm_head", opts.parallelLmHead},
       {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"

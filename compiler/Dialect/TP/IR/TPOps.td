@@ -95,4 +95,23 @@ def TP_ShardOp : TP_Op<"Shard", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def TP_ToPartialOp : TP_Op<"ToPartial", [Pure, SameOperandsAndResultType]> {
+  let summary = "A replicated tensor as a partial sum: rank 0 holds it, the others zeros";
+  let description = [{
+    Lets a replicated value (a row-parallel bias, a residual) join a sum of
+    partial values so that it is added exactly once and the sum is
+    all-reduced once, where the program needs it whole (parallel residual
+    blocks). Partitioning lowers it to its input on rank 0; on the other
+    ranks an Add of it becomes its other operand, and any other use reads
+    zeros.
+
+    ```mlir
+    %p = tp.ToPartial %bias : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
 #endif
