@@ -24,6 +24,7 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
     TpShardPassOptions shard;
     shard.tp = opts.tp;
     shard.allowReplicated = opts.allowReplicated;
+    shard.shardingPlan = opts.shardingPlan;
     shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
     shard.parallelLmHead = opts.parallelLmHead;
     pm.addPass(createTpShardPass(shard));
@@ -98,6 +99,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "allow-replicated",
       llvm::cl::desc("Globs of weight MatMuls (node or weight name) that "
                      "may stay replicated where an op blocks their split")};
+  Option<std::string> shardingPlan{
+      *this, "sharding-plan",
+      llvm::cl::desc("JSON file of weight MatMul roles to honour or reject")};
   Option<bool> vocabParallelEmbedding{
       *this, "vocab-parallel-embedding",
       llvm::cl::desc("Split embeddings by vocabulary rows"),
@@ -141,6 +145,7 @@ void registerCompilePipeline() {
         opts.tp = o.tp;
         opts.allowReplicated.assign(o.allowReplicated.begin(),
                                     o.allowReplicated.end());
+        opts.shardingPlan = o.shardingPlan;
         opts.vocabParallelEmbedding = o.vocabParallelEmbedding;
         opts.parallelLmHead = o.parallelLmHead;
         opts.shardingPass = o.sharding;

@@ -16,6 +16,9 @@ struct CompileOptions {
   /// replicated where an op blocks their split; any other such MatMul fails
   /// the compile.
   std::vector<std::string> allowReplicated;
+  /// A sharding plan file (passes/ShardingPlan.h) of roles the pass must
+  /// honour or reject; "" for none.
+  std::string shardingPlan;
   /// Megatron's vocab-parallel embedding (rows split, all-reduce after).
   bool vocabParallelEmbedding = false;
   /// Column-parallel LM head with an all-gather of the logits.

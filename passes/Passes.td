@@ -47,6 +47,9 @@ def TpShardPass : Pass<"tpc-tp-shard", "mlir::ModuleOp"> {
     ListOption<"allowReplicated", "allow-replicated", "std::string",
                "Globs of weight MatMuls (ONNX node or weight name) that may "
                "stay replicated where an op blocks their split">,
+    Option<"shardingPlan", "sharding-plan", "std::string", "\"\"",
+           "JSON file of weight MatMul roles (colwise, rowwise, replicate) "
+           "by node or weight name glob, which the pass honours or rejects">,
     Option<"vocabParallelEmbedding", "vocab-parallel-embedding", "bool",
            "false", "Split embedding tables by vocabulary rows">,
     Option<"parallelLmHead", "parallel-lm-head", "bool", "false",

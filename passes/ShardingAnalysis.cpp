@@ -163,7 +163,9 @@ void ShardingAnalysis::require(Operation *op, unsigned i, const Sharding &s) {
 
 void ShardingAnalysis::forceOrigins(Value v, ReplicationReason why) {
   for (Operation *m : originsOf(v))
-    if (retry.insert(m))
+    if (!(why.kind == ReplicationReason::OutputHead &&
+          hints.keepColumn.contains(m)) &&
+        retry.insert(m))
       retryReasons.try_emplace(m, why);
 }
 

@@ -43,6 +43,8 @@ struct ReplicationReason {
     KvHeads,
     /// An op that cannot take the split needs the value whole.
     Blocked,
+    /// The user's sharding plan asks for it.
+    Requested,
   };
   Kind kind = Blocked;
   /// The op that needed the whole value (Blocked) or the reshape to heads
@@ -64,6 +66,9 @@ struct ShardingHints {
   /// partial sum before anything needs it whole: parallel residual blocks
   /// then need one all-reduce instead of two.
   OpSet deferred;
+  /// Output projections the user asked to keep column-parallel (their
+  /// logits are gathered), as --parallel-lm-head does for all.
+  OpSet keepColumn;
 };
 
 class ShardingAnalysis {

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/ShardingMaterialize.h"
+#include "passes/ShardingPlan.h"
 
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 
@@ -69,6 +70,23 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     }
     ShardingHints hints;
     llvm::DenseMap<Operation *, ReplicationReason> reasons;
+    ShardingPlan plan;
+    if (!shardingPlan.empty()) {
+      std::string error;
+      if (!ShardingPlan::read(shardingPlan, plan, error)) {
+        module.emitError(error);
+        return signalPassFailure();
+      }
+      // What the plan replicates is replicated from the start.
+      for (Operation &op : func.getBody().front())
+        if (isWeightMatMul(&op))
+          if (ShardingPlanEntry *e = plan.lookup(&op)) {
+            if (e->role == "replicated" && hints.forced.insert(&op))
+              reasons[&op] = {ReplicationReason::Requested, nullptr};
+            if (e->role == "column")
+              hints.keepColumn.insert(&op);
+          }
+    }
     SmallVector<std::tuple<Operation *, int64_t, int64_t>> fallbacks;
     for (int iteration = 0;; ++iteration) {
       ShardingAnalysis a(func, tp, parallelLmHead, hints);
@@ -86,9 +104,20 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
           (void)emitHeadError(reshape, tp, dim, heads);
           return signalPassFailure();
         }
-      if (failed(checkReplicated(func, hints.forced, reasons, allowed)))
+      if (failed(checkReplicated(func, hints.forced, reasons, allowed)) ||
+          failed(checkPlan(func, plan, a)))
         return signalPassFailure();
       materializeShardings(func, a);
+      // Say why each replicated MatMul is replicated, for the compile
+      // summary and tpc inspect.
+      for (Operation *m : hints.forced) {
+        auto it = reasons.find(m);
+        ReplicationReason::Kind kind = it == reasons.end()
+                                           ? ReplicationReason::Blocked
+                                           : it->second.kind;
+        m->setAttr("tp.reason", StringAttr::get(m->getContext(),
+                                                reasonName(kind)));
+      }
       return;
     }
   }
@@ -141,21 +170,56 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     return failure();
   }
 
+  /// The roles the plan asks for are the roles the dataflow gives, and
+  /// every entry names some MatMul.
+  LogicalResult checkPlan(func::FuncOp func, ShardingPlan &plan,
+                          const ShardingAnalysis &a) {
+    for (Operation &op : func.getBody().front()) {
+      if (!isWeightMatMul(&op))
+        continue;
+      ShardingPlanEntry *e = plan.lookup(&op);
+      auto role = a.role.find(&op);
+      if (!e || role == a.role.end() || role->second == e->role)
+        continue;
+      StringRef why = role->second == "column"
+                          ? "its activation is whole there, so only a "
+                            "column split needs no collective before it"
+                      : role->second == "row"
+                          ? "its activation is split on the contraction "
+                            "axis there, which makes it row-parallel"
+                          : "an op blocks the split it needs";
+      return op.emitError("sharding plan entry '")
+             << e->pattern << "' asks " << e->word << " for weight MatMul "
+             << nameOf(&op) << ", but the dataflow makes it "
+             << role->second << ": " << why;
+    }
+    for (const ShardingPlanEntry &e : plan.entries)
+      if (!e.used)
+        return func.emitError("sharding plan entry '")
+               << e.pattern << "' names no weight MatMul of the model";
+    return success();
+  }
+
+  static StringRef reasonName(ReplicationReason::Kind kind) {
+    switch (kind) {
+    case ReplicationReason::OutputHead:
+      return "output projection";
+    case ReplicationReason::KvHeads:
+      return "kv heads fewer than ranks";
+    case ReplicationReason::Blocked:
+      return "allowed by --allow-replicated";
+    case ReplicationReason::Requested:
+      return "sharding plan";
+    }
+    return "";
+  }
+
   static std::string nameOf(Operation *op) {
     std::string node = nodeNameOf(op->getLoc());
     return "'" + (node.empty() ? op->getName().getStringRef().str() : node) +
            "' (" + op->getName().getStringRef().str() + ")";
   }
 
-  /// The initializer a weight MatMul reads, "" when it cannot be named.
-  static std::string weightNameOf(Operation *op) {
-    Value b = op->getOperand(1);
-    if (auto t = b.getDefiningOp<onnx::TransposeOp>())
-      b = t.getData();
-    if (auto w = b.getDefiningOp<onnx::WeightOp>())
-      return w.getName().str();
-    return "";
-  }
 
   /// Whether a value derived from `op` reaches an activation MatMul whose
   /// result is split.

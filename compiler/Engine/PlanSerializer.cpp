@@ -184,12 +184,14 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
     for (Value r : k.getResults())
       step->add_outputs(ids.lookup(r));
     addAttrs(onnx::kernelAttrs(k.getAttrs().getValue()), *step);
-    if (auto role = k->getAttrOfType<StringAttr>("tp.role")) {
-      plan::Attr *a = step->add_attrs();
-      a->set_name("tp_role");
-      a->set_kind(plan::Attr::STRING);
-      a->set_str(role.str());
-    }
+    for (auto [from, to] : {std::pair("tp.role", "tp_role"),
+                            std::pair("tp.reason", "tp_reason")})
+      if (auto text = k->getAttrOfType<StringAttr>(from)) {
+        plan::Attr *a = step->add_attrs();
+        a->set_name(to);
+        a->set_kind(plan::Attr::STRING);
+        a->set_str(text.str());
+      }
   }
   return out;
 }

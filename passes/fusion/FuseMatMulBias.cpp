@@ -56,6 +56,10 @@ struct MatMulBiasPattern : OpRewritePattern<onnx::AddOp> {
       auto fused = rewriter.create<onnx::MatMulBiasOp>(
           fusedLoc({mm, add, last}), add.getType(), mm.getA(), mm.getB(), bias,
           rewriter.getStringAttr(activation));
+      // The fused op is still the weight MatMul the sharding pass chose.
+      for (StringRef name : {"tp.role", "tp.reason"})
+        if (Attribute a = mm->getAttr(name))
+          fused->setAttr(name, a);
       rewriter.replaceOp(last, fused.getResult());
       return success();
     }

@@ -61,12 +61,15 @@ Status summarizeRank(const EngineManifest &m, int rank, RankSummary &out) {
         c.bytes += plan.buffers[id].bytes;
       continue;
     }
-    if ((s.kernel == "MatMul" || s.kernel == "Gemm") && s.inputs.size() >= 2 &&
+    if ((s.kernel == "MatMul" || s.kernel == "Gemm" ||
+         s.kernel == "MatMulBias") &&
+        s.inputs.size() >= 2 &&
         s.inputs[1] != kAbsentBuffer &&
         plan.buffers[s.inputs[1]].kind == BufferKind::Weight) {
       const PlanBuffer &w = plan.buffers[s.inputs[1]];
       out.weightMatMuls.push_back({i, s.kernel, s.node, w.tensor, w.desc,
-                                   s.attrs.getString("tp_role", "")});
+                                   s.attrs.getString("tp_role", ""),
+                                   s.attrs.getString("tp_reason", "")});
     }
   }
   for (auto &kv : collectives)
@@ -110,12 +113,13 @@ nlohmann::json specsJson(const std::vector<TensorSpec> &specs) {
 /// The weight MatMul/Gemm steps as a table with aligned columns.
 std::string formatWeightMatMuls(const std::vector<WeightMatMul> &rows) {
   std::vector<std::vector<std::string>> cells = {
-      {"step", "kernel", "node", "weight", "tp_role"}};
+      {"step", "kernel", "node", "weight (local)", "tp_role", ""}};
   for (const WeightMatMul &w : rows)
     cells.push_back({std::to_string(w.step), w.kernel,
                      w.node.empty() ? "-" : w.node,
                      w.weightTensor + " " + w.weight.str(),
-                     w.tpRole.empty() ? "-" : w.tpRole});
+                     w.tpRole.empty() ? "-" : w.tpRole,
+                     w.tpReason.empty() ? "" : "(" + w.tpReason + ")"});
   std::vector<size_t> width(cells[0].size(), 0);
   for (const auto &row : cells)
     for (size_t i = 0; i < row.size(); ++i)
@@ -127,6 +131,7 @@ std::string formatWeightMatMuls(const std::vector<WeightMatMul> &rows) {
       line += "  " + row[i] +
               (i + 1 < row.size() ? std::string(width[i] - row[i].size(), ' ')
                                   : std::string());
+    line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
   return out;
@@ -214,7 +219,9 @@ std::string formatSummaryJson(const EngineSummary &s) {
            {"weight", w.weightTensor},
            {"weight_dtype", dtypeName(w.weight.dtype)},
            {"weight_shape", w.weight.shape},
-           {"tp_role", w.tpRole.empty() ? json(nullptr) : json(w.tpRole)}});
+           {"tp_role", w.tpRole.empty() ? json(nullptr) : json(w.tpRole)},
+           {"tp_reason",
+            w.tpReason.empty() ? json(nullptr) : json(w.tpReason)}});
     ranks.push_back({{"rank", r.rank},
                      {"plan", r.planFile},
                      {"weights", r.weightsFile},
@@ -231,6 +238,76 @@ std::string formatSummaryJson(const EngineSummary &s) {
   root["ranks"] = ranks;
   // Names come from the ONNX file: replace invalid UTF-8 rather than throw.
   return root.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
+/// Hugging Face's tp_plan word for a tpc role.
+const char *planWord(const std::string &role) {
+  if (role == "column")
+    return "colwise";
+  if (role == "row")
+    return "rowwise";
+  return "replicate";
+}
+} // namespace
+
+std::string formatShardingSummary(const EngineSummary &s) {
+  if (s.ranks.empty())
+    return "";
+  const RankSummary &r0 = s.ranks.front();
+  std::map<std::string, int> roles;
+  std::map<std::string, std::vector<std::string>> replicated;
+  for (const WeightMatMul &w : r0.weightMatMuls) {
+    std::string role = w.tpRole.empty() ? "replicated" : w.tpRole;
+    ++roles[role];
+    if (role == "replicated")
+      replicated[w.tpReason.empty() ? "no reason recorded" : w.tpReason]
+          .push_back(w.node.empty() ? w.weightTensor : w.node);
+  }
+  std::ostringstream os;
+  os << "sharding: tp=" << s.manifest.tp << ", " << r0.weightMatMuls.size()
+     << " weight MatMuls: " << roles["column"] << " column, " << roles["row"]
+     << " row, " << roles["replicated"] << " replicated\n";
+  for (const auto &[why, nodes] : replicated) {
+    os << "  replicated (" << why << "):";
+    for (size_t i = 0; i < nodes.size() && i < 4; ++i)
+      os << (i ? ", " : " ") << nodes[i];
+    if (nodes.size() > 4)
+      os << ", and " << nodes.size() - 4 << " more";
+    os << "\n";
+  }
+  os << "collectives per forward, per rank:";
+  if (r0.collectives.empty())
+    os << " none";
+  for (size_t i = 0; i < r0.collectives.size(); ++i) {
+    const CollectiveSummary &c = r0.collectives[i];
+    os << (i ? ", " : " ") << c.count << " " << c.kind << " ("
+       << humanBytes(c.bytes) << ")";
+  }
+  os << "\nweights per rank:";
+  for (const RankSummary &r : s.ranks)
+    os << " " << humanBytes(r.weightBytes) << (&r == &s.ranks.back() ? "" : ",");
+  os << "\n";
+  return os.str();
+}
+
+std::string formatShardingPlan(const EngineSummary &s) {
+  using nlohmann::json;
+  json nodes = json::object(), weights = json::object();
+  if (!s.ranks.empty())
+    for (const WeightMatMul &w : s.ranks.front().weightMatMuls) {
+      const char *word = planWord(w.tpRole);
+      if (!w.node.empty())
+        nodes[w.node] = word;
+      if (!w.weightTensor.empty())
+        weights[w.weightTensor] = word;
+    }
+  json root = {{"format", "tpc-sharding-plan"},
+               {"version", 1},
+               {"tp", s.manifest.tp},
+               {"nodes", nodes},
+               {"weights", weights}};
+  return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 } // namespace tpc::runtime

@@ -36,6 +36,10 @@ struct WeightMatMul {
   /// The step's `tp_role` attribute ("column", "row", "replicated"); empty
   /// when the compiler did not set one.
   std::string tpRole;
+  /// Why a replicated MatMul is replicated (`tp_reason`: "output
+  /// projection", "kv heads fewer than ranks", "allowed by
+  /// --allow-replicated"); empty otherwise.
+  std::string tpReason;
 };
 
 struct RankSummary {
@@ -67,6 +71,16 @@ Status inspectEngine(const std::string &dir, EngineSummary &out);
 std::string formatSummaryText(const EngineSummary &summary);
 /// The summary as one JSON object.
 std::string formatSummaryJson(const EngineSummary &summary);
+
+/// What a compile chose, in a few lines: the weight MatMuls by role (with
+/// the reason for each replicated one), the collectives per forward and
+/// their bytes, and the weight bytes per rank.
+std::string formatShardingSummary(const EngineSummary &summary);
+
+/// The chosen role of every weight MatMul as a sharding plan file (JSON, in
+/// Hugging Face tp_plan words: colwise, rowwise, replicate), keyed by ONNX
+/// node name and by weight name; `tpc compile --sharding-plan` reads it.
+std::string formatShardingPlan(const EngineSummary &summary);
 
 } // namespace tpc::runtime
 

@@ -3,6 +3,7 @@
 #include "compiler/Importer/Importer.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
+#include "runtime/engine/Inspect.h"
 #include "tools/tpc/Commands.h"
 #include "tools/tpc/Diagnostics.h"
 
@@ -33,6 +34,10 @@ const Command kCompileCommand = {
          "let the weight MatMuls whose ONNX node or weight name matches GLOB "
          "stay replicated where an op blocks their split (otherwise an "
          "error)", true},
+        {"--sharding-plan", "PLAN.json",
+         "roles for weight MatMuls (colwise, rowwise, replicate) by node or "
+         "weight name glob, as --dump-sharding writes or in Hugging Face "
+         "tp_plan form; a role the dataflow cannot give is an error"},
         {"--vocab-parallel-embedding", nullptr,
          "split embedding tables by vocabulary rows (Megatron layout)"},
         {"--parallel-lm-head", nullptr,
@@ -53,6 +58,10 @@ const Command kCompileCommand = {
          "skip the fusion passes (norms, GELU, SwiGLU, attention), to "
          "compare with the unfused program"},
         {"--dump-mlir", "FILE", "write the planned module to FILE"},
+        {"--dump-sharding", "FILE",
+         "write the role of every weight MatMul (colwise, rowwise, "
+         "replicate; by node and weight name) to FILE as a sharding plan"},
+        {"--quiet", nullptr, "do not print the sharding summary"},
     },
     1,
     1,
@@ -78,7 +87,7 @@ static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
   }
   opts.shardingPass = args.get("--sharding");
   opts.shardingOptions = args.get("--sharding-options");
-  for (const char *flag : {"--allow-replicated",
+  for (const char *flag : {"--allow-replicated", "--sharding-plan",
                            "--vocab-parallel-embedding", "--parallel-lm-head"})
     if (args.has(flag))
       return error(std::string(flag) + " is an option of tpc-tp-shard; give "
@@ -100,6 +109,30 @@ static llvm::json::Array toJsonArray(const std::vector<std::string> &v) {
   return a;
 }
 
+/// Prints what the compile chose (at tp > 1, unless --quiet) and writes
+/// --dump-sharding, both from the written engine: the same facts tpc
+/// inspect shows.
+static int reportSharding(const Command &cmd, const ParsedArgs &args,
+                          const std::string &dir, int tp) {
+  bool print = tp > 1 && !args.has("--quiet");
+  if (!print && !args.has("--dump-sharding"))
+    return 0;
+  runtime::EngineSummary summary;
+  if (Status st = runtime::inspectEngine(dir, summary); !st)
+    return fail(cmd, st.message());
+  if (print)
+    llvm::outs() << runtime::formatShardingSummary(summary);
+  if (args.has("--dump-sharding")) {
+    const std::string &path = args.get("--dump-sharding");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return fail(cmd, "cannot write '" + path + "': " + ec.message());
+    os << runtime::formatShardingPlan(summary);
+  }
+  return 0;
+}
+
 int runCompile(const ParsedArgs &args) {
   const Command &cmd = kCompileCommand;
   if (!args.has("-o"))
@@ -112,6 +145,7 @@ int runCompile(const ParsedArgs &args) {
     return fail(cmd, "--tp must be a positive integer, not '" + tpText + "'");
   opts.tp = std::stoi(tpText);
   opts.allowReplicated = args.all("--allow-replicated");
+  opts.shardingPlan = args.get("--sharding-plan");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
   opts.fusion = !args.has("--no-fusion");
@@ -167,6 +201,11 @@ int runCompile(const ParsedArgs &args) {
       {"tp", opts.tp},
       {"input_shapes", std::move(shapes)},
       {"allow_replicated", toJsonArray(opts.allowReplicated)},
+      {"sharding_plan", opts.shardingPlan.empty()
+                            ? std::string()
+                            : std::filesystem::path(opts.shardingPlan)
+                                  .filename()
+                                  .string()},
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding},
       {"parallel_lm_head", opts.parallelLmHead},
       {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"
@@ -175,7 +214,7 @@ int runCompile(const ParsedArgs &args) {
       {"dtype", opts.dtype}};
   if (mlir::failed(writeEngine(*module, wopts)))
     return 1;
-  return 0;
+  return reportSharding(cmd, args, wopts.outDir, opts.tp);
 }
 
 } // namespace tpc::cli
