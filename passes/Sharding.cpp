@@ -11,15 +11,17 @@ int64_t evenShare(int64_t n, int64_t tp, int64_t r) {
   return n / tp + (r < n % tp ? 1 : 0);
 }
 
-Sharding Sharding::split(int64_t axis, ArrayRef<int64_t> parts, int64_t tp) {
+Sharding Sharding::split(int64_t axis, ArrayRef<int64_t> parts, int64_t tp,
+                         ArrayRef<int64_t> whole) {
   Sharding s;
   s.kind = Split;
   s.axis = axis;
   s.parts.assign(parts.begin(), parts.end());
+  s.whole.assign(whole.begin(), whole.end());
   for (int64_t r = 0; r < tp; ++r) {
     int64_t n = 0;
-    for (int64_t p : parts)
-      n += evenShare(p, tp, r);
+    for (auto [i, p] : llvm::enumerate(parts))
+      n += s.isWholePart(i) ? p : evenShare(p, tp, r);
     s.sizes.push_back(n);
   }
   return s;
@@ -29,7 +31,12 @@ SmallVector<std::pair<int64_t, int64_t>> rankRanges(const Sharding &s,
                                                    int64_t r, int64_t tp) {
   SmallVector<std::pair<int64_t, int64_t>> out;
   int64_t partStart = 0;
-  for (int64_t p : s.parts) {
+  for (auto [i, p] : llvm::enumerate(s.parts)) {
+    if (s.isWholePart(i)) {
+      out.push_back({partStart, p});
+      partStart += p;
+      continue;
+    }
     int64_t start = partStart;
     for (int64_t q = 0; q < r; ++q)
       start += evenShare(p, tp, q);
@@ -53,8 +60,9 @@ static StringRef kindName(Sharding::Kind k) {
 
 tp::ShardingAttr Sharding::toAttr(MLIRContext *ctx) const {
   if (kind != Split)
-    return tp::ShardingAttr::get(ctx, kindName(kind), 0, {}, {});
-  return tp::ShardingAttr::get(ctx, kindName(kind), axis, sizes, parts);
+    return tp::ShardingAttr::get(ctx, kindName(kind), 0, {}, {}, {});
+  return tp::ShardingAttr::get(ctx, kindName(kind), axis, sizes, parts,
+                               whole);
 }
 
 Sharding Sharding::fromAttr(tp::ShardingAttr attr) {
@@ -64,6 +72,7 @@ Sharding Sharding::fromAttr(tp::ShardingAttr attr) {
     s.axis = attr.getAxis();
     s.sizes.assign(attr.getSizes().begin(), attr.getSizes().end());
     s.parts.assign(attr.getParts().begin(), attr.getParts().end());
+    s.whole.assign(attr.getWhole().begin(), attr.getWhole().end());
   } else if (attr.getKind() == "partial") {
     s.kind = Partial;
   }
@@ -77,6 +86,11 @@ std::string Sharding::str() const {
     os << "(axis " << axis << ", sizes";
     for (int64_t x : sizes)
       os << " " << x;
+    if (!whole.empty()) {
+      os << ", whole parts";
+      for (int64_t x : whole)
+        os << " " << x;
+    }
     os << ")";
   }
   return os.str();

@@ -4,6 +4,7 @@
 
 #include "compiler/Dialect/TP/IR/TPOps.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <utility>
@@ -19,6 +20,9 @@ struct Sharding {
   llvm::SmallVector<int64_t> sizes;
   /// Split: sizes of the parts the axis concatenates (one part: the axis).
   llvm::SmallVector<int64_t> parts;
+  /// Split: indices of the parts every rank holds whole (kv heads fewer
+  /// than ranks in a fused projection), ascending.
+  llvm::SmallVector<int64_t> whole;
 
   static Sharding replicated() { return Sharding(); }
   static Sharding partial() {
@@ -29,7 +33,10 @@ struct Sharding {
   /// Splits an axis made of `parts` over `tp` ranks, each part as evenly as
   /// possible (the first ranks get one more entry when it does not divide).
   static Sharding split(int64_t axis, llvm::ArrayRef<int64_t> parts,
-                        int64_t tp);
+                        int64_t tp, llvm::ArrayRef<int64_t> whole = {});
+  bool isWholePart(size_t part) const {
+    return llvm::is_contained(whole, int64_t(part));
+  }
 
   bool isReplicated() const { return kind == Replicated; }
   bool isSplit() const { return kind == Split; }
@@ -37,7 +44,8 @@ struct Sharding {
   bool operator==(const Sharding &o) const {
     return kind == o.kind &&
            (kind != Split ||
-            (axis == o.axis && sizes == o.sizes && parts == o.parts));
+            (axis == o.axis && sizes == o.sizes && parts == o.parts &&
+             whole == o.whole));
   }
   bool operator!=(const Sharding &o) const { return !(*this == o); }
   /// The same split on another axis.

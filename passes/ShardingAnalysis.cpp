@@ -52,12 +52,34 @@ bool isWeightMatMul(Operation *op) {
   return false;
 }
 
-
-namespace {
-/// The [start, end) range a Slice takes of `axis` with step 1; nullopt when
-/// it does not touch `axis`, {-1, -1} when its step is not 1.
-std::optional<std::pair<int64_t, int64_t>> sliceRange(onnx::SliceOp sl,
-                                                      int64_t axis) {
+std::optional<std::pair<int64_t, int64_t>> cutRange(Operation *op,
+                                                    int64_t axis) {
+  if (auto g = dyn_cast<onnx::GatherOp>(op)) {
+    int64_t rank = g.getData().getType().getRank();
+    if (positiveAxis(g.getAxis(), rank) != axis)
+      return std::nullopt;
+    int64_t dim = g.getData().getType().getDimSize(axis);
+    auto c = g.getIndices().getDefiningOp<onnx::ConstantOp>();
+    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+    auto none = std::make_pair(int64_t(-1), int64_t(-1));
+    if (!dense || g.getIndices().getType().getRank() > 1 ||
+        dense.getNumElements() == 0)
+      return none;
+    SmallVector<int64_t> idx;
+    for (const APInt &x : dense.getValues<APInt>()) {
+      int64_t v = x.getSExtValue();
+      idx.push_back(v < 0 ? v + dim : v);
+    }
+    for (size_t k = 1; k < idx.size(); ++k)
+      if (idx[k] != idx[k - 1] + 1)
+        return none;
+    if (idx.front() < 0 || idx.back() >= dim)
+      return none;
+    return std::make_pair(idx.front(), idx.back() + 1);
+  }
+  auto sl = dyn_cast<onnx::SliceOp>(op);
+  if (!sl)
+    return std::make_pair(int64_t(-1), int64_t(-1));
   int64_t rank = sl.getData().getType().getRank();
   int64_t dim = sl.getData().getType().getDimSize(axis);
   for (auto [j, a] : llvm::enumerate(sl.getAxes())) {
@@ -75,16 +97,17 @@ std::optional<std::pair<int64_t, int64_t>> sliceRange(onnx::SliceOp sl,
   return std::nullopt;
 }
 
-/// The part sizes when every use of `v` is a Slice of `axis` and together
-/// they cut it into two or more contiguous parts: a fused projection cut by
-/// slices (Phi-3's qkv_proj and gate_up_proj).
+namespace {
+/// The part sizes when every use of `v` is a Slice (or a Gather of
+/// constant indices) of `axis` and together they cut it into two or more
+/// contiguous parts: a fused projection cut by slices (Phi-3's qkv_proj and
+/// gate_up_proj, Falcon's query_key_value).
 std::optional<SmallVector<int64_t>> sliceParts(Value v, int64_t axis) {
   SmallVector<std::pair<int64_t, int64_t>> ranges;
   for (Operation *user : v.getUsers()) {
-    auto sl = dyn_cast<onnx::SliceOp>(user);
-    if (!sl)
+    if (!isa<onnx::SliceOp, onnx::GatherOp>(user) || user->getOperand(0) != v)
       return std::nullopt;
-    std::optional<std::pair<int64_t, int64_t>> r = sliceRange(sl, axis);
+    std::optional<std::pair<int64_t, int64_t>> r = cutRange(user, axis);
     if (!r || r->first < 0 || r->first >= r->second)
       return std::nullopt;
     ranges.push_back(*r);
@@ -104,26 +127,101 @@ std::optional<SmallVector<int64_t>> sliceParts(Value v, int64_t axis) {
   return parts;
 }
 
+/// The heads a part of a fused projection holds: the part (through bias
+/// adds) is reshaped from [..., heads * dim] to [..., heads, dim]. 0 when
+/// no such reshape follows.
+int64_t headsOfPart(Value v) {
+  for (int depth = 0; depth < 4 && v.hasOneUse(); ++depth) {
+    Operation *user = *v.getUsers().begin();
+    if (auto r = dyn_cast<onnx::ReshapeOp>(user)) {
+      ArrayRef<int64_t> in = tensorType(v).getShape();
+      ArrayRef<int64_t> out = r.getType().getShape();
+      if (out.size() == in.size() + 1 &&
+          out[out.size() - 2] * out.back() == in.back())
+        return out[out.size() - 2];
+      return 0;
+    }
+    if (!isa<onnx::AddOp, onnx::MulOp, onnx::CastOp>(user) ||
+        tensorType(user->getResult(0)) != tensorType(v))
+      return 0;
+    v = user->getResult(0);
+  }
+  return 0;
+}
+
+/// The parts of a fused projection and those every rank must hold whole:
+/// the parts with fewer heads than ranks (GQA/MQA kv heads), when others
+/// can still be split.
+struct FusedParts {
+  SmallVector<int64_t> parts;
+  SmallVector<int64_t> whole;
+};
+
+FusedParts withWholeParts(SmallVector<int64_t> parts,
+                          ArrayRef<int64_t> heads, int64_t tp) {
+  FusedParts fp{std::move(parts), {}};
+  for (auto [i, h] : llvm::enumerate(heads))
+    if (h > 0 && h % tp != 0 && tp % h == 0)
+      fp.whole.push_back(i);
+  if (fp.whole.size() == fp.parts.size())
+    fp.whole.clear();
+  return fp;
+}
+
 /// The parts of a weight MatMul's output when it feeds (through bias adds)
-/// a Split on its last axis: a fused QKV or gate|up projection.
-SmallVector<int64_t> fusedOutputParts(Operation *mm) {
+/// a Split or Slices of its last axis (a fused QKV or gate|up projection),
+/// or a reshape of the last axis into [slots, head_dim] whose slots Slices
+/// cut (Falcon's multi-query query_key_value: heads + 2 slots).
+FusedParts fusedOutputParts(Operation *mm, int64_t tp) {
   Value v = mm->getResult(0);
   int64_t last = tensorType(v).getRank() - 1;
+  auto partsOfUsers = [&](Value x, int64_t axis)
+      -> std::optional<std::pair<SmallVector<int64_t>, SmallVector<Value>>> {
+    if (std::optional<SmallVector<int64_t>> parts = sliceParts(x, axis)) {
+      // The slices in order of their start, one value per part.
+      SmallVector<Value> values(parts->size());
+      for (Operation *user : x.getUsers()) {
+        auto r = cutRange(user, axis);
+        int64_t at = 0;
+        for (auto [i, p] : llvm::enumerate(*parts)) {
+          if (r->first == at && !values[i])
+            values[i] = user->getResult(0);
+          at += p;
+        }
+      }
+      return std::make_pair(*parts, values);
+    }
+    if (x.hasOneUse())
+      if (auto split = dyn_cast<onnx::SplitOp>(*x.getUsers().begin()))
+        if (positiveAxis(split.getAxis(), tensorType(x).getRank()) == axis)
+          return std::make_pair(SmallVector<int64_t>(split.getSplit()),
+                                SmallVector<Value>(split.getResults()));
+    return std::nullopt;
+  };
   for (int depth = 0; depth < 4; ++depth) {
-    if (std::optional<SmallVector<int64_t>> parts = sliceParts(v, last))
-      return *parts;
+    if (auto found = partsOfUsers(v, last)) {
+      SmallVector<int64_t> heads;
+      for (Value part : found->second)
+        heads.push_back(part && part.hasOneUse() ? headsOfPart(part) : 0);
+      return withWholeParts(found->first, heads, tp);
+    }
     if (!v.hasOneUse())
       break;
     Operation *user = *v.getUsers().begin();
-    if (auto split = dyn_cast<onnx::SplitOp>(user)) {
-      int64_t axis = split.getAxis();
-      if (axis < 0)
-        axis += tensorType(v).getRank();
-      if (axis == last)
-        return SmallVector<int64_t>(split.getSplit());
-      break;
+    // [..., slots * dim] -> [..., slots, dim] with the slots cut by Slices.
+    if (auto r = dyn_cast<onnx::ReshapeOp>(user)) {
+      ArrayRef<int64_t> in = tensorType(v).getShape();
+      ArrayRef<int64_t> out = r.getType().getShape();
+      if (out.size() == in.size() + 1 && out.drop_back(2) == in.drop_back() &&
+          out[out.size() - 2] * out.back() == in.back())
+        if (auto found = partsOfUsers(r.getResult(), out.size() - 2)) {
+          SmallVector<int64_t> parts;
+          for (int64_t slots : found->first)
+            parts.push_back(slots * out.back());
+          return withWholeParts(parts, found->first, tp);
+        }
     }
-    // Bias adds and reshapes that keep the last axis lead on to the Split.
+    // Bias adds and reshapes that keep the last axis lead on to the parts.
     bool keepsLast =
         isa<onnx::AddOp>(user) ||
         (isa<onnx::ReshapeOp>(user) &&
@@ -134,7 +232,7 @@ SmallVector<int64_t> fusedOutputParts(Operation *mm) {
     v = user->getResult(0);
     last = tensorType(v).getRank() - 1;
   }
-  return {tensorType(mm->getResult(0)).getShape().back()};
+  return {{tensorType(mm->getResult(0)).getShape().back()}, {}};
 }
 
 } // namespace
@@ -227,8 +325,8 @@ LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
     sa = Sharding::replicated();
   }
   if (sa.isReplicated()) {
-    SmallVector<int64_t> parts = fusedOutputParts(op);
-    Sharding out = Sharding::split(outLast, parts, tp);
+    FusedParts fp = fusedOutputParts(op, tp);
+    Sharding out = Sharding::split(outLast, fp.parts, tp, fp.whole);
     require(op, 1, out.onAxis(nAxisB));
     role[op] = "column";
     OpSet self;
@@ -492,7 +590,24 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
       return success();
     }
     if (s.parts.size() != 1) {
-      replicate(op);
+      // A fused projection's axis cut into [slots, dim]: each part becomes
+      // whole slots, split (whole heads per rank) or held whole.
+      SmallVector<int64_t> slots;
+      bool ok = restIn == 1;
+      for (int64_t p : s.parts) {
+        ok &= p % restOut == 0;
+        slots.push_back(ok ? p / restOut : 0);
+      }
+      if (!ok) {
+        replicate(op);
+        return success();
+      }
+      // A split part must give every rank whole heads.
+      for (auto [k, n] : llvm::enumerate(slots))
+        if (!s.isWholePart(k) && n % tp != 0)
+          return emitHeadError(op, tp, majorOut, n);
+      set(op.getResult(), Sharding::split(majorOut, slots, tp, s.whole),
+          originsOf(in));
       return success();
     }
     bool whole = true;
@@ -592,8 +707,13 @@ void ShardingAnalysis::visitSplit(Operation *splitOp) {
   }
   if (ArrayRef<int64_t>(s.parts) != op.getSplit())
     return replicate(op);
-  for (auto [r, part] : llvm::zip(op.getResults(), op.getSplit()))
-    set(r, Sharding::split(axis, {part}, tp), originsOf(in));
+  for (auto [i, r, part] :
+       llvm::enumerate(op.getResults(), op.getSplit())) {
+    if (s.isWholePart(i))
+      set(r, Sharding::replicated());
+    else
+      set(r, Sharding::split(axis, {part}, tp), originsOf(in));
+  }
 }
 
 void ShardingAnalysis::visitSlice(Operation *op) {
@@ -606,17 +726,20 @@ void ShardingAnalysis::visitSlice(Operation *op) {
   }
   if (!s.isSplit())
     return replicate(op);
-  std::optional<std::pair<int64_t, int64_t>> range = sliceRange(sl, s.axis);
+  std::optional<std::pair<int64_t, int64_t>> range = cutRange(sl, s.axis);
   if (!range) {
     set(sl.getResult(), s, originsOf(data));
     return;
   }
   // One whole part of a fused projection: each rank keeps its share of it.
   int64_t start = 0;
-  for (int64_t part : s.parts) {
+  for (auto [i, part] : llvm::enumerate(s.parts)) {
     if (range->first == start && range->second == start + part) {
-      set(sl.getResult(), Sharding::split(s.axis, {part}, tp),
-          originsOf(data));
+      if (s.isWholePart(i))
+        set(sl.getResult(), Sharding::replicated());
+      else
+        set(sl.getResult(), Sharding::split(s.axis, {part}, tp),
+            originsOf(data));
       return;
     }
     start += part;
@@ -718,6 +841,43 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
   }
   if (isa<onnx::SliceOp>(op)) {
     visitSlice(op);
+    return success();
+  }
+  if (auto g = dyn_cast<onnx::GatherOp>(op)) {
+    // Picking entries of an axis the split is not on keeps the split (the
+    // indices' dims replace the gathered axis).
+    Sharding s = of(g.getData());
+    int64_t rank = g.getData().getType().getRank();
+    int64_t axis = positiveAxis(g.getAxis(), rank);
+    if (s.isSplit() && s.axis != axis && of(g.getIndices()).isReplicated()) {
+      int64_t shift = g.getIndices().getType().getRank() - 1;
+      set(g.getResult(), s.onAxis(s.axis < axis ? s.axis : s.axis + shift),
+          originsOf(g.getData()));
+      return success();
+    }
+    // Constant indices that pick one part of a fused projection: a part
+    // every rank holds whole is whole; a split one (rank-1 indices) stays
+    // split, and partitioning picks the rank's share.
+    if (s.isSplit() && s.axis == axis) {
+      auto range = cutRange(op, axis);
+      int64_t start = 0;
+      for (auto [i, part] : llvm::enumerate(s.parts)) {
+        if (range && range->first == start &&
+            range->second == start + part) {
+          if (s.isWholePart(i)) {
+            set(g.getResult(), Sharding::replicated());
+            return success();
+          }
+          if (g.getIndices().getType().getRank() == 1) {
+            set(g.getResult(), Sharding::split(axis, {part}, tp),
+                originsOf(g.getData()));
+            return success();
+          }
+        }
+        start += part;
+      }
+    }
+    replicate(op);
     return success();
   }
   if (auto c = dyn_cast<onnx::ConcatOp>(op)) {

@@ -18,6 +18,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
+#include <optional>
 
 namespace tpc {
 
@@ -26,6 +27,12 @@ using OpSet = llvm::SmallSetVector<mlir::Operation *, 4>;
 /// Whether `op` is a MatMul or Gemm whose B operand is a weight (through a
 /// transpose of its last two axes at most).
 bool isWeightMatMul(mlir::Operation *op);
+
+/// The [start, end) range of `axis` that a Slice with step 1 or a Gather of
+/// constant, contiguous indices (rank 0 or 1) takes; nullopt when the op
+/// does not cut `axis`, {-1, -1} when it cuts it some other way.
+std::optional<std::pair<int64_t, int64_t>> cutRange(mlir::Operation *op,
+                                                    int64_t axis);
 
 /// The error for a reshape that splits `heads` heads over `tp` ranks
 /// unevenly: it names the node, the dimension and the tp values that work.

@@ -58,10 +58,14 @@ LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
         int64_t total = 0;
         for (int64_t x : s.sizes)
           total += x;
+        // Every rank holds its share of each part, and whole parts whole.
         int64_t parts = 0;
-        for (int64_t x : s.parts)
-          parts += x;
-        if (int64_t(s.sizes.size()) != tp || total != parts)
+        for (auto [i, x] : llvm::enumerate(s.parts))
+          parts += s.isWholePart(i) ? x * tp : x;
+        bool wholeOk = llvm::all_of(s.whole, [&](int64_t i) {
+          return i >= 0 && i < int64_t(s.parts.size());
+        });
+        if (int64_t(s.sizes.size()) != tp || total != parts || !wholeOk)
           return op.emitError("sharding check: ")
                  << describe(&op) << " has a split whose sizes do not "
                  << "cover its axis over " << tp << " ranks";
@@ -201,6 +205,8 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       }
       if (auto sl = dyn_cast<onnx::SliceOp>(op))
         localizeSlice(sl, rank, tp);
+      if (auto g = dyn_cast<onnx::GatherOp>(op))
+        localizeGather(g, rank, tp);
       if (auto sh = dyn_cast<tp::ShardOp>(op)) {
         if (failed(lowerShard(sh, ann[0], rank, tp)))
           return failure();
@@ -241,8 +247,8 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
         continue;
       int64_t start = starts[j] < 0 ? starts[j] + dim : starts[j];
       int64_t global = 0, local = 0;
-      for (int64_t part : in.parts) {
-        int64_t share = evenShare(part, tp, rank);
+      for (auto [i, part] : llvm::enumerate(in.parts)) {
+        int64_t share = in.isWholePart(i) ? part : evenShare(part, tp, rank);
         if (start == global) {
           starts[j] = local;
           ends[j] = local + share;
@@ -254,6 +260,59 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     }
     sl.setStartsAttr(DenseI64ArrayAttr::get(sl.getContext(), starts));
     sl.setEndsAttr(DenseI64ArrayAttr::get(sl.getContext(), ends));
+  }
+
+  /// A Gather of constant indices that picks one part of a split fused
+  /// projection picks it from the rank's block: the part's local offset,
+  /// and only the rank's share of a split part.
+  static void localizeGather(onnx::GatherOp g, int64_t rank, int64_t tp) {
+    Sharding in = shardingOf(g.getData());
+    int64_t axis = positiveAxis(g.getAxis(), g.getData().getType().getRank());
+    if (!in.isSplit() || in.axis != axis)
+      return;
+    int64_t dim = 0;
+    for (int64_t part : in.parts)
+      dim += part;
+    // cutRange reads the global extent from the type, which is local now.
+    auto c = g.getIndices().getDefiningOp<onnx::ConstantOp>();
+    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+    if (!dense || dense.getNumElements() == 0)
+      return;
+    int64_t first = (*dense.getValues<APInt>().begin()).getSExtValue();
+    if (first < 0)
+      first += dim;
+    int64_t global = 0, local = 0;
+    for (auto [i, part] : llvm::enumerate(in.parts)) {
+      bool whole = in.isWholePart(i);
+      int64_t share = whole ? part : evenShare(part, tp, rank);
+      if (first >= global && first < global + part) {
+        SmallVector<int64_t> idx;
+        if (whole)
+          for (const APInt &x : dense.getValues<APInt>()) {
+            int64_t v = x.getSExtValue();
+            idx.push_back((v < 0 ? v + dim : v) - global + local);
+          }
+        else
+          for (int64_t k = 0; k < share; ++k)
+            idx.push_back(local + k);
+        auto it = cast<RankedTensorType>(g.getIndices().getType());
+        auto newT = it.getRank() == 0
+                        ? it
+                        : RankedTensorType::get({int64_t(idx.size())},
+                                                it.getElementType());
+        SmallVector<APInt> vals;
+        for (int64_t v : idx)
+          vals.push_back(APInt(it.getElementTypeBitWidth(), v, true));
+        OpBuilder b(g);
+        auto nc = b.create<onnx::ConstantOp>(
+            c.getLoc(), newT, DenseElementsAttr::get(newT, vals));
+        nc->setAttr("tp.sharding", c->getAttr("tp.sharding"));
+        g.getIndicesMutable().assign(nc.getResult());
+        return;
+      }
+      global += part;
+      local += share;
+    }
   }
 
   /// The sharding annotated on the op that defines `v`.

@@ -31,20 +31,25 @@ def TP_ShardingAttr : AttrDef<TP_Dialect, "Sharding"> {
     - `split`: rank r holds a block of `sizes[r]` entries along `axis`; when
       `parts` has more than one entry, the axis is the concatenation of
       parts of those sizes and rank r holds its block of every part (a fused
-      QKV projection split into q, k and v);
+      QKV projection split into q, k and v), and every rank holds the
+      parts listed in `whole` entirely (kv heads fewer than ranks in a
+      fused projection);
     - `partial`: every rank holds a full-shape addend; the tensor is their
       sum.
 
     ```mlir
     #tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>
+    #tp.sharding<"split", 2, sizes = [64, 64], parts = [64, 16, 16], whole = [1, 2]>
     #tp.sharding<"replicated", 0>
     ```
   }];
   let parameters = (ins StringRefParameter<>:$kind, "int64_t":$axis,
                         OptionalArrayRefParameter<"int64_t">:$sizes,
-                        OptionalArrayRefParameter<"int64_t">:$parts);
+                        OptionalArrayRefParameter<"int64_t">:$parts,
+                        OptionalArrayRefParameter<"int64_t">:$whole);
   let assemblyFormat = "`<` $kind `,` $axis (`,` `sizes` `=` `[` $sizes^ `]`)?"
-                       " (`,` `parts` `=` `[` $parts^ `]`)? `>`";
+                       " (`,` `parts` `=` `[` $parts^ `]`)?"
+                       " (`,` `whole` `=` `[` $whole^ `]`)? `>`";
 }
 
 class TP_Op<string mnemonic, list<Trait> traits = []>
