@@ -32,6 +32,8 @@ import onnxruntime as ort
 import torch
 import transformers
 
+from onnx_clean import check_no_local_paths, strip_metadata
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEQ = 16
 TOL = 1e-4
@@ -179,6 +181,8 @@ def export(wrapper, path, exporter, opset, in_names, out_names, trace_feeds):
     leftovers = [f for f in os.listdir(os.path.dirname(path)) if f != "model.onnx"]
     if leftovers:
         raise RuntimeError(f"exporter wrote extra files next to the model: {leftovers}")
+    onnx.save(strip_metadata(onnx.load(path)), path)
+    check_no_local_paths(path)
 
 
 def op_histogram(model):
