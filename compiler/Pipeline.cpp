@@ -79,6 +79,9 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
     return failure();
   // The partitioner checks the shardings first, whichever pass left them.
   pm.addPass(createSpmdPartitionPass());
+  // Two reads of one weight slice (a tied embedding and LM head split the
+  // same way) become one buffer.
+  pm.addPass(createCSEPass());
   // Fusions see the partitioned programs only, never shardings.
   if (opts.fusion)
     addFusionPasses(pm);

@@ -855,6 +855,14 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
           originsOf(g.getData()));
       return success();
     }
+    if (vocabParallelEmbedding && axis == 0 && rank == 2 &&
+        s.isReplicated() && g.getData().getDefiningOp<onnx::WeightOp>() &&
+        of(g.getIndices()).isReplicated()) {
+      Sharding rows = Sharding::split(0, {g.getData().getType().getDimSize(0)},
+                                      tp);
+      require(op, 0, rows);
+      s = rows;
+    }
     // Constant indices that pick one part of a fused projection: a part
     // every rank holds whole is whole; a split one (rank-1 indices) stays
     // split, and partitioning picks the rank's share.
@@ -876,6 +884,14 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
         }
         start += part;
       }
+    }
+    // A lookup in a table split by rows (one part): each rank finds the
+    // rows it holds and zeros for the others (partitioning masks the ids),
+    // so the ranks' results sum to the lookup.
+    if (s.isSplit() && s.axis == axis && s.parts.size() == 1 &&
+        s.whole.empty() && of(g.getIndices()).isReplicated()) {
+      set(g.getResult(), Sharding::partial());
+      return success();
     }
     replicate(op);
     return success();

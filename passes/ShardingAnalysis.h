@@ -87,6 +87,11 @@ public:
 
   /// Visits every op of the function in order. failure() after an error.
   mlir::LogicalResult run();
+  /// Megatron's vocab-parallel embedding: a Gather of rows of a 2-D weight
+  /// splits the table by rows (each rank looks up the ids it holds, zeros
+  /// for the others) and gives a partial sum.
+  bool vocabParallelEmbedding = false;
+
   /// Applies the rule of one op to the current state.
   mlir::LogicalResult visit(mlir::Operation *op);
   /// Whether this run learned something `hints` did not hold; `hints` then

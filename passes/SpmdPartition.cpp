@@ -190,6 +190,12 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
 
   LogicalResult localize(func::FuncOp func, int64_t rank, int64_t tp) {
     MLIRContext *ctx = func.getContext();
+    // Lowering a tp.Shard of a weight leaves a whole-looking weight slice:
+    // read the shardings of Gather tables before that.
+    llvm::DenseMap<Operation *, Sharding> gatherTables;
+    func.walk([&](onnx::GatherOp g) {
+      gatherTables[g] = shardingOf(g.getData());
+    });
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
       SmallVector<Sharding> ann = annotated(&op);
       for (auto [r, s] : llvm::zip(op.getResults(), ann))
@@ -206,7 +212,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       if (auto sl = dyn_cast<onnx::SliceOp>(op))
         localizeSlice(sl, rank, tp);
       if (auto g = dyn_cast<onnx::GatherOp>(op))
-        localizeGather(g, rank, tp);
+        localizeGather(g, gatherTables.lookup(g), rank, tp);
       if (auto sh = dyn_cast<tp::ShardOp>(op)) {
         if (failed(lowerShard(sh, ann[0], rank, tp)))
           return failure();
@@ -265,11 +271,13 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
   /// A Gather of constant indices that picks one part of a split fused
   /// projection picks it from the rank's block: the part's local offset,
   /// and only the rank's share of a split part.
-  static void localizeGather(onnx::GatherOp g, int64_t rank, int64_t tp) {
-    Sharding in = shardingOf(g.getData());
+  static void localizeGather(onnx::GatherOp g, const Sharding &in,
+                             int64_t rank, int64_t tp) {
     int64_t axis = positiveAxis(g.getAxis(), g.getData().getType().getRank());
     if (!in.isSplit() || in.axis != axis)
       return;
+    if (shardingOf(g.getResult()).isPartial())
+      return maskLookup(g, in, rank);
     int64_t dim = 0;
     for (int64_t part : in.parts)
       dim += part;
@@ -313,6 +321,62 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       global += part;
       local += share;
     }
+  }
+
+  /// A lookup in a table split by rows (vocab-parallel embedding): rank r
+  /// holds rows [lo, hi); it looks up ids in that range at id - lo and
+  /// gives zeros for the others, so the ranks' results sum to the lookup.
+  /// Negative ids count from the end, as ONNX defines them.
+  static void maskLookup(onnx::GatherOp g, const Sharding &in, int64_t rank) {
+    int64_t lo = 0;
+    for (int64_t r = 0; r < rank; ++r)
+      lo += in.sizes[r];
+    int64_t hi = lo + in.sizes[rank], rows = 0;
+    for (int64_t x : in.sizes)
+      rows += x;
+    OpBuilder b(g);
+    Location loc = g.getLoc();
+    Attribute repl = ArrayAttr::get(
+        g.getContext(), {Sharding::replicated().toAttr(g.getContext())});
+    auto mark = [&](Operation *op) {
+      op->setAttr("tp.sharding", repl);
+      return op->getResult(0);
+    };
+    Value ids = g.getIndices();
+    auto idsT = cast<RankedTensorType>(ids.getType());
+    auto scalar = [&](int64_t v) {
+      auto t = RankedTensorType::get({}, idsT.getElementType());
+      return mark(b.create<onnx::ConstantOp>(
+          loc, t,
+          DenseElementsAttr::get(
+              t, APInt(idsT.getElementTypeBitWidth(), v, true))));
+    };
+    Value zero = scalar(0);
+    Value wrapped = mark(b.create<onnx::AddOp>(loc, ids, scalar(rows)));
+    Value negative = mark(b.create<onnx::LessOp>(loc, ids, zero));
+    ids = mark(b.create<onnx::WhereOp>(loc, negative, wrapped, ids));
+    Value low = scalar(lo);
+    Value mine = mark(b.create<onnx::AndOp>(
+        loc, mark(b.create<onnx::GreaterOrEqualOp>(loc, ids, low)),
+        mark(b.create<onnx::LessOp>(loc, ids, scalar(hi)))));
+    Value local = mark(b.create<onnx::WhereOp>(
+        loc, mine, mark(b.create<onnx::SubOp>(loc, ids, low)), zero));
+    g.getIndicesMutable().assign(local);
+    // Zero the rows of ids another rank holds: the mask broadcast over the
+    // looked-up row.
+    b.setInsertionPointAfter(g);
+    auto outT = cast<RankedTensorType>(g.getType());
+    SmallVector<int64_t> maskShape(idsT.getShape());
+    while (maskShape.size() < size_t(outT.getRank()))
+      maskShape.push_back(1);
+    Value mask = mark(b.create<onnx::ReshapeOp>(
+        loc, RankedTensorType::get(maskShape, b.getI1Type()), mine));
+    auto zt = RankedTensorType::get({}, outT.getElementType());
+    Value fzero = mark(b.create<onnx::ConstantOp>(
+        loc, zt, DenseElementsAttr::get(zt, b.getZeroAttr(zt.getElementType()))));
+    auto masked = b.create<onnx::WhereOp>(loc, mask, g.getResult(), fzero);
+    masked->setAttr("tp.sharding", g->getAttr("tp.sharding"));
+    g.getResult().replaceAllUsesExcept(masked.getResult(), masked);
   }
 
   /// The sharding annotated on the op that defines `v`.

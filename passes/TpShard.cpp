@@ -42,10 +42,6 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       module.emitError("tp must be at least 1");
       return signalPassFailure();
     }
-    if (vocabParallelEmbedding) {
-      module.emitError("--vocab-parallel-embedding is not supported yet");
-      return signalPassFailure();
-    }
     func::FuncOp func = module.lookupSymbol<func::FuncOp>("main");
     if (!func || func.isExternal()) {
       module.emitError("tpc-tp-shard expects a function @main");
@@ -70,6 +66,12 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     }
     ShardingHints hints;
     llvm::DenseMap<Operation *, ReplicationReason> reasons;
+    // A table split by rows for the embedding should not be needed whole by
+    // a tied LM head: that head stays column-parallel (logits gathered).
+    if (vocabParallelEmbedding)
+      for (Operation &op : func.getBody().front())
+        if (isWeightMatMul(&op) && readsEmbeddingTable(&op))
+          hints.keepColumn.insert(&op);
     ShardingPlan plan;
     if (!shardingPlan.empty()) {
       std::string error;
@@ -90,6 +92,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     SmallVector<std::tuple<Operation *, int64_t, int64_t>> fallbacks;
     for (int iteration = 0;; ++iteration) {
       ShardingAnalysis a(func, tp, parallelLmHead, hints);
+      a.vocabParallelEmbedding = vocabParallelEmbedding;
       if (failed(a.run()))
         return signalPassFailure();
       fallbacks.append(a.headFallbacks);
@@ -198,6 +201,18 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
         return func.emitError("sharding plan entry '")
                << e.pattern << "' names no weight MatMul of the model";
     return success();
+  }
+
+  /// Whether a weight MatMul's weight (through a transpose) is also the
+  /// table of a row lookup (a tied embedding).
+  static bool readsEmbeddingTable(Operation *mm) {
+    Value b = mm->getOperand(1);
+    if (auto t = b.getDefiningOp<onnx::TransposeOp>())
+      b = t.getData();
+    return llvm::any_of(b.getUsers(), [&](Operation *user) {
+      auto g = dyn_cast<onnx::GatherOp>(user);
+      return g && g.getData() == b && g.getAxis() == 0;
+    });
   }
 
   static StringRef reasonName(ReplicationReason::Kind kind) {

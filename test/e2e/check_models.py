@@ -81,7 +81,11 @@ def main():
     ap.add_argument("--mpi", action="store_true")
     ap.add_argument("--mpirun", default="mpirun")
     ap.add_argument("--atol", type=float, default=1e-4)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="",
+                    help="comma-separated substrings: only the models whose name has one")
+    ap.add_argument("--vocab-parallel", action="store_true",
+                    help="compile with --vocab-parallel-embedding: one more "
+                    "all-reduce per forward (the summed embedding lookups)")
     args = ap.parse_args()
     degrees = [int(t) for t in args.tp.split(",")]
     passed = failed = 0
@@ -99,7 +103,8 @@ def main():
     for model in sorted(os.listdir(args.models)):
         model_dir = os.path.join(args.models, model)
         meta_path = os.path.join(model_dir, "meta.json")
-        if not os.path.exists(meta_path) or (args.only and args.only not in model):
+        if not os.path.exists(meta_path) or (
+                args.only and not any(o in model for o in args.only.split(","))):
             continue
         with open(meta_path) as f:
             meta = json.load(f)
@@ -113,7 +118,8 @@ def main():
             case = "%s tp=%d" % (model, tp)
             engine = os.path.join(args.work, "%s_tp%d" % (model, tp))
             r = run(["tpc", "compile", os.path.join(model_dir, "model.onnx"),
-                     "--tp", str(tp), "-o", engine] + shapes)
+                     "--tp", str(tp), "-o", engine] + shapes
+                    + (["--vocab-parallel-embedding"] if args.vocab_parallel else []))
             refusal = known_refusal(model, tp)
             if refusal:
                 ok = (r.returncode == 1 and refusal in r.stderr
@@ -133,6 +139,8 @@ def main():
                 continue
             info = json.loads(run(["tpc", "inspect", engine, "--json"]).stdout)
             want_ar, want_ag = expected_collectives(meta, tp)
+            if args.vocab_parallel and tp > 1:
+                want_ar += 1
             counts_ok = True
             arena_ok = True
             for rank in info["ranks"]:
