@@ -1,5 +1,6 @@
 //===- EngineWriter.cpp - Writing engine folders --------------------------===//
 #include "compiler/Engine/EngineWriter.h"
+#include "compiler/Engine/OutputDir.h"
 #include "compiler/Engine/PlanSerializer.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "runtime/io/Safetensors.h"
@@ -23,17 +24,6 @@ namespace fs = std::filesystem;
 
 namespace tpc {
 namespace {
-
-/// Removes a temporary folder unless released.
-struct TempDir {
-  fs::path path;
-  bool keep = false;
-  ~TempDir() {
-    std::error_code ec;
-    if (!keep && !path.empty())
-      fs::remove_all(path, ec);
-  }
-};
 
 class Writer {
 public:
@@ -250,25 +240,16 @@ LogicalResult Writer::run() {
   if (world == 0)
     return error() << "nothing to write: the module has no function";
 
-  fs::path out = fs::absolute(options.outDir);
-  std::error_code ec;
-  if (fs::exists(out, ec) &&
-      !(fs::is_directory(out, ec) &&
-        (fs::is_empty(out, ec) || fs::exists(out / "engine.json", ec))))
-    return error() << "output '" << options.outDir
-                   << "' exists and is not an engine folder; refusing to "
-                      "replace it";
-  TempDir tmp;
-  tmp.path = out.parent_path() /
-             ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(tmp.path, ec);
-  if (!fs::create_directories(tmp.path, ec))
-    return error() << "cannot create '" << tmp.path.string()
-                   << "': " << ec.message();
-
+  OutputDir out;
+  std::string why;
+  std::vector<std::string> notes;
+  if (!out.prepare(options.outDir, why, notes))
+    return error() << why;
+  for (const std::string &note : notes)
+    llvm::errs() << "tpc compile: note: " << note << "\n";
   llvm::json::Array ranks, inputs, outputs;
   for (auto [i, f] : llvm::enumerate(funcs))
-    if (failed(writeRank(f, int(i), world, tmp.path, ranks,
+    if (failed(writeRank(f, int(i), world, out.temp(), ranks,
                          i == 0 ? &inputs : nullptr,
                          i == 0 ? &outputs : nullptr)))
       return failure();
@@ -284,19 +265,14 @@ LogicalResult Writer::run() {
       {"ranks", std::move(ranks)}};
   {
     std::error_code wec;
-    llvm::raw_fd_ostream os((tmp.path / "engine.json").string(), wec);
+    llvm::raw_fd_ostream os((out.temp() / "engine.json").string(), wec);
     if (wec)
       return error() << "cannot write engine.json: " << wec.message();
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
        << "\n";
   }
-  if (fs::exists(out, ec))
-    fs::remove_all(out, ec);
-  fs::rename(tmp.path, out, ec);
-  if (ec)
-    return error() << "cannot move the engine into '" << options.outDir
-                   << "': " << ec.message();
-  tmp.keep = true;
+  if (!out.commit(why))
+    return error() << why;
   return success();
 }
 
