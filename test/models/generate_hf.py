@@ -46,6 +46,7 @@ import onnxruntime as ort
 import torch
 import transformers
 
+from generate import CausalLMLogits
 from onnx_clean import check_no_local_paths, strip_metadata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,7 +56,6 @@ CHECK_SHAPE = (2, 7)     # second shape used to check the dynamic axes
 PAST_LEN = 4             # past length of the KV-cache cases
 PAST_SEQ = 4             # new tokens of the KV-cache cases
 TOL = 1e-4               # max |onnxruntime - torch| accepted at export time
-# Substrings that must never appear in a committed file (machine-local paths).
 
 torch.set_num_threads(1)
 warnings.filterwarnings("ignore")
@@ -65,17 +65,6 @@ transformers.logging.set_verbosity_error()
 # ----------------------------------------------------------------------------
 # Model building helpers
 # ----------------------------------------------------------------------------
-
-class CausalLMLogits(torch.nn.Module):
-    """input_ids -> logits, without cache or dict outputs."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids):
-        return self.model(input_ids=input_ids, use_cache=False, return_dict=False)[0]
-
 
 def reinit_weights(model, seed):
     """Re-initialise every parameter so that attention and MLPs are far from trivial.
