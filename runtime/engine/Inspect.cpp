@@ -61,15 +61,20 @@ Status summarizeRank(const EngineManifest &m, int rank, RankSummary &out) {
         c.bytes += plan.buffers[id].bytes;
       continue;
     }
+    // A weight MatMul reads a weight buffer, or carries the role the
+    // sharding pass gave it (its weight may reach it through a transpose
+    // step, as a tied LM head does).
+    std::string role = s.attrs.getString("tp_role", "");
     if ((s.kernel == "MatMul" || s.kernel == "Gemm" ||
          s.kernel == "MatMulBias") &&
-        s.inputs.size() >= 2 &&
-        s.inputs[1] != kAbsentBuffer &&
-        plan.buffers[s.inputs[1]].kind == BufferKind::Weight) {
+        s.inputs.size() >= 2 && s.inputs[1] != kAbsentBuffer &&
+        (plan.buffers[s.inputs[1]].kind == BufferKind::Weight ||
+         !role.empty())) {
       const PlanBuffer &w = plan.buffers[s.inputs[1]];
-      out.weightMatMuls.push_back({i, s.kernel, s.node, w.tensor, w.desc,
-                                   s.attrs.getString("tp_role", ""),
-                                   s.attrs.getString("tp_reason", "")});
+      out.weightMatMuls.push_back(
+          {i, s.kernel, s.node,
+           w.kind == BufferKind::Weight ? w.tensor : std::string("(computed)"),
+           w.desc, role, s.attrs.getString("tp_reason", "")});
     }
   }
   for (auto &kv : collectives)

@@ -177,7 +177,7 @@ TEST(InspectTool, TextAndJson) {
   EXPECT_TRUE(contains(out.str(), "tp       2")) << out.str();
   EXPECT_TRUE(contains(out.str(), "AllReduce x1")) << out.str();
   EXPECT_TRUE(contains(out.str(), "weight matmuls:")) << out.str();
-  EXPECT_TRUE(contains(out.str(), "  mm    w f32[2x5]  row")) << out.str();
+  EXPECT_TRUE(contains(out.str(), "  mm    w f32[2x5]      row")) << out.str();
 
   out.str("");
   ASSERT_EQ(inspectTool(dir.path(), true, out, err), 0) << err.str();
