@@ -30,8 +30,21 @@ LogicalResult importUnary(NodeContext &c, Results &results) {
 /// Broadcasting and variadic ops with inferred result types.
 template <typename OpTy>
 LogicalResult importInferred(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
+  // The op's own definition says how many inputs it takes: a fixed count
+  // must all be there and no more (a MatMul with one input used to crash
+  // shape inference; extra inputs were ignored); variadic ops need one.
+  std::optional<size_t> fixed;
+  if (OpTy::template hasTrait<OpTrait::OneOperand>())
+    fixed = 1;
+  else if (OpTy::template hasTrait<OpTrait::NOperands<2>::Impl>())
+    fixed = 2;
+  else if (OpTy::template hasTrait<OpTrait::NOperands<3>::Impl>())
+    fixed = 3;
+  if (failed(c.requireInputs(fixed.value_or(1))))
     return failure();
+  if (fixed && c.inputs.size() > *fixed)
+    return c.error() << "has " << c.inputs.size() << " inputs; "
+                     << c.node.op_type() << " takes " << *fixed;
   SmallVector<Value> operands;
   for (Value v : c.inputs)
     if (v)

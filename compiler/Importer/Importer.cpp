@@ -190,9 +190,22 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
     return error() << "initializer '" << t.name()
                    << "' has unsupported data type " << t.data_type();
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  int64_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  // Checked: 2^31 x 2^31 x 4 bytes must not wrap to a small size.
+  int64_t count = 1;
+  bool tooLarge = false;
+  for (int64_t d : dims) {
+    if (d < 0)
+      return error() << "initializer '" << t.name()
+                     << "' has a negative dimension (" << d << ")";
+    tooLarge |= d > 0 && count > (int64_t(1) << 50) / d;
+    count = tooLarge ? 0 : count * d;
+  }
+  if (tooLarge || count > (int64_t(1) << 50) / elemBytes)
+    return error() << "initializer '" << t.name()
+                   << "' is too large (more than 2^50 bytes)";
   auto type = RankedTensorType::get(dims, elem);
-  int64_t bytes = type.getNumElements() *
-                  (elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8);
+  int64_t bytes = count * elemBytes;
   Location loc = NameLoc::get(b.getStringAttr(t.name()),
                               FileLineColLoc::get(&ctx, path, 0, 0));
   WeightLocation where;

@@ -199,15 +199,28 @@ bool resolveExternalData(const ::onnx::TensorProto &tensor,
                          WeightLocation &loc, std::string &error) {
   std::string location;
   int64_t offset = 0, length = -1;
+  std::string what = "external data of initializer '" + tensor.name() + "'";
+  // ONNX writes these as plain decimal numbers; anything else ("0x40",
+  // "1e3", "12abc", "+64") is refused rather than read as something else.
+  auto decimal = [&](const std::string &key, const std::string &text,
+                     int64_t &out) {
+    bool ok = !text.empty() && text.size() <= 18 &&
+              text.find_first_not_of("0123456789") == std::string::npos;
+    if (ok)
+      out = std::stoll(text);
+    else
+      error = what + ": " + key + " '" + text +
+              "' is not a non-negative decimal number";
+    return ok;
+  };
   for (const auto &kv : tensor.external_data()) {
     if (kv.key() == "location")
       location = kv.value();
-    else if (kv.key() == "offset")
-      offset = std::atoll(kv.value().c_str());
-    else if (kv.key() == "length")
-      length = std::atoll(kv.value().c_str());
+    else if (kv.key() == "offset" && !decimal("offset", kv.value(), offset))
+      return false;
+    else if (kv.key() == "length" && !decimal("length", kv.value(), length))
+      return false;
   }
-  std::string what = "external data of initializer '" + tensor.name() + "'";
   if (location.empty()) {
     error = what + " has no location";
     return false;
@@ -236,6 +249,7 @@ bool resolveExternalData(const ::onnx::TensorProto &tensor,
             std::to_string(expectedBytes) + " bytes of its type";
     return false;
   }
+  // Both are below 10^18, so the sum cannot overflow.
   if (offset + length > fileSize) {
     error = what + ": file '" + full.string() + "' is too short (" +
             std::to_string(fileSize) + " bytes, needs " +

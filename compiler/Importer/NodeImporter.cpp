@@ -90,9 +90,24 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
     return nullptr;
   }
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
-  auto type = RankedTensorType::get(dims, elem);
-  int64_t n = type.getNumElements();
   size_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  // Negative dimensions, or a size whose bytes overflow, are a broken file.
+  int64_t n = 1;
+  bool tooLarge = false;
+  for (int64_t d : dims) {
+    if (d < 0) {
+      error = "tensor '" + t.name() + "' has a negative dimension (" +
+              std::to_string(d) + ")";
+      return nullptr;
+    }
+    tooLarge |= d > 0 && n > (int64_t(1) << 50) / d;
+    n = tooLarge ? 0 : n * d;
+  }
+  if (tooLarge || n > (int64_t(1) << 50) / int64_t(elemBytes)) {
+    error = "tensor '" + t.name() + "' is too large (more than 2^50 bytes)";
+    return nullptr;
+  }
+  auto type = RankedTensorType::get(dims, elem);
   std::vector<uint8_t> bytes;
   if (t.has_raw_data()) {
     bytes.assign(t.raw_data().begin(), t.raw_data().end());

@@ -173,6 +173,50 @@ def ext_escape(out):
     save(m, os.path.join(out, "ext_escape.onnx"))
 
 
+def ext_bad_numbers(out):
+    """External-data offsets that are not plain decimals: refused, never misread."""
+    for name, text in (("ext_hex_offset", "0x40"), ("ext_exp_offset", "1e3"),
+                       ("ext_junk_offset", "12abc"), ("ext_plus_offset", "+64")):
+        m = ext_graph(name, "ext_ok.bin")
+        for e in m.graph.initializer[0].external_data:
+            if e.key == "offset":
+                e.value = text
+        save(m, os.path.join(out, name + ".onnx"))
+
+
+def bad_shapes(out):
+    """A negative dimension with typed data, and a huge initializer without
+    data whose byte count would wrap a 64-bit product."""
+    for name, dims in (("negative_dim", [-2, 4]), ("huge_dim", [2147483648, 2147483648, 4])):
+        t = TensorProto()
+        t.name = "W"
+        t.data_type = TensorProto.FLOAT
+        t.dims.extend(dims)
+        if name == "negative_dim":
+            t.float_data.extend([1.0] * 8)
+        g = helper.make_graph(
+            [helper.make_node("Add", ["x", "W"], ["y"], name="add_0")],
+            name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+            initializer=[t],
+        )
+        save(model(g, 17), os.path.join(out, name + ".onnx"))
+
+
+def missing_inputs(out):
+    """A MatMul given one input, and a Where whose condition is named "":
+    ONNX's checker refuses both, and tpc must too (no crash)."""
+    for name, node in (
+            ("matmul_one_input", helper.make_node("MatMul", ["x"], ["y"], name="mm_0")),
+            ("where_empty_input", helper.make_node("Where", ["", "x", "x"], ["y"], name="where_0"))):
+        g = helper.make_graph(
+            [node], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])])
+        save(model(g, 17), os.path.join(out, name + ".onnx"))
+
+
 def opset_versions(out):
     for name, opset in (("opset_too_old", 7), ("opset_too_new", 99)):
         g = helper.make_graph(
@@ -268,7 +312,8 @@ def main():
         shutil.rmtree(out)
     os.makedirs(out)
     for fn in (unsupported_op, custom_domain, not_onnx, truncated, ext_missing, ext_short,
-               ext_escape, opset_versions, dynamic_dim, ext_ok):
+               ext_escape, opset_versions, dynamic_dim, ext_ok, ext_bad_numbers, bad_shapes,
+               missing_inputs):
         fn(out)
     for root, _, files in sorted(os.walk(out)):
         for f in sorted(files):
