@@ -360,6 +360,53 @@ LogicalResult importTrilu(NodeContext &c, Results &results) {
   return success();
 }
 
+/// A 0/1 flag attribute; anything else is an error naming the node.
+FailureOr<int64_t> flagAttr(NodeContext &c, StringRef name) {
+  int64_t v = c.attrInt(name, 0);
+  if (v != 0 && v != 1)
+    return c.error() << "attribute '" << name << "' must be 0 or 1, not " << v;
+  return v;
+}
+
+/// CumSum (opsets 11 and 14): the axis input becomes the `axis` attribute.
+/// It must be a compile-time constant: the kernels are bound to one axis
+/// when an engine loads, and the result type does not depend on it.
+LogicalResult importCumSum(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  if (c.inputs.size() > 2)
+    return c.error() << "has " << c.inputs.size()
+                     << " inputs; CumSum takes 2 (x, axis)";
+  FailureOr<SmallVector<int64_t>> axis = c.constInts(1, "axis");
+  if (failed(axis))
+    return failure();
+  if (axis->size() != 1 || c.inputType(1).getRank() > 1)
+    return c.error() << "the 'axis' input must be a scalar or a 1-element "
+                        "tensor, not "
+                     << c.inputType(1);
+  RankedTensorType in = c.inputType(0);
+  if (failed(normalizeAxis((*axis)[0], in.getRank())))
+    return c.error() << "axis " << (*axis)[0] << " is out of range for rank "
+                     << in.getRank();
+  Type elem = in.getElementType();
+  if (elem.isInteger(1) || elem.isInteger(8))
+    return c.error() << "input type " << in
+                     << " is not supported (CumSum takes floats, int32 and "
+                        "int64)";
+  FailureOr<int64_t> exclusive = flagAttr(c, "exclusive");
+  if (failed(exclusive))
+    return failure();
+  FailureOr<int64_t> reverse = flagAttr(c, "reverse");
+  if (failed(reverse))
+    return failure();
+  results.append(
+      c.create(CumSumOp::getOperationName(), in, c.input(0),
+               {c.named("axis", c.b.getI64IntegerAttr((*axis)[0])),
+                c.named("exclusive", c.b.getI64IntegerAttr(*exclusive)),
+                c.named("reverse", c.b.getI64IntegerAttr(*reverse))}));
+  return success();
+}
+
 LogicalResult importShape(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
@@ -542,6 +589,9 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"ReduceMax", 20, importReduce<ReduceMaxOp, true>, "onnx.ReduceMax"});
   t.push_back({"ReduceMin", 20, importReduce<ReduceMinOp, true>, "onnx.ReduceMin"});
   t.push_back({"ArgMax", 13, importArgMax, "onnx.ArgMax"});
+  // Opset 14 only added f16 and bf16 inputs.
+  for (int v : {11, 14})
+    t.push_back({"CumSum", v, importCumSum, "onnx.CumSum"});
 }
 
 } // namespace tpc

@@ -1,7 +1,8 @@
-//===- Reduce.cpp - Reductions and arg-reductions -------------------------===//
+//===- Reduce.cpp - Reductions, arg-reductions and CumSum -----------------===//
 #include "kernels/cpu/Reduce.h"
 #include "kernels/cpu/Convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -192,6 +193,51 @@ void argReduceTyped(const ArgReduceParams &p, const T *in, int64_t *out) {
   }
 }
 
+/// The type CumSum adds T in: float for f16/bf16; for integers the unsigned
+/// type, so that sums wrap (signed overflow is undefined); T otherwise.
+template <class T, bool = std::is_integral_v<T>> struct CumSumAcc {
+  using type = T;
+};
+template <class T> struct CumSumAcc<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <> struct CumSumAcc<Half> { using type = float; };
+template <> struct CumSumAcc<BFloat16> { using type = float; };
+
+/// Sums in axis order, keeping one accumulator per inner column in a
+/// per-thread buffer that only grows, so that walking the axis reads and
+/// writes whole contiguous rows.
+template <class T>
+void cumSumTyped(const CumSumParams &p, const T *in, T *out) {
+  using A = typename CumSumAcc<T>::type;
+  thread_local std::vector<A> acc;
+  if (acc.size() < static_cast<size_t>(p.inner))
+    acc.resize(p.inner);
+  auto store = [](A v) {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      return narrowTo<T>(v);
+    else
+      return static_cast<T>(v);
+  };
+  for (int64_t o = 0; o < p.outer; ++o) {
+    std::fill(acc.begin(), acc.begin() + p.inner, A(0));
+    const int64_t block = o * p.axisDim * p.inner;
+    for (int64_t step = 0; step < p.axisDim; ++step) {
+      const int64_t a = p.reverse ? p.axisDim - 1 - step : step;
+      const T *x = in + block + a * p.inner;
+      T *y = out + block + a * p.inner;
+      for (int64_t j = 0; j < p.inner; ++j) {
+        const A v = static_cast<A>(widen(x[j]));
+        if (p.exclusive)
+          y[j] = store(acc[j]);
+        acc[j] += v;
+        if (!p.exclusive)
+          y[j] = store(acc[j]);
+      }
+    }
+  }
+}
+
 } // namespace
 
 void reduceKernel(const ReduceParams &p, const void *in, void *out) {
@@ -209,6 +255,15 @@ void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out) {
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     argReduceTyped<T>(p, static_cast<const T *>(in), out);
+  };
+  if (!visitFloat16(p.dtype, run))
+    visitNumeric(p.dtype, run);
+}
+
+void cumSumKernel(const CumSumParams &p, const void *in, void *out) {
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cumSumTyped<T>(p, static_cast<const T *>(in), static_cast<T *>(out));
   };
   if (!visitFloat16(p.dtype, run))
     visitNumeric(p.dtype, run);

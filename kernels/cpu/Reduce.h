@@ -1,4 +1,4 @@
-//===- Reduce.h - Reductions and arg-reductions -----------------*- C++ -*-===//
+//===- Reduce.h - Reductions, arg-reductions and CumSum ---------*- C++ -*-===//
 #ifndef TPC_KERNELS_CPU_REDUCE_H
 #define TPC_KERNELS_CPU_REDUCE_H
 
@@ -41,6 +41,29 @@ struct ArgReduceParams {
 };
 
 void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out);
+
+/// CumSum of [outer, axisDim, inner] along the middle dim; the output has
+/// the input's dtype and shape. f32 sums in f32 in axis order, as
+/// onnxruntime does, f64 in f64; f16/bf16 sum in float and round each
+/// output once; integers wrap.
+struct CumSumParams {
+  DType dtype = DType::F32;
+  /// Leave each element out of its own sum (the first sum is 0).
+  bool exclusive = false;
+  /// Sum from the end of the axis.
+  bool reverse = false;
+  int64_t outer = 0;
+  int64_t axisDim = 0;
+  int64_t inner = 0;
+};
+
+/// The params of input `in` for attributes axis (required), exclusive and
+/// reverse (0 or 1, default 0). Shared by the CPU and CUDA adapters; checks
+/// only what the params depend on.
+Status makeCumSumParams(const TensorDesc &in, const Attrs &attrs,
+                        CumSumParams &p);
+
+void cumSumKernel(const CumSumParams &p, const void *in, void *out);
 
 } // namespace tpc::cpu
 

@@ -1,4 +1,4 @@
-//===- ReduceKernels.cpp - Registry adapters for reductions ---------------===//
+//===- ReduceKernels.cpp - Registry adapters for reductions and CumSum ----===//
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Reduce.h"
 
@@ -120,7 +120,42 @@ Status prepareArgReduce(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status prepareCumSum(const std::vector<TensorDesc> &in,
+                     const std::vector<TensorDesc> &out, const Attrs &attrs,
+                     std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
+  TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
+  CumSumParams p;
+  TPC_RETURN_IF_ERROR(makeCumSumParams(in[0], attrs, p));
+  kernel =
+      makeKernel([p](const void *const *i, void *const *o,
+                     const ExecContext &) { cumSumKernel(p, i[0], o[0]); });
+  return Status::ok();
+}
+
 } // namespace
+
+Status makeCumSumParams(const TensorDesc &in, const Attrs &attrs,
+                        CumSumParams &p) {
+  // The ONNX axis is an input; the compiler resolves it to this attribute.
+  if (!attrs.getInts("axis"))
+    return Status::error("attribute axis is required (the resolved axis "
+                         "input)");
+  const Shape &s = in.shape;
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(normalizeAxis(
+      attrs.getInt("axis", 0), static_cast<int64_t>(s.size()), "axis", axis));
+  TPC_RETURN_IF_ERROR(checkFlag(attrs, "exclusive", 0, p.exclusive));
+  TPC_RETURN_IF_ERROR(checkFlag(attrs, "reverse", 0, p.reverse));
+  p.dtype = in.dtype;
+  p.outer = product(s, 0, axis);
+  p.axisDim = s[axis];
+  p.inner = product(s, axis + 1, s.size());
+  return Status::ok();
+}
 
 void addReduceKernels(KernelTable &t) {
   t.push_back(
@@ -141,6 +176,9 @@ void addReduceKernels(KernelTable &t) {
                prepareArgReduce<true>});
   t.push_back({"ArgMin", "index of the min along attr axis -> i64",
                prepareArgReduce<false>});
+  t.push_back({"CumSum",
+               "running sums along attr axis (attrs exclusive, reverse)",
+               prepareCumSum});
 }
 
 } // namespace tpc::cpu

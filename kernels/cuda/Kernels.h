@@ -64,6 +64,11 @@ cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,
 /// ArgMax / ArgMin into i64, with the CPU kernel's tie and NaN rules.
 cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
                             int64_t *out, cudaStream_t stream);
+/// Running sums with the CPU kernel's accumulation types; integer sums wrap.
+/// Rows longer than a warp (inner == 1) are scanned by a block in tree
+/// order, so float sums may round differently from the CPU's.
+cudaError_t cumSumKernel(const cpu::CumSumParams &p, const void *in, void *out,
+                         cudaStream_t stream);
 
 // Movement.cu
 cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,

@@ -1,4 +1,4 @@
-//===- Norm.cu - Softmax, LayerNormalization/RMSNorm and reductions -------===//
+//===- Norm.cu - Softmax, norms, reductions and CumSum --------------------===//
 //
 // Row kernels give each row to one block (32 to 1024 threads, about four
 // elements per thread), accumulate in f32 (f64 for f64 data) and combine
@@ -7,7 +7,8 @@
 // variance, write), rows being small enough to stay in L1/L2 between passes.
 // A strided softmax axis and reductions over leading or interleaved axes use
 // one thread per output column instead, so that neighbouring threads read
-// neighbouring elements.
+// neighbouring elements. CumSum scans long rows with a block, other axes
+// with one thread per column.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cuda/DeviceUtil.cuh"
@@ -504,6 +505,113 @@ cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
     } else {
       argColumns<T><<<blocksFor(p.outer * p.inner), kThreads, 0, stream>>>(
           rule, x, out, p.outer, p.axisDim, p.inner);
+    }
+    return cudaGetLastError();
+  };
+  return launchNumeric(p.dtype, launch);
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// CumSum
+//===----------------------------------------------------------------------===//
+
+/// Scan rows no longer than this go to the column kernel, whose one thread
+/// per row adds in the CPU's order; a block would sit mostly idle on them.
+constexpr int64_t kMinScanRow = 32;
+
+/// Inclusive scan over the lanes of a warp.
+template <class W> __device__ __forceinline__ W warpInclusiveScan(W v) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const W t = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o)
+      v += t;
+  }
+  return v;
+}
+
+/// Contiguous rows (inner == 1), one block per row, in tiles of blockDim
+/// (a multiple of 32) elements: a warp scan, a scan of the warp totals in
+/// shared memory, and the carry of the earlier tiles. The exclusive sum is
+/// the neighbour's inclusive one, never inclusive - x, which would round.
+template <class T>
+__global__ void cumSumRows(const cpu::CumSumParams p, const T *x, T *y) {
+  using A = Compute<T>;
+  using W = Wrap<A>;
+  __shared__ W totals[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  const int64_t n = p.axisDim;
+  for (int64_t row = blockIdx.x; row < p.outer; row += gridDim.x) {
+    const T *xr = x + row * n;
+    T *yr = y + row * n;
+    W carry = W(0);
+    for (int64_t base = 0; base < n; base += blockDim.x) {
+      const int64_t i = base + threadIdx.x;
+      const int64_t at = p.reverse ? n - 1 - i : i;
+      const W v = i < n ? W(toCompute(xr[at])) : W(0);
+      const W incl = warpInclusiveScan(v);
+      W excl = __shfl_up_sync(0xffffffffu, incl, 1);
+      if (lane == 0)
+        excl = W(0);
+      __syncthreads(); // every thread has read the previous tile's totals
+      if (lane == 31)
+        totals[warp] = incl;
+      __syncthreads();
+      if (warp == 0)
+        totals[lane] = warpInclusiveScan(lane < warps ? totals[lane] : W(0));
+      __syncthreads();
+      const W before = warp > 0 ? carry + totals[warp - 1] : carry;
+      if (i < n)
+        yr[at] = fromCompute<T>(A(before + (p.exclusive ? excl : incl)));
+      carry += totals[warps - 1];
+    }
+  }
+}
+
+/// One thread per (outer, inner) column, adding in axis order like the CPU
+/// kernel; neighbouring threads read neighbouring elements.
+template <class T>
+__global__ void cumSumColumns(const cpu::CumSumParams p, const T *x, T *y) {
+  using A = Compute<T>;
+  using W = Wrap<A>;
+  const int64_t cols = p.outer * p.inner;
+  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+       c += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t o = c / p.inner, j = c - o * p.inner;
+    const int64_t base = o * p.axisDim * p.inner + j;
+    W acc = W(0);
+    for (int64_t s = 0; s < p.axisDim; ++s) {
+      const int64_t off = base + (p.reverse ? p.axisDim - 1 - s : s) * p.inner;
+      const W v = W(toCompute(x[off]));
+      if (p.exclusive)
+        y[off] = fromCompute<T>(A(acc));
+      acc += v;
+      if (!p.exclusive)
+        y[off] = fromCompute<T>(A(acc));
+    }
+  }
+}
+
+} // namespace
+
+cudaError_t cumSumKernel(const cpu::CumSumParams &p, const void *in, void *out,
+                         cudaStream_t stream) {
+  if (p.outer * p.axisDim * p.inner == 0)
+    return cudaSuccess;
+  auto launch = [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    const T *x = static_cast<const T *>(in);
+    T *y = static_cast<T *>(out);
+    if (p.inner == 1 && p.axisDim > kMinScanRow) {
+      const unsigned blocks = unsigned(std::min<int64_t>(p.outer, 1 << 20));
+      cumSumRows<T><<<blocks, rowThreads(p.axisDim), 0, stream>>>(p, x, y);
+    } else {
+      cumSumColumns<T><<<blocksFor(p.outer * p.inner), kThreads, 0,
+                         stream>>>(p, x, y);
     }
     return cudaGetLastError();
   };

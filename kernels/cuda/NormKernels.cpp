@@ -1,4 +1,4 @@
-//===- NormKernels.cpp - Adapters of softmax, norms and reductions --------===//
+//===- NormKernels.cpp - Adapters of softmax, norms, reductions, CumSum ---===//
 #include "kernels/cuda/Adapters.h"
 #include "kernels/cuda/Kernels.h"
 
@@ -147,6 +147,20 @@ Status prepareArgReduce(const KernelContext &,
   return Status::ok();
 }
 
+Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
+                     const std::vector<TensorDesc> &out, const Attrs &attrs,
+                     std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("CumSum", in, out, attrs, false));
+  TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
+  cpu::CumSumParams p;
+  TPC_RETURN_IF_ERROR(cpu::makeCumSumParams(in[0], attrs, p));
+  kernel = makeLaunch(
+      "CumSum", [p](const void *const *i, void *const *o, cudaStream_t st) {
+        return cumSumKernel(p, i[0], o[0], st);
+      });
+  return Status::ok();
+}
+
 } // namespace
 
 void addNormKernels(KernelTable &t) {
@@ -171,6 +185,9 @@ void addNormKernels(KernelTable &t) {
                prepareArgReduce<true>});
   t.push_back({"ArgMin", "index of the min along attr axis -> i64",
                prepareArgReduce<false>});
+  t.push_back({"CumSum",
+               "running sums along attr axis (attrs exclusive, reverse)",
+               prepareCumSum});
 }
 
 } // namespace tpc::cuda

@@ -1,9 +1,10 @@
-//===- NormCases.cpp - Parity cases of softmax, norms and reductions ------===//
+//===- NormCases.cpp - Parity cases of softmax, norms, reductions, CumSum -===//
 //
 // Rows shorter than a warp, longer than a block (1024 threads x several
 // elements), strided softmax axes, reductions over trailing, leading and
-// interleaved axes, ArgMax/ArgMin with ties and NaNs. Sums over long rows
-// accumulate in another order than the CPU, hence the tolerance scales.
+// interleaved axes, ArgMax/ArgMin with ties and NaNs, CumSum along rows and
+// strided axes. Sums over long rows accumulate in another order than the
+// CPU, hence the tolerance scales.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -156,6 +157,39 @@ void addArg(Cases &v) {
   }
 }
 
+/// CumSum: long rows (the block scan) with every flag, short rows and
+/// strided axes (one thread per column). Integer-valued data make every sum
+/// exact, so the block scan's order cannot show; random floats get a
+/// tolerance for it.
+void addCumSum(Cases &v) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64,
+                  DType::F64}) {
+    const std::string n = dtypeName(t);
+    for (int exclusive : {0, 1})
+      for (int reverse : {0, 1}) {
+        const std::string sfx = std::string(exclusive ? "_exclusive" : "") +
+                                (reverse ? "_reverse" : "");
+        Attrs a = intAttr("exclusive", exclusive,
+                          intAttr("reverse", reverse, intAttr("axis", -1)));
+        add(v, n + "_rows5000" + sfx, "CumSum", {ties(t, {3, 5000})},
+            {{t, {3, 5000}}}, a);
+        add(v, n + "_axis0" + sfx, "CumSum", {ties(t, {40, 7, 9})},
+            {{t, {40, 7, 9}}},
+            intAttr("exclusive", exclusive,
+                    intAttr("reverse", reverse, intAttr("axis", 0))));
+      }
+    add(v, n + "_short_rows", "CumSum", {ties(t, {300, 20})}, {{t, {300, 20}}},
+        intAttr("axis", 1));
+    add(v, n + "_rows33", "CumSum", {ties(t, {5, 33})}, {{t, {5, 33}}},
+        intAttr("axis", -1));
+  }
+  add(v, "f32_random_rows", "CumSum", {rnd(DType::F32, {4, 3000}, 0, 1)},
+      {{DType::F32, {4, 3000}}}, intAttr("axis", 1), 16);
+  add(v, "f32_random_middle", "CumSum", {rnd(DType::F32, {3, 200, 5}, -1, 1)},
+      {{DType::F32, {3, 200, 5}}},
+      intAttr("axis", -2, intAttr("exclusive", 1)));
+}
+
 /// The fused ops: GQA attention with causal, float and bool masks, a row
 /// longer than a warp's worth of keys; SwiGLU; residual add + norm.
 void addFused(Cases &v) {
@@ -201,6 +235,7 @@ void addNormCases(std::vector<ParityCase> &v) {
   addNorms(v);
   addReductions(v);
   addArg(v);
+  addCumSum(v);
 }
 
 } // namespace tpc::cuda::test

@@ -1,9 +1,11 @@
-//===- ReduceTest.cpp - Reductions and ArgMax/ArgMin ----------------------===//
+//===- ReduceTest.cpp - Reductions, ArgMax/ArgMin and CumSum -------------===//
 #include "KernelTestUtil.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <limits>
 
 namespace tpc::cpu::test {
 namespace {
@@ -209,6 +211,130 @@ TEST(ArgReduce, MaxAndMin) {
                                      return a;
                                    }()),
                        "empty axis");
+}
+
+Attrs cumSumAttrs(int64_t axis, int exclusive = 0, int reverse = 0) {
+  Attrs a;
+  a.setInt("axis", axis);
+  a.setInt("exclusive", exclusive);
+  a.setInt("reverse", reverse);
+  return a;
+}
+
+/// Scalar reference: element by element along the axis, in double.
+std::vector<double> refCumSum(const Tensor &x, int64_t axis, bool exclusive,
+                              bool reverse) {
+  const Shape &s = x.desc.shape;
+  const int64_t n = s[axis];
+  std::vector<double> out(x.numel());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    std::vector<int64_t> idx = unravel(i, s);
+    const int64_t pos = idx[axis];
+    double sum = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      bool before = reverse ? k > pos : k < pos;
+      if (before || (!exclusive && k == pos)) {
+        idx[axis] = k;
+        sum += x.at(ravel(idx, s));
+      }
+    }
+    out[i] = sum;
+  }
+  return out;
+}
+
+TEST(CumSum, EveryDTypeAxisAndFlag) {
+  const DType types[] = {DType::F32,  DType::F64, DType::F16,
+                         DType::BF16, DType::I32, DType::I64};
+  const Shape shapes[] = {{3, 4, 5}, {7}, {2, 1, 3}, {2, 40}};
+  uint64_t seed = 300;
+  for (DType t : types)
+    for (const Shape &s : shapes)
+      for (int64_t axis = -static_cast<int64_t>(s.size());
+           axis < static_cast<int64_t>(s.size()); ++axis)
+        for (int exclusive : {0, 1})
+          for (int reverse : {0, 1}) {
+            SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(s) +
+                         " axis " + std::to_string(axis) + " exclusive " +
+                         std::to_string(exclusive) + " reverse " +
+                         std::to_string(reverse));
+            Tensor x = randomTensor(t, s, seed++, -3, 3);
+            // Small integers keep every f16/bf16 sum exact, so the result
+            // is the reference itself.
+            const bool half = t == DType::F16 || t == DType::BF16;
+            if (half)
+              for (int64_t i = 0; i < x.numel(); ++i)
+                x.set(i, std::floor(x.at(i)));
+            const int64_t ax = axis < 0 ? axis + int64_t(s.size()) : axis;
+            std::vector<double> want = refCumSum(x, ax, exclusive, reverse);
+            // The reference adds in index order, the kernel in sum order.
+            const double tol =
+                t == DType::F32 ? 1e-5 : (t == DType::F64 ? 1e-12 : 0);
+            expectClose(runOne("CumSum", {&x}, t, s,
+                               cumSumAttrs(axis, exclusive, reverse)),
+                        want, tol, tol);
+          }
+}
+
+TEST(CumSum, F32AddsInAxisOrderLikeOnnxruntime) {
+  // onnxruntime adds f32 in f32, element after element: 1e8 + 1 rounds
+  // back to 1e8, so the sums after -1e8 are 0 and 1 (in double, 1 and 2).
+  Tensor x = makeTensor(DType::F32, {4}, {1e8, 1, -1e8, 1});
+  expectClose(runOne("CumSum", {&x}, DType::F32, {4}, cumSumAttrs(0)),
+              {1e8, 1e8, 0, 1}, 0, 0);
+}
+
+TEST(CumSum, HalfAccumulatesInFloat) {
+  // 4096 ones: a 16-bit accumulator stalls at 256 (bf16) or 2048 (f16);
+  // in float every sum i + 1 is exact and rounds once to the output type.
+  for (DType t : {DType::F16, DType::BF16}) {
+    SCOPED_TRACE(dtypeName(t));
+    const int64_t n = 4096;
+    Tensor ones = makeTensor(t, {1, n}, std::vector<double>(n, 1.0));
+    std::vector<double> counts(n);
+    for (int64_t i = 0; i < n; ++i)
+      counts[i] = double(i + 1);
+    Tensor want = makeTensor(t, {1, n}, counts);
+    expectClose(runOne("CumSum", {&ones}, t, {1, n}, cumSumAttrs(1)),
+                want.values(), 0, 0);
+  }
+}
+
+TEST(CumSum, IntegersWrapAndEmptyAxes) {
+  const int64_t max32 = std::numeric_limits<int32_t>::max();
+  Tensor x = makeTensor(DType::I32, {3}, {double(max32), 1, 1});
+  expectClose(runOne("CumSum", {&x}, DType::I32, {3}, cumSumAttrs(0)),
+              {double(max32), double(-max32 - 1), double(-max32)}, 0, 0);
+  Tensor e(DType::I64, {2, 0});
+  EXPECT_EQ(runOne("CumSum", {&e}, DType::I64, {2, 0}, cumSumAttrs(1)).numel(),
+            0);
+}
+
+TEST(CumSum, InvalidInputs) {
+  const TensorDesc x{DType::F32, {3, 4}};
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {x}, {x}), "axis is required");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {x}, {x}, cumSumAttrs(2)),
+                       "out of range");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {x}, {x}, cumSumAttrs(-3)),
+                       "out of range");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {x}, {x}, cumSumAttrs(0, 2)),
+                       "exclusive must be 0 or 1");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {x}, {x}, cumSumAttrs(0, 0, -1)),
+                       "reverse must be 0 or 1");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("CumSum", {x}, {{DType::F32, {3, 1}}}, cumSumAttrs(0)),
+      "does not match");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("CumSum", {x}, {{DType::F64, {3, 4}}}, cumSumAttrs(0)),
+      "dtype mismatch");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {{DType::Bool, {3}}},
+                                   {{DType::Bool, {3}}}, cumSumAttrs(0)),
+                       "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {{DType::F32, {}}},
+                                   {{DType::F32, {}}}, cumSumAttrs(0)),
+                       "out of range");
+  EXPECT_PREPARE_ERROR(prepareOnly("CumSum", {x, x}, {x}, cumSumAttrs(0)),
+                       "expected 1 inputs, got 2");
 }
 
 } // namespace

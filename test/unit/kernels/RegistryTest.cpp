@@ -31,7 +31,7 @@ const std::set<std::string> kTested = {
     "Shape", "Size", "Range", "ConstantOfShape",
     // ReduceTest.cpp
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-    "ReduceL2", "ReduceSumSquare", "ArgMax", "ArgMin",
+    "ReduceL2", "ReduceSumSquare", "ArgMax", "ArgMin", "CumSum",
     // NormTest.cpp
     "Softmax", "LogSoftmax", "LayerNormalization", "RMSNorm",
     // MatMulTest.cpp

@@ -458,6 +458,18 @@ template <typename OpTy> static LogicalResult verifyAxisOp(OpTy op) {
 LogicalResult SoftmaxOp::verify() { return verifyAxisOp(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifyAxisOp(*this); }
 
+LogicalResult CumSumOp::verify() {
+  if (failed(verifyAxisOp(*this)))
+    return failure();
+  // ONNX defines the flags as 0 or 1 only; the kernels refuse other values,
+  // so catch them here rather than when an engine loads.
+  if (getExclusive() != 0 && getExclusive() != 1)
+    return emitOpError("exclusive must be 0 or 1, not ") << getExclusive();
+  if (getReverse() != 0 && getReverse() != 1)
+    return emitOpError("reverse must be 0 or 1, not ") << getReverse();
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   Type want = onnxElementType(getContext(), getTo());
   if (!want)

@@ -495,6 +495,32 @@ def ONNX_ArgMaxOp : ONNX_InferOp<"ArgMax"> {
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($reduced)";
 }
 
+def ONNX_CumSumOp : ONNX_Op<"CumSum", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "ONNX CumSum along a constant axis";
+  let description = [{
+    Running sums along `axis` (the ONNX `axis` input, which must be a
+    compile-time constant). With `exclusive` = 1 an element's own value is
+    left out of its sum (the first sum is 0); with `reverse` = 1 the sums
+    run from the end of the axis. Integer sums wrap.
+
+    The op is deliberately not `SameOperandsAndResultType`: the sharding
+    analysis treats ops with that trait as elementwise, which a sum along
+    an axis is not, so CumSum runs on whole tensors.
+
+    ```mlir
+    %p = onnx.CumSum %m {axis = 1 : i64} : tensor<1x16xi64>
+    %r = onnx.CumSum %x {axis = -1 : i64, exclusive = 1 : i64, reverse = 1 : i64} : tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, F64, I64, I32]>:$input,
+                       I64Attr:$axis,
+                       DefaultValuedAttr<I64Attr, "0">:$exclusive,
+                       DefaultValuedAttr<I64Attr, "0">:$reverse);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, F64, I64, I32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
 include "compiler/Dialect/ONNX/IR/FusedOps.td"
 
 #endif // TPC_DIALECT_ONNX_OPS
