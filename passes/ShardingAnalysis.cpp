@@ -440,10 +440,11 @@ bool ShardingAnalysis::visitPartialAdd(Operation *op) {
   int k = p[0] ? 0 : 1;
   if (!s[1 - k].isReplicated())
     return false;
-  // Deferring adds the replicated operand on rank 0 only: the sum must not
-  // broadcast the partial operand, and a Sub must subtract it.
-  bool deferrable = tensorType(res) == tensorType(x[k]) &&
-                    (isa<onnx::AddOp>(op) || k == 1) && x[k].hasOneUse();
+  // Deferring adds (or subtracts) the replicated operand on rank 0 only,
+  // which is exact for either operand order; the sum must not broadcast the
+  // partial operand, which would grow the all-reduce.
+  bool deferrable =
+      tensorType(res) == tensorType(x[k]) && x[k].hasOneUse();
   if (deferrable && hints.deferred.contains(op)) {
     require(op, 1 - k, Sharding::partial());
     set(res, Sharding::partial());
