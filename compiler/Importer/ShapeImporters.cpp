@@ -360,6 +360,68 @@ LogicalResult importTrilu(NodeContext &c, Results &results) {
   return success();
 }
 
+/// ScatterND's reduction attribute: absent before opset 16, none/add/mul
+/// from 16, max/min too from 18.
+FailureOr<std::string> scatterReduction(NodeContext &c) {
+  std::string r = c.attrString("reduction", "none");
+  if (c.opset < 16) {
+    if (c.attr("reduction"))
+      return c.error() << "attribute 'reduction' is not defined before "
+                          "opset 16 (the model's opset is "
+                       << c.opset << ")";
+    return r;
+  }
+  bool ok = r == "none" || r == "add" || r == "mul" ||
+            (c.opset >= 18 && (r == "max" || r == "min"));
+  if (!ok)
+    return c.error() << "attribute 'reduction' must be "
+                     << (c.opset >= 18 ? "none, add, mul, max or min"
+                                       : "none, add or mul")
+                     << " at opset " << c.opset << ", not '" << r << "'";
+  return r;
+}
+
+/// ScatterND (opsets 11, 13, 16 and 18): int64 index tuples of k <= rank
+/// entries address slices of data; updates.shape must be
+/// indices.shape[:-1] + data.shape[k:].
+LogicalResult importScatterND(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(3)))
+    return failure();
+  if (c.inputs.size() > 3)
+    return c.error() << "has " << c.inputs.size()
+                     << " inputs; ScatterND takes 3 (data, indices, updates)";
+  RankedTensorType data = c.inputType(0), idx = c.inputType(1),
+                   upd = c.inputType(2);
+  if (!idx.getElementType().isInteger(64))
+    return c.error() << "the 'indices' input must be int64, not " << idx;
+  if (idx.getRank() < 1 || idx.getShape().back() > data.getRank())
+    return c.error() << "indices " << idx
+                     << " must have rank >= 1 and a last dim no larger than "
+                        "the data rank "
+                     << data.getRank();
+  SmallVector<int64_t> want(idx.getShape().drop_back());
+  llvm::append_range(want, data.getShape().drop_front(idx.getShape().back()));
+  if (upd.getElementType() != data.getElementType() ||
+      upd.getShape() != ArrayRef<int64_t>(want))
+    return c.error() << "updates " << upd << " do not match data " << data
+                     << " and indices " << idx << ": want "
+                     << RankedTensorType::get(want, data.getElementType())
+                     << " (indices.shape[:-1] + data.shape[k:])";
+  FailureOr<std::string> reduction = scatterReduction(c);
+  if (failed(reduction))
+    return failure();
+  Type elem = data.getElementType();
+  if (*reduction != "none" && (elem.isInteger(1) || elem.isInteger(8)))
+    return c.error() << "reduction '" << *reduction
+                     << "' is not supported for " << data
+                     << " data (it takes floats, int32 and int64)";
+  results.append(c.create(
+      ScatterNDOp::getOperationName(), data,
+      {c.input(0), c.input(1), c.input(2)},
+      {c.named("reduction", c.b.getStringAttr(*reduction))}));
+  return success();
+}
+
 /// A 0/1 flag attribute; anything else is an error naming the node.
 FailureOr<int64_t> flagAttr(NodeContext &c, StringRef name) {
   int64_t v = c.attrInt(name, 0);
@@ -567,6 +629,9 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"GatherElements", 13, importGather<GatherElementsOp>,
                "onnx.GatherElements"});
   t.push_back({"GatherND", 13, importGatherND, "onnx.GatherND"});
+  // 13 added bf16, 16 the add and mul reductions, 18 max and min.
+  for (int v : {11, 13, 16, 18})
+    t.push_back({"ScatterND", v, importScatterND, "onnx.ScatterND"});
   t.push_back({"Tile", 13, importTile, "onnx.Tile"});
   for (int v : {13, 18, 19, 21})
     t.push_back({"Pad", v, importPad, "onnx.Pad"});

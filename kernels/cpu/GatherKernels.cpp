@@ -1,9 +1,10 @@
-//===- GatherKernels.cpp - Gather, GatherElements and GatherND ------------===//
+//===- GatherKernels.cpp - Gather, GatherElements, GatherND, ScatterND ----===//
 //
 // Indices are i64 or i32. Negative indices count from the end of the axis as
 // ONNX specifies; an index still outside [0, dim) cannot be reported from
 // run(), so it yields zeros (a zero row for Gather, a zero element for
-// GatherElements) rather than reading out of bounds.
+// GatherElements) rather than reading out of bounds. ScatterND skips such a
+// tuple instead: its slice of the output keeps the data.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/KernelTable.h"
@@ -128,7 +129,69 @@ Status prepareGatherND(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status prepareScatterND(const std::vector<TensorDesc> &in,
+                        const std::vector<TensorDesc> &out, const Attrs &attrs,
+                        std::unique_ptr<PreparedKernel> &kernel) {
+  ScatterNDParams p;
+  TPC_RETURN_IF_ERROR(makeScatterNDParams(in, out, attrs, p));
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        scatterNDKernel(p, i[0], i[1], i[2], o[0]);
+      });
+  return Status::ok();
+}
+
+Status parseScatterReduction(const Attrs &attrs, ScatterReduction &r) {
+  const std::string s = attrs.getString("reduction", "none");
+  static const std::pair<const char *, ScatterReduction> kNames[] = {
+      {"none", ScatterReduction::None}, {"add", ScatterReduction::Add},
+      {"mul", ScatterReduction::Mul},   {"max", ScatterReduction::Max},
+      {"min", ScatterReduction::Min}};
+  for (const auto &[name, value] : kNames)
+    if (s == name) {
+      r = value;
+      return Status::ok();
+    }
+  return Status::error("reduction must be none, add, mul, max or min, not '" +
+                       s + "'");
+}
+
 } // namespace
+
+Status makeScatterNDParams(const std::vector<TensorDesc> &in,
+                           const std::vector<TensorDesc> &out,
+                           const Attrs &attrs, ScatterNDParams &p) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(
+      checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
+  TPC_RETURN_IF_ERROR(checkSameDType(in[2], "input 2", in[0], "input 0"));
+  TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
+  const Shape &s = in[0].shape, &is = in[1].shape;
+  const int64_t rank = int64_t(s.size());
+  if (is.empty() || is.back() > rank)
+    return Status::error("indices " + fmtShape(is) +
+                         " must have rank >= 1 and a last dim <= data rank " +
+                         std::to_string(rank));
+  const int64_t depth = is.back();
+  Shape want(is.begin(), is.end() - 1);
+  want.insert(want.end(), s.begin() + depth, s.end());
+  TPC_RETURN_IF_ERROR(checkOutputShape(in[2], want, "input 2 (updates)"));
+  TPC_RETURN_IF_ERROR(parseScatterReduction(attrs, p.reduction));
+  if (p.reduction != ScatterReduction::None)
+    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (reduced data)",
+                                   {DType::F32, DType::F64, DType::F16,
+                                    DType::BF16, DType::I32, DType::I64}));
+  p.dtype = in[0].dtype;
+  p.numel = in[0].numel();
+  p.tuples = product(is, 0, is.size() - 1);
+  p.depth = depth;
+  p.dims.assign(s.begin(), s.begin() + depth);
+  p.sliceElems = product(s, size_t(depth), s.size());
+  p.indexType = in[1].dtype;
+  return Status::ok();
+}
 
 void addGatherKernels(KernelTable &t) {
   t.push_back({"GatherND", "take slices addressed by index tuples",
@@ -137,6 +200,10 @@ void addGatherKernels(KernelTable &t) {
       {"Gather", "take slices along attr axis by index tensor", prepareGather});
   t.push_back({"GatherElements", "take elements along attr axis by index",
                prepareGatherElements});
+  t.push_back({"ScatterND",
+               "copy of data with slices written at index tuples (attr "
+               "reduction)",
+               prepareScatterND});
 }
 
 } // namespace tpc::cpu

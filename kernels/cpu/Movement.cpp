@@ -1,8 +1,10 @@
 //===- Movement.cpp - Data-movement kernels -------------------------------===//
 #include "kernels/cpu/Movement.h"
+#include "kernels/cpu/Convert.h"
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace tpc::cpu {
 
@@ -191,6 +193,95 @@ void gatherNDKernel(const GatherNDParams &p, const void *data,
                   size_t(p.sliceBytes));
     }
   }
+}
+
+namespace {
+
+/// Element offset in data of the slice that tuple `t` addresses; -1 when an
+/// entry is out of range.
+int64_t scatterSliceOffset(const ScatterNDParams &p, const void *indices,
+                           int64_t t) {
+  int64_t slice = 0;
+  for (int64_t j = 0; j < p.depth; ++j) {
+    int64_t idx = indexAt(p.indexType, indices, t * p.depth + j, p.dims[j]);
+    if (idx < 0)
+      return -1;
+    slice = slice * p.dims[j] + idx;
+  }
+  return slice * p.sliceElems;
+}
+
+/// The type ScatterND adds and multiplies T in: unsigned for integers, so
+/// that they wrap (signed overflow is undefined); T itself otherwise.
+template <class T, bool = std::is_integral_v<T>> struct ScatterWrap {
+  using type = T;
+};
+template <class T> struct ScatterWrap<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
+/// d combined with u per `r` (not None).
+template <class T> T combineScatter(ScatterReduction r, T d, T u) {
+  using W = typename ScatterWrap<T>::type;
+  switch (r) {
+  case ScatterReduction::Add:
+    return T(W(d) + W(u));
+  case ScatterReduction::Mul:
+    return T(W(d) * W(u));
+  case ScatterReduction::Max:
+    return std::max(d, u);
+  default:
+    return std::min(d, u);
+  }
+}
+
+/// f16/bf16 combine in float and round once per update.
+template <class T> T combineScatterHalf(ScatterReduction r, T d, T u) {
+  return narrowTo<T>(combineScatter(r, widen(d), widen(u)));
+}
+
+template <class T>
+void scatterReduceTyped(const ScatterNDParams &p, const void *indices,
+                        const T *updates, T *out) {
+  for (int64_t t = 0; t < p.tuples; ++t, updates += p.sliceElems) {
+    int64_t off = scatterSliceOffset(p, indices, t);
+    if (off < 0)
+      continue;
+    T *dst = out + off;
+    for (int64_t e = 0; e < p.sliceElems; ++e) {
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+        dst[e] = combineScatterHalf(p.reduction, dst[e], updates[e]);
+      else
+        dst[e] = combineScatter(p.reduction, dst[e], updates[e]);
+    }
+  }
+}
+
+} // namespace
+
+void scatterNDKernel(const ScatterNDParams &p, const void *data,
+                     const void *indices, const void *updates, void *out) {
+  const size_t es = dtypeSize(p.dtype);
+  if (out != data)
+    std::memcpy(out, data, size_t(p.numel) * es);
+  if (p.reduction == ScatterReduction::None) {
+    // Tuples in order, so a duplicate's last slice wins.
+    const char *src = static_cast<const char *>(updates);
+    const size_t bytes = size_t(p.sliceElems) * es;
+    for (int64_t t = 0; t < p.tuples; ++t, src += bytes) {
+      int64_t off = scatterSliceOffset(p, indices, t);
+      if (off >= 0)
+        std::memcpy(static_cast<char *>(out) + off * es, src, bytes);
+    }
+    return;
+  }
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    scatterReduceTyped<T>(p, indices, static_cast<const T *>(updates),
+                          static_cast<T *>(out));
+  };
+  if (!visitFloat16(p.dtype, run))
+    visitNumeric(p.dtype, run);
 }
 
 void triluKernel(const TriluParams &p, const void *in, void *out) {

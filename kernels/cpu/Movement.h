@@ -2,7 +2,9 @@
 //
 // Kernels that move elements without looking at their values, so they work
 // on any dtype by element size: strided copies (Transpose, Expand, Tile,
-// Slice, Pad), Concat/Split, Gather/GatherElements and Trilu.
+// Slice, Pad), Concat/Split, Gather/GatherElements/GatherND, ScatterND and
+// Trilu. ScatterND's reductions are the exception: they combine values, so
+// they go by dtype.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CPU_MOVEMENT_H
@@ -111,6 +113,38 @@ struct GatherNDParams {
 /// Same index rules as gatherKernel; an out-of-range tuple gives a zero slice.
 void gatherNDKernel(const GatherNDParams &p, const void *data,
                     const void *indices, void *out);
+
+/// How ScatterND combines an update u with the element d already there:
+/// None writes u; Add d + u and Mul d * u (integers wrap); Max and Min
+/// std::max(d, u) and std::min(d, u), as onnxruntime does (a NaN in d stays,
+/// a NaN in u is dropped).
+enum class ScatterReduction { None, Add, Mul, Max, Min };
+
+/// ScatterND: out = data, then for each index tuple in order the slice it
+/// addresses is combined with the next `sliceElems` elements of updates.
+struct ScatterNDParams {
+  DType dtype = DType::F32;
+  ScatterReduction reduction = ScatterReduction::None;
+  int64_t numel = 0;         // elements of data and out
+  int64_t tuples = 0;        // index tuples
+  int64_t depth = 0;         // entries per tuple (indices.shape[-1])
+  std::vector<int64_t> dims; // data dims the tuple indexes
+  int64_t sliceElems = 0;    // elements of one addressed slice
+  DType indexType = DType::I64;
+};
+
+/// The params of ScatterND on inputs (data, indices, updates) and output
+/// `out`, with attribute reduction ("none" by default). Checks every operand
+/// and attribute; shared by the CPU and CUDA adapters.
+Status makeScatterNDParams(const std::vector<TensorDesc> &in,
+                           const std::vector<TensorDesc> &out,
+                           const Attrs &attrs, ScatterNDParams &p);
+
+/// Negative indices count from the end of their axis; a tuple still out of
+/// range is skipped (its slice of out keeps data). With None, a duplicate
+/// tuple's last slice wins. `out` may be `data`.
+void scatterNDKernel(const ScatterNDParams &p, const void *data,
+                     const void *indices, const void *updates, void *out);
 
 /// Trilu on [batch, rows, cols]: keeps elements with col - row >= k (upper)
 /// or col - row <= k (lower) and zeroes the rest.

@@ -74,6 +74,20 @@ template <class T> struct WrapOf<T, true> {
 };
 template <class T> using Wrap = typename WrapOf<T>::type;
 
+/// launch(T{}) for the arithmetic element types (reductions, ArgMax/ArgMin,
+/// CumSum, ScatterND's reductions); cudaErrorInvalidValue for the others.
+template <class F> cudaError_t launchNumeric(DType t, F &&launch) {
+  switch (t) {
+  case DType::F32: return launch(float{});
+  case DType::F64: return launch(double{});
+  case DType::F16: return launch(__half{});
+  case DType::BF16: return launch(__nv_bfloat16{});
+  case DType::I32: return launch(int32_t{});
+  case DType::I64: return launch(int64_t{});
+  default: return cudaErrorInvalidValue;
+  }
+}
+
 /// `N` elements of T loaded or stored with one access of N * sizeof(T)
 /// bytes; the address must be aligned to that.
 template <class T, int N> struct alignas(sizeof(T) * N) Pack {

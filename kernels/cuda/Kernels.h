@@ -87,6 +87,15 @@ cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
                            cudaStream_t stream);
 cudaError_t triluKernel(const cpu::TriluParams &p, const void *in, void *out,
                         cudaStream_t stream);
+/// Copies data to out (unless they are one buffer), then scatters with the
+/// CPU kernel's index rules (out-of-range tuples skipped). Reduction none
+/// writes a thread per element, so duplicate tuples race (ONNX leaves them
+/// undefined); reductions walk the tuples in order per slice element, which
+/// is deterministic and matches the CPU bit for bit.
+cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
+                            const void *indices, const void *updates,
+                            void *out, cudaStream_t stream);
+
 /// Fills `numel` elements of `elemSize` bytes with the pattern at host
 /// address `value` (passed to the kernel by value).
 cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
@@ -106,7 +115,7 @@ cudaError_t attentionKernel(const cpu::AttentionParams &p, const void *q,
 cudaError_t swigluKernel(DType dtype, int64_t numel, const void *gate,
                          const void *up, void *y, cudaStream_t stream);
 
-/// Dims a GatherND tuple may address on the GPU.
+/// Dims a GatherND or ScatterND tuple may address on the GPU.
 constexpr int kMaxGatherNDDepth = 8;
 
 } // namespace tpc::cuda

@@ -1,6 +1,7 @@
 //===- Movement.cu - Data-movement kernels --------------------------------===//
 //
-// Kernels that move bytes without looking at them, so they go by unit size.
+// Kernels that move bytes without looking at them, so they go by unit size
+// (ScatterND's reductions, which combine values, go by dtype).
 // Where sizes and addresses allow, several elements move as one 8- or
 // 16-byte unit (Concat, Split, Gather rows); a plain contiguous copy is a
 // cudaMemcpyAsync; a transpose of the two trailing dims goes through 32x32
@@ -253,6 +254,82 @@ __global__ void gatherNDKernelTyped(const __grid_constant__ GatherNDGeometry g,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// ScatterND
+//===----------------------------------------------------------------------===//
+
+struct ScatterNDGeometry {
+  int64_t tuples, depth, sliceUnits;
+  int64_t dims[kMaxGatherNDDepth];
+  DType indexType;
+  cpu::ScatterReduction reduction;
+};
+
+/// Offset in slices of the slice tuple `t` addresses; -1 when an entry is
+/// still out of range after wrapping (the tuple is skipped, as on the CPU).
+__device__ __forceinline__ int64_t scatterSlice(const ScatterNDGeometry &g,
+                                                const void *indices,
+                                                int64_t t) {
+  int64_t slice = 0;
+  for (int j = 0; j < g.depth; ++j) {
+    const int64_t idx =
+        wrapIndex(loadIndex(g.indexType, indices, t * g.depth + j), g.dims[j]);
+    if (idx < 0)
+      return -1;
+    slice = slice * g.dims[j] + idx;
+  }
+  return slice;
+}
+
+/// Reduction none: a thread per (tuple, unit). Duplicate tuples race, so
+/// which one wins is unspecified here (ONNX leaves it undefined; the CPU
+/// kernel keeps the last).
+template <class U>
+__global__ void scatterNDWrite(const __grid_constant__ ScatterNDGeometry g,
+                               const void *indices, const U *updates, U *out) {
+  const int64_t total = g.tuples * g.sliceUnits;
+  for (int64_t i = threadIndex(); i < total; i += gridThreads()) {
+    const int64_t t = divq(i, g.sliceUnits);
+    const int64_t slice = scatterSlice(g, indices, t);
+    if (slice >= 0)
+      out[slice * g.sliceUnits + (i - t * g.sliceUnits)] = updates[i];
+  }
+}
+
+/// d combined with u as the CPU kernel does: in float for f16/bf16, integers
+/// wrapping, max/min as std::max(d, u) / std::min(d, u).
+template <class T>
+__device__ __forceinline__ T combineScatter(cpu::ScatterReduction r, T d,
+                                            T u) {
+  using A = Compute<T>;
+  using W = Wrap<A>;
+  const A a = toCompute(d), b = toCompute(u);
+  switch (r) {
+  case cpu::ScatterReduction::Add: return fromCompute<T>(A(W(a) + W(b)));
+  case cpu::ScatterReduction::Mul: return fromCompute<T>(A(W(a) * W(b)));
+  case cpu::ScatterReduction::Max: return a < b ? u : d;
+  default: return b < a ? u : d;
+  }
+}
+
+/// Reductions: a thread per slice element walks the tuples in order, so the
+/// result is deterministic and combines in the CPU kernel's order (atomics
+/// would not, and have no mul, nor max/min for floats). Parallel over the
+/// slice only: fine for the rare reducing scatters in exports.
+template <class T>
+__global__ void scatterNDReduce(const __grid_constant__ ScatterNDGeometry g,
+                                const void *indices, const T *updates,
+                                T *out) {
+  for (int64_t e = threadIndex(); e < g.sliceUnits; e += gridThreads())
+    for (int64_t t = 0; t < g.tuples; ++t) {
+      const int64_t slice = scatterSlice(g, indices, t);
+      if (slice < 0)
+        continue;
+      T &d = out[slice * g.sliceUnits + e];
+      d = combineScatter(g.reduction, d, updates[t * g.sliceUnits + e]);
+    }
+}
+
 template <class U>
 __global__ void triluKernelTyped(const cpu::TriluParams p, const U *in,
                                  U *out) {
@@ -365,6 +442,57 @@ cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
     gatherNDKernelTyped<U><<<blocksFor(total / decltype(size)::value),
                              kThreads, 0, stream>>>(
         g, static_cast<const U *>(data), indices, static_cast<U *>(out));
+    return cudaGetLastError();
+  });
+}
+
+namespace {
+
+ScatterNDGeometry scatterGeometry(const cpu::ScatterNDParams &p,
+                                  int64_t sliceUnits) {
+  ScatterNDGeometry g{};
+  g.tuples = p.tuples;
+  g.depth = p.depth;
+  g.sliceUnits = sliceUnits;
+  for (int64_t j = 0; j < p.depth; ++j)
+    g.dims[j] = p.dims[size_t(j)];
+  g.indexType = p.indexType;
+  g.reduction = p.reduction;
+  return g;
+}
+
+} // namespace
+
+cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
+                            const void *indices, const void *updates,
+                            void *out, cudaStream_t stream) {
+  if (p.depth > kMaxGatherNDDepth || p.depth != int64_t(p.dims.size()))
+    return cudaErrorInvalidValue;
+  const int64_t es = int64_t(dtypeSize(p.dtype));
+  if (out != data && p.numel > 0)
+    if (cudaError_t err =
+            cudaMemcpyAsync(out, data, size_t(p.numel * es),
+                            cudaMemcpyDeviceToDevice, stream);
+        err != cudaSuccess)
+      return err;
+  if (p.tuples * p.sliceElems == 0)
+    return cudaSuccess;
+  if (p.reduction != cpu::ScatterReduction::None)
+    return launchNumeric(p.dtype, [&](auto tag) -> cudaError_t {
+      using T = decltype(tag);
+      scatterNDReduce<T><<<blocksFor(p.sliceElems), kThreads, 0, stream>>>(
+          scatterGeometry(p, p.sliceElems), indices,
+          static_cast<const T *>(updates), static_cast<T *>(out));
+      return cudaGetLastError();
+    });
+  const int64_t sliceBytes = p.sliceElems * es;
+  const int unit = commonUnit({sliceBytes}, {updates, out});
+  return visitUnit(unit, [&](auto size) -> cudaError_t {
+    using U = typename UnitOf<decltype(size)::value>::type;
+    const int64_t units = sliceBytes / decltype(size)::value;
+    scatterNDWrite<U><<<blocksFor(p.tuples * units), kThreads, 0, stream>>>(
+        scatterGeometry(p, units), indices, static_cast<const U *>(updates),
+        static_cast<U *>(out));
     return cudaGetLastError();
   });
 }

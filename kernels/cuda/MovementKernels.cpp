@@ -1,8 +1,8 @@
 //===- MovementKernels.cpp - Adapters of the data-movement kernels --------===//
 //
 // Transpose, Expand, Tile, Slice and Pad are strided copies, bound exactly as
-// the CPU adapters bind them; Concat/Split, Gather/GatherND and Trilu have
-// kernels of their own.
+// the CPU adapters bind them; Concat/Split, Gather/GatherND, ScatterND and
+// Trilu have kernels of their own.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cuda/Adapters.h"
@@ -321,6 +321,23 @@ Status prepareGatherND(const KernelContext &,
   return Status::ok();
 }
 
+Status prepareScatterND(const KernelContext &,
+                        const std::vector<TensorDesc> &in,
+                        const std::vector<TensorDesc> &out, const Attrs &attrs,
+                        std::unique_ptr<PreparedKernel> &kernel) {
+  cpu::ScatterNDParams p;
+  TPC_RETURN_IF_ERROR(cpu::makeScatterNDParams(in, out, attrs, p));
+  if (p.depth > kMaxGatherNDDepth)
+    return Status::error("ScatterND tuples of depth " +
+                         std::to_string(p.depth) + " exceed the CUDA kernel's " +
+                         std::to_string(kMaxGatherNDDepth));
+  kernel = makeLaunch("ScatterND", [p](const void *const *i, void *const *o,
+                                       cudaStream_t st) {
+    return scatterNDKernel(p, i[0], i[1], i[2], o[0], st);
+  });
+  return Status::ok();
+}
+
 Status prepareTrilu(const KernelContext &, const std::vector<TensorDesc> &in,
                     const std::vector<TensorDesc> &out, const Attrs &attrs,
                     std::unique_ptr<PreparedKernel> &kernel) {
@@ -361,6 +378,10 @@ void addMovementKernels(KernelTable &t) {
                prepareGatherElements});
   t.push_back({"GatherND", "take slices addressed by index tuples",
                prepareGatherND});
+  t.push_back({"ScatterND",
+               "copy of data with slices written at index tuples (attr "
+               "reduction)",
+               prepareScatterND});
   t.push_back({"Trilu", "keep the upper or lower triangle (attrs upper, k)",
                prepareTrilu});
 }

@@ -475,21 +475,6 @@ cudaError_t normKernel(const cpu::NormParams &p, const void *x,
   });
 }
 
-namespace {
-/// launch(T{}) for the element types reductions and ArgMax/ArgMin take.
-template <class F> cudaError_t launchNumeric(DType t, F &&launch) {
-  switch (t) {
-  case DType::F32: return launch(float{});
-  case DType::F64: return launch(double{});
-  case DType::F16: return launch(__half{});
-  case DType::BF16: return launch(__nv_bfloat16{});
-  case DType::I32: return launch(int32_t{});
-  case DType::I64: return launch(int64_t{});
-  default: return cudaErrorInvalidValue;
-  }
-}
-} // namespace
-
 cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
                             int64_t *out, cudaStream_t stream) {
   if (p.outer * p.inner == 0 || p.axisDim == 0)

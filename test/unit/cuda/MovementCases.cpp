@@ -2,7 +2,9 @@
 //
 // Every element size (1, 2, 4, 8 bytes), transposes large enough for the
 // tiled path and odd enough for its edges, out-of-range and negative
-// indices, and concatenations whose chunks rule the 16-byte unit out.
+// indices, concatenations whose chunks rule the 16-byte unit out, and
+// ScatterND with and without reductions (unique tuples without one, since
+// duplicates race on the GPU; with duplicates and out-of-range ones with).
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -135,12 +137,63 @@ void addGathers(Cases &v) {
   }
 }
 
+/// The full index grid of window [:, :, :, :cols] of shape `s` (the mask
+/// slice assignment of transformers' exports).
+Tensor windowGrid(const Shape &s, int64_t cols) {
+  std::vector<double> grid;
+  for (int64_t b = 0; b < s[0]; ++b)
+    for (int64_t h = 0; h < s[1]; ++h)
+      for (int64_t q = 0; q < s[2]; ++q)
+        for (int64_t k = 0; k < cols; ++k)
+          grid.insert(grid.end(), {double(b), double(h), double(q), double(k)});
+  return cpu::test::makeTensor(DType::I64, {s[0], s[1], s[2], cols, 4}, grid);
+}
+
+void addScatterND(Cases &v) {
+  // Unique rows, two given as negative indices and one out of range.
+  Tensor rows = cpu::test::makeTensor(DType::I64, {2, 3, 1},
+                                      {4, -1, 0, 9, 2, -5});
+  for (DType t : kSizes) {
+    const std::string n = dtypeName(t);
+    add(v, n + "_rows", "ScatterND",
+        {rnd(t, {6, 5, 4}, -9, 9), rows, rnd(t, {2, 3, 5, 4}, -9, 9)},
+        {{t, {6, 5, 4}}});
+    add(v, n + "_mask", "ScatterND",
+        {rnd(t, {2, 3, 8, 8}, -9, 9), windowGrid({2, 3, 8, 8}, 5),
+         rnd(t, {2, 3, 8, 5}, -9, 9)},
+        {{t, {2, 3, 8, 8}}});
+  }
+  add(v, "f32_in_place", "ScatterND",
+      {rnd(DType::F32, {6, 5, 4}), rows, rnd(DType::F32, {2, 3, 5, 4})},
+      {{DType::F32, {6, 5, 4}}});
+  v.back().inPlace = 0;
+  add(v, "f16_misaligned", "ScatterND",
+      {rnd(DType::F16, {6, 5, 3}), rows, rnd(DType::F16, {2, 3, 5, 3})},
+      {{DType::F16, {6, 5, 3}}}, {}, 1);
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32,
+                  DType::I64})
+    for (const char *r : {"add", "mul", "max", "min"}) {
+      Attrs a;
+      a.setString("reduction", r);
+      const std::string n = std::string(dtypeName(t)) + "_" + r;
+      add(v, n + "_rows", "ScatterND",
+          {rnd(t, {6, 70}, -3, 3), indices(DType::I64, {9, 1}, 6),
+           rnd(t, {9, 70}, -3, 3)},
+          {{t, {6, 70}}}, a);
+      add(v, n + "_elements", "ScatterND",
+          {rnd(t, {4, 5, 3}, -3, 3), indices(DType::I64, {12, 2}, 4),
+           rnd(t, {12, 3}, -3, 3)},
+          {{t, {4, 5, 3}}}, a);
+    }
+}
+
 } // namespace
 
 void addMovementCases(std::vector<ParityCase> &v) {
   addStrided(v);
   addConcatSplit(v);
   addGathers(v);
+  addScatterND(v);
 }
 
 } // namespace tpc::cuda::test

@@ -26,7 +26,7 @@ const std::set<std::string> kTested = {
     "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Copy",
     "Transpose", "Expand", "Tile", "Trilu", "Concat", "Split",
     // SliceGatherTest.cpp
-    "Slice", "Pad", "Gather", "GatherElements", "GatherND",
+    "Slice", "Pad", "Gather", "GatherElements", "GatherND", "ScatterND",
     // GenerateTest.cpp
     "Shape", "Size", "Range", "ConstantOfShape",
     // ReduceTest.cpp

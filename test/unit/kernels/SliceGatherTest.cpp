@@ -1,6 +1,8 @@
-//===- SliceGatherTest.cpp - Slice, Pad and the gathers --------------------===//
+//===- SliceGatherTest.cpp - Slice, Pad, the gathers and ScatterND --------===//
 #include "KernelTestUtil.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace tpc::cpu::test {
@@ -382,6 +384,197 @@ TEST(GatherND, AddressesSlicesByTuples) {
                                    {{DType::F32, {2, 2}}, {DType::I64, {2, 1}}},
                                    {{DType::F32, {2}}}, a),
                        "batch_dims");
+}
+
+Attrs reductionAttr(const std::string &r) {
+  Attrs a;
+  a.setString("reduction", r);
+  return a;
+}
+
+/// Scalar reference of ScatterND in double: tuples in order, each entry
+/// wrapped once if negative, out-of-range tuples skipped, the combined value
+/// stored back through `round` (the dtype's rounding) after every update.
+std::vector<double> refScatterND(const Tensor &data, const Tensor &idx,
+                                 const Tensor &upd, const std::string &r) {
+  const Shape &s = data.desc.shape;
+  const int64_t depth = idx.desc.shape.back();
+  const Shape tail(s.begin() + depth, s.end());
+  const int64_t slice = numElements(tail);
+  const int64_t tuples = depth ? idx.numel() / depth
+                               : numElements(Shape(idx.desc.shape.begin(),
+                                                   idx.desc.shape.end() - 1));
+  std::vector<double> out = data.values();
+  Tensor cell(data.desc.dtype, {1});
+  for (int64_t t = 0; t < tuples; ++t) {
+    std::vector<int64_t> pos(s.size(), 0);
+    bool inRange = true;
+    for (int64_t j = 0; j < depth; ++j) {
+      int64_t v = int64_t(idx.at(t * depth + j));
+      pos[j] = v < 0 ? v + s[j] : v;
+      inRange &= pos[j] >= 0 && pos[j] < s[j];
+    }
+    if (!inRange)
+      continue;
+    for (int64_t e = 0; e < slice; ++e) {
+      std::vector<int64_t> tailIdx = unravel(e, tail);
+      for (size_t d = 0; d < tailIdx.size(); ++d)
+        pos[depth + d] = tailIdx[d];
+      double &d = out[ravel(pos, s)];
+      const double u = upd.at(t * slice + e);
+      double v = r == "add"   ? d + u
+                 : r == "mul" ? d * u
+                 : r == "max" ? std::max(d, u)
+                 : r == "min" ? std::min(d, u)
+                              : u;
+      cell.set(0, v);
+      d = cell.at(0);
+    }
+  }
+  return out;
+}
+
+/// `tuples` index tuples for the leading dims of `s`, some negative, with
+/// duplicates (the first tuple comes back at the end).
+Tensor scatterIndices(const Shape &s, Shape indexShape, uint64_t seed) {
+  const int64_t depth = indexShape.back();
+  const int64_t tuples = numElements(indexShape) / std::max<int64_t>(depth, 1);
+  std::vector<double> vals;
+  for (int64_t t = 0; t < tuples; ++t)
+    for (int64_t j = 0; j < depth; ++j) {
+      if (t == tuples - 1 && t > 0) {
+        vals.push_back(vals[size_t(j)]);
+        continue;
+      }
+      int64_t v = int64_t((t * 5 + j * 3 + seed) % s[j]);
+      vals.push_back((t + j) % 3 == 0 ? v - s[j] : v);
+    }
+  return makeTensor(DType::I64, std::move(indexShape), vals);
+}
+
+TEST(ScatterND, EveryDTypeReductionAndDepth) {
+  struct Case {
+    Shape data, indices;
+  };
+  const std::vector<Case> cases = {
+      {{4, 3}, {5, 2}},       // full tuples: single elements
+      {{4, 3, 2}, {2, 3, 1}}, // depth 1: rows of [3, 2]
+      {{2, 3, 4}, {3, 2}},    // depth 2 of 3: rows of 4
+      {{7}, {4, 1}},
+  };
+  uint64_t seed = 500;
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
+                  DType::I64})
+    for (const char *r : {"none", "add", "mul", "max", "min"})
+      for (const Case &c : cases) {
+        SCOPED_TRACE(std::string(dtypeName(t)) + " " + r + " " +
+                     shapeToString(c.data) + " idx " +
+                     shapeToString(c.indices));
+        Tensor data = randomTensor(t, c.data, seed++, -3, 3);
+        Tensor idx = scatterIndices(c.data, c.indices, seed++);
+        Shape us(c.indices.begin(), c.indices.end() - 1);
+        us.insert(us.end(), c.data.begin() + c.indices.back(), c.data.end());
+        Tensor upd = randomTensor(t, us, seed++, -3, 3);
+        // Small integers keep f16/bf16 sums and products exact.
+        if (t == DType::F16 || t == DType::BF16)
+          for (Tensor *x : {&data, &upd})
+            for (int64_t i = 0; i < x->numel(); ++i)
+              x->set(i, std::floor(x->at(i)));
+        const double tol = t == DType::F32 ? 1e-6 : 0;
+        expectClose(runOne("ScatterND", {&data, &idx, &upd}, t, c.data,
+                           reductionAttr(r)),
+                    refScatterND(data, idx, upd, r), tol, tol);
+      }
+}
+
+TEST(ScatterND, ByteDTypesWithoutReduction) {
+  for (DType t : {DType::Bool, DType::I8, DType::U8}) {
+    SCOPED_TRACE(dtypeName(t));
+    Tensor data = randomTensor(t, {3, 4}, 7, 0, 9);
+    Tensor idx = makeTensor(DType::I64, {2, 1}, {-1, 0});
+    Tensor upd = randomTensor(t, {2, 4}, 8, 0, 9);
+    expectClose(runOne("ScatterND", {&data, &idx, &upd}, t, {3, 4}),
+                refScatterND(data, idx, upd, "none"), 0, 0);
+  }
+}
+
+TEST(ScatterND, CausalMaskSliceAssignment) {
+  // mask[:, :, :, :3] = u, as transformers' exports write it: the indices
+  // are the full grid of the assigned window, k = rank.
+  const Shape s = {1, 2, 4, 6};
+  std::vector<double> grid;
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t k = 0; k < 3; ++k)
+        grid.insert(grid.end(), {0, double(h), double(q), double(k)});
+  Tensor idx = makeTensor(DType::I64, {1, 2, 4, 3, 4}, grid);
+  Tensor data = randomTensor(DType::F32, s, 11);
+  Tensor upd = randomTensor(DType::F32, {1, 2, 4, 3}, 12);
+  std::vector<double> want = data.values();
+  for (int64_t i = 0; i < upd.numel(); ++i)
+    want[(i / 3) * 6 + i % 3] = upd.at(i);
+  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, s), want,
+              0, 0);
+}
+
+TEST(ScatterND, DuplicatesOutOfRangeAndWholeTensor) {
+  Tensor data = makeTensor(DType::F32, {3, 2}, {1, 2, 3, 4, 5, 6});
+  // Row 1 twice (the last wins), row 5 and row -4 out of range (skipped).
+  Tensor idx = makeTensor(DType::I64, {4, 1}, {1, 5, -2, -4});
+  Tensor upd = makeTensor(DType::F32, {4, 2}, {10, 11, 20, 21, 30, 31, 40, 41});
+  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2}),
+              {1, 2, 30, 31, 5, 6}, 0, 0);
+  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2},
+                     reductionAttr("add")),
+              {1, 2, 43, 46, 5, 6}, 0, 0);
+  // k = 0: every tuple addresses the whole tensor.
+  Tensor none = makeTensor(DType::I64, {2, 0}, {});
+  Tensor whole = makeTensor(DType::F32, {2, 3, 2},
+                            {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2});
+  expectClose(runOne("ScatterND", {&data, &none, &whole}, DType::F32, {3, 2},
+                     reductionAttr("mul")),
+              {2, 4, 6, 8, 10, 12}, 0, 0);
+}
+
+TEST(ScatterND, IntegersWrap) {
+  const double max32 = std::numeric_limits<int32_t>::max();
+  Tensor data = makeTensor(DType::I32, {2}, {max32, 3});
+  Tensor idx = makeTensor(DType::I64, {1, 1}, {0});
+  Tensor one = makeTensor(DType::I32, {1}, {1});
+  expectClose(runOne("ScatterND", {&data, &idx, &one}, DType::I32, {2},
+                     reductionAttr("add")),
+              {-max32 - 1, 3}, 0, 0);
+}
+
+TEST(ScatterND, InvalidInputs) {
+  const TensorDesc d{DType::F32, {4, 3}}, i{DType::I64, {2, 1}},
+      u{DType::F32, {2, 3}};
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterND", {d, i, u}, {d}, reductionAttr("sum")),
+      "reduction must be none, add, mul, max or min");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i, {DType::F32, {2, 4}}},
+                                   {d}),
+                       "input 2 (updates) shape [2, 4] does not match");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, {DType::I64, {2, 3}}, u},
+                                   {d}),
+                       "last dim <= data rank");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, {DType::I64, {}}, u}, {d}),
+                       "rank >= 1");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterND", {d, {DType::F32, {2, 1}}, u}, {d}),
+      "indices");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterND", {d, i, {DType::F64, {2, 3}}}, {d}),
+      "dtype mismatch");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterND", {d, i, u}, {{DType::F32, {4, 4}}}),
+      "does not match");
+  const TensorDesc b{DType::Bool, {4, 3}}, ub{DType::Bool, {2, 3}};
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterND", {b, i, ub}, {b}, reductionAttr("max")),
+      "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i}, {d}),
+                       "expected 3 inputs, got 2");
 }
 
 } // namespace

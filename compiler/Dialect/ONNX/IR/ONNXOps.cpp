@@ -470,6 +470,46 @@ LogicalResult CumSumOp::verify() {
   return success();
 }
 
+/// The updates shape that ScatterND's data and indices imply:
+/// indices.shape[:-1] + data.shape[k:], with k = indices.shape[-1].
+static FailureOr<SmallVector<int64_t>>
+scatterNDUpdatesShape(RankedTensorType data, RankedTensorType indices) {
+  if (indices.getRank() < 1)
+    return failure();
+  int64_t k = indices.getShape().back();
+  if (k < 0 || k > data.getRank())
+    return failure();
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(k));
+  return shape;
+}
+
+LogicalResult ScatterNDOp::verify() {
+  RankedTensorType data = getData().getType();
+  RankedTensorType indices = getIndices().getType();
+  RankedTensorType updates = getUpdates().getType();
+  FailureOr<SmallVector<int64_t>> want = scatterNDUpdatesShape(data, indices);
+  if (failed(want))
+    return emitOpError("indices ")
+           << indices << " must have rank >= 1 and a last dim <= data rank "
+           << data.getRank();
+  if (updates.getElementType() != data.getElementType() ||
+      updates.getShape() != ArrayRef<int64_t>(*want))
+    return emitOpError("updates ")
+           << updates << " do not match data " << data << " and indices "
+           << indices << " (want shape indices.shape[:-1] + data.shape[k:])";
+  StringRef r = getReduction();
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return emitOpError("reduction must be none, add, mul, max or min, not \"")
+           << r << "\"";
+  // The kernels combine values only of the arithmetic dtypes.
+  Type elem = data.getElementType();
+  if (r != "none" && (elem.isInteger(1) || elem.isInteger(8)))
+    return emitOpError("reduction \"")
+           << r << "\" is not supported for " << elem << " data";
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   Type want = onnxElementType(getContext(), getTo());
   if (!want)

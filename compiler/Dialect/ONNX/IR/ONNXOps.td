@@ -389,6 +389,35 @@ def ONNX_GatherNDOp : ONNX_InferOp<"GatherND"> {
                        "type($indices) `->` type($output)";
 }
 
+def ONNX_ScatterNDOp
+    : ONNX_Op<"ScatterND", [AllTypesMatch<["data", "output"]>]> {
+  let summary = "ONNX ScatterND";
+  let description = [{
+    A copy of `data` with the slices of `updates` written at the positions
+    that the index tuples address: with k = indices.shape[-1] (k <= rank),
+    updates.shape = indices.shape[:-1] + data.shape[k:]. Negative indices
+    count from the end of their axis. `reduction` ("none", "add", "mul",
+    "max" or "min") combines each slice with what is already there; with
+    "none" a duplicate tuple's last slice wins, as in onnxruntime's CPU
+    provider. Reductions need arithmetic data (not bool or 8-bit).
+
+    Not `SameOperandsAndResultType`: the sharding analysis would take it for
+    elementwise, which a scatter is not, so ScatterND runs on whole tensors.
+
+    ```mlir
+    %m = onnx.ScatterND %d, %i, %u : tensor<1x1x8x8xf32>, tensor<1x1x8x4x4xi64>, tensor<1x1x8x4xf32>
+    %s = onnx.ScatterND %d, %i, %u {reduction = "add"} : tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_Tensor:$data, RankedTensorOf<[I64]>:$indices,
+                       ONNX_Tensor:$updates,
+                       DefaultValuedStrAttr<StrAttr, "none">:$reduction);
+  let results = (outs ONNX_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` "
+                       "type($data) `,` type($indices) `,` type($updates)";
+  let hasVerifier = 1;
+}
+
 def ONNX_TileOp : ONNX_InferOp<"Tile"> {
   let summary = "ONNX Tile with constant repeats";
   let arguments = (ins ONNX_Tensor:$input, DenseI64ArrayAttr:$repeats);
