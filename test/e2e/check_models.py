@@ -36,9 +36,6 @@ KNOWN_REFUSALS = {
     # q heads split and its k/v replicated inside one fused weight.
     ("hf_falcon_gqa_torchscript", 4): "tp=4 does not divide the 2 heads",
     ("hf_falcon_gqa_torchscript", 8): "tp=8 does not divide the 2 heads",
-    # Bloom's causal mask is built with a slice assignment, exported as
-    # ScatterND, which the importer lacks (its CumSum imports).
-    ("hf_bloom_torchscript", None): "unsupported ONNX op 'ScatterND'",
 }
 
 
