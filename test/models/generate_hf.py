@@ -29,7 +29,6 @@ $TPC_GEN_VENV; this script also needs optimum and optimum-onnx installed there):
 The optimum cases need the optimum and optimum-onnx packages in the venv.
 """
 import argparse
-import collections
 import contextlib
 import json
 import math
@@ -46,7 +45,7 @@ import onnxruntime as ort
 import torch
 import transformers
 
-from generate import CausalLMLogits
+from generate import CausalLMLogits, op_histogram
 from onnx_clean import check_no_local_paths, strip_metadata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -323,23 +322,6 @@ def export_torch(wrapper, path, exporter, opset, trace_ids):
                               external_data=False, optimize=True, verbose=False)
 
 
-def op_histogram(model):
-    hist = collections.Counter()
-
-    def walk(graph):
-        for n in graph.node:
-            hist[n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}::{n.op_type}"] += 1
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    walk(a.g)
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for g in a.graphs:
-                        walk(g)
-
-    walk(model.graph)
-    return dict(sorted(hist.items()))
-
-
 def dim_names(value_info):
     return [d.dim_param if d.dim_param else d.dim_value for d in value_info.type.tensor_type.shape.dim]
 
@@ -381,7 +363,7 @@ def write_case(d, model, feeds, out_names, ort_out, meta):
         "outputs": out_names,
         "output_dims": {o.name: dim_names(o) for o in model.graph.output},
         "opset_imports": {(o.domain or "ai.onnx"): o.version for o in model.opset_import},
-        "op_types": op_histogram(model),
+        "op_types": op_histogram(model)[0],
         "ort_version": ort.__version__,
         "torch_version": torch.__version__.split("+")[0],
         "transformers_version": transformers.__version__,
