@@ -844,6 +844,17 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
     visitSlice(op);
     return success();
   }
+  if (auto cs = dyn_cast<onnx::CumSumOp>(op)) {
+    // A running sum is linear, and independent along the other axes.
+    Sharding s = of(cs.getInput());
+    int64_t axis = positiveAxis(cs.getAxis(), cs.getType().getRank());
+    if (s.isPartial() ||
+        (s.isSplit() && s.axis != axis))
+      set(cs.getResult(), s, originsOf(cs.getInput()));
+    else
+      replicate(op);
+    return success();
+  }
   if (auto g = dyn_cast<onnx::GatherOp>(op)) {
     // Picking entries of an axis the split is not on keeps the split (the
     // indices' dims replace the gathered axis).

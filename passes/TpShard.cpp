@@ -160,12 +160,15 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
                 "value whole";
       return text;
     };
-    InFlightDiagnostic diag =
-        blocked.front()->emitError("cannot shard ")
-        << describe(blocked.front())
-        << "; it would stay replicated on every rank (pass "
-           "--allow-replicated '"
-        << nodeNameOf(blocked.front()->getLoc()) << "' to accept that)";
+    // The name the user can pass back: the node's, else the weight's.
+    std::string name = nodeNameOf(blocked.front()->getLoc());
+    if (name.empty())
+      name = weightNameOf(blocked.front());
+    InFlightDiagnostic diag = blocked.front()->emitError("cannot shard ")
+                              << describe(blocked.front())
+                              << "; it would stay replicated on every rank";
+    if (!name.empty())
+      diag << " (pass --allow-replicated '" << name << "' to accept that)";
     for (Operation *m : ArrayRef(blocked).drop_front().take_front(8))
       diag.attachNote(m->getLoc()) << "also " << describe(m);
     if (blocked.size() > 9)
