@@ -101,10 +101,31 @@ template <typename OpTy>
 LogicalResult importSoftmax(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
-  int64_t axis = c.attrInt("axis", -1);
-  if (failed(normalizeAxis(axis, c.inputType(0).getRank())))
+  // Before opset 13 (versions 1 and 11) the input is coerced to 2-D at
+  // `axis` (default 1) and normalized over the flattened [axis, rank) dims.
+  // That is opset 13's meaning only when the dims after `axis` all have
+  // size 1 (in particular when axis is the last one).
+  bool coerced = c.opset < 13;
+  RankedTensorType in = c.inputType(0);
+  int64_t axis = c.attrInt("axis", coerced ? 1 : -1);
+  FailureOr<int64_t> normalized = normalizeAxis(axis, in.getRank());
+  if (failed(normalized))
     return c.error() << "axis " << axis << " is out of range for rank "
-                     << c.inputType(0).getRank();
+                     << in.getRank();
+  if (coerced) {
+    axis = *normalized;
+    int64_t trailing = 1;
+    for (int64_t i = axis + 1; i < in.getRank(); ++i)
+      trailing *= in.getDimSize(i);
+    if (trailing != 1)
+      return c.error() << c.node.op_type() << "-11 (the version at opset "
+                       << c.opset << ") with axis " << axis << " on " << in
+                       << " normalizes over the flattened dims [" << axis
+                       << ", " << in.getRank()
+                       << "), not one axis; tpc accepts it only when axis "
+                          "is the last one (or the dims after it have size "
+                          "1): re-export at opset 13 or later";
+  }
   results.append(c.create(OpTy::getOperationName(), c.input(0).getType(),
                           c.input(0),
                           {c.named("axis", c.b.getI64IntegerAttr(axis))}));
@@ -199,6 +220,15 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   UNARY(Erf) UNARY(Tanh) UNARY(Sigmoid) UNARY(Relu) UNARY(Cos) UNARY(Sin)
   UNARY(Floor) UNARY(Ceil) UNARY(Sign) UNARY(Softplus) UNARY(Not)
 #undef UNARY
+  // The versions in force at opsets 11 and 12; 13 only added bfloat16.
+#define UNARY_OLD(NAME, SINCE)                                                 \
+  t.push_back({#NAME, SINCE, importUnary<NAME##Op>, "onnx." #NAME});
+  UNARY_OLD(Sqrt, 6) UNARY_OLD(Reciprocal, 6) UNARY_OLD(Neg, 6)
+  UNARY_OLD(Abs, 6) UNARY_OLD(Exp, 6) UNARY_OLD(Log, 6) UNARY_OLD(Erf, 9)
+  UNARY_OLD(Tanh, 6) UNARY_OLD(Sigmoid, 6) UNARY_OLD(Relu, 6)
+  UNARY_OLD(Cos, 7) UNARY_OLD(Sin, 7) UNARY_OLD(Floor, 6) UNARY_OLD(Ceil, 6)
+  UNARY_OLD(Sign, 9) UNARY_OLD(Softplus, 1) UNARY_OLD(Not, 1)
+#undef UNARY_OLD
 #define INFERRED(NAME, SINCE)                                                  \
   t.push_back({#NAME, SINCE, importInferred<NAME##Op>, "onnx." #NAME});
   INFERRED(Add, 13) INFERRED(Add, 14) INFERRED(Sub, 13) INFERRED(Sub, 14)
@@ -211,8 +241,27 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   INFERRED(Max, 13) INFERRED(Min, 13) INFERRED(Sum, 13) INFERRED(Mean, 13)
   INFERRED(Where, 9) INFERRED(Where, 16) INFERRED(MatMul, 13) INFERRED(IsNaN, 13)
   INFERRED(IsNaN, 20)
+  // Opsets 11 and 12: the same meaning, fewer types (Pow-7 takes one type
+  // for base and exponent, Max-8 and Min-8 no integers).
+  INFERRED(Add, 7) INFERRED(Sub, 7) INFERRED(Mul, 7) INFERRED(Div, 7)
+  INFERRED(Pow, 7) INFERRED(Pow, 12) INFERRED(PRelu, 9) INFERRED(Equal, 11)
+  INFERRED(Less, 9) INFERRED(Greater, 9) INFERRED(Max, 8) INFERRED(Max, 12)
+  INFERRED(Min, 8) INFERRED(Min, 12) INFERRED(Sum, 8) INFERRED(Mean, 8)
+  INFERRED(MatMul, 9) INFERRED(IsNaN, 9)
 #undef INFERRED
+  t.push_back({"Mod", 10, importMod, "onnx.Mod"});
   t.push_back({"Mod", 13, importMod, "onnx.Mod"});
+  t.push_back({"LeakyRelu", 6, importAlphaUnary<LeakyReluOp>, "onnx.LeakyRelu"});
+  // Versions 11: the input is coerced to 2-D at `axis` (importSoftmax).
+  t.push_back({"Softmax", 11, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
+  t.push_back({"LogSoftmax", 11, importSoftmax<LogSoftmaxOp>, "onnx.LogSoftmax"});
+  t.push_back({"Cast", 9, importCast, "onnx.Cast"});
+  t.push_back({"Gemm", 11, importGemm, "onnx.Gemm"});
+  // Dropout-10 (ratio attribute) and -12 (ratio and training_mode inputs)
+  // are the identity at inference, like 13.
+  t.push_back({"Dropout", 10, importDropout, "its input (inference)"});
+  t.push_back({"Dropout", 12, importDropout, "its input (inference)"});
+  t.push_back({"Identity", 1, importIdentity, "its input"});
   t.push_back({"LeakyRelu", 16, importAlphaUnary<LeakyReluOp>, "onnx.LeakyRelu"});
   t.push_back({"Elu", 6, importAlphaUnary<EluOp>, "onnx.Elu"});
   t.push_back({"HardSigmoid", 6, importHardSigmoid, "onnx.HardSigmoid"});

@@ -36,7 +36,7 @@ struct SupportedOp {
 };
 std::vector<SupportedOp> supportedOps();
 /// The opset range of the default domain the importer accepts.
-constexpr int kMinOpset = 13;
+constexpr int kMinOpset = 11;
 constexpr int kMaxOpset = 21;
 
 } // namespace tpc

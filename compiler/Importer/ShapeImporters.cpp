@@ -92,8 +92,18 @@ LogicalResult importFlatten(NodeContext &c, Results &results) {
   return reshapeTo(c, shape, results);
 }
 
-/// Axes of Squeeze/Unsqueeze: an input from opset 13 on.
+/// Axes of Squeeze/Unsqueeze: an input from opset 13 on, the `axes`
+/// attribute before (version 11).
 FailureOr<SmallVector<int64_t>> axesInput(NodeContext &c, size_t idx) {
+  if (c.opset < 13) {
+    if (c.inputs.size() > idx)
+      return c.error() << "has " << c.inputs.size() << " inputs; "
+                       << c.node.op_type() << "-11 (the version at opset "
+                       << c.opset << ") takes 1 and its axes as an attribute";
+    if (auto a = c.attrInts("axes"))
+      return *a;
+    return SmallVector<int64_t>();
+  }
   if (!c.input(idx))
     return SmallVector<int64_t>();
   return c.constInts(idx, "axes");
@@ -128,8 +138,12 @@ LogicalResult importSqueeze(NodeContext &c, Results &results) {
 }
 
 LogicalResult importUnsqueeze(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(2)))
+  if (failed(c.requireInputs(c.opset < 13 ? 1 : 2)))
     return failure();
+  if (c.opset < 13 && !c.attr("axes"))
+    return c.error() << "the 'axes' attribute is required by Unsqueeze-11 "
+                        "(the version at opset "
+                     << c.opset << ")";
   FailureOr<SmallVector<int64_t>> axes = axesInput(c, 1);
   if (failed(axes))
     return failure();
@@ -208,7 +222,16 @@ LogicalResult importSplit(NodeContext &c, Results &results) {
     return c.error() << "axis " << axis << " out of range";
   int64_t dim = in.getDimSize(*n);
   SmallVector<int64_t> sizes;
-  if (c.input(1)) {
+  if (c.opset < 13) {
+    // Split-11: the sizes are the `split` attribute, not an input.
+    if (c.inputs.size() > 1)
+      return c.error() << "has " << c.inputs.size()
+                       << " inputs; Split-11 (the version at opset "
+                       << c.opset << ") takes 1 and 'split' as an attribute";
+  }
+  if (c.opset < 13 && c.attr("split")) {
+    sizes = *c.attrInts("split");
+  } else if (c.input(1)) {
     FailureOr<SmallVector<int64_t>> s = c.constInts(1, "split");
     if (failed(s))
       return failure();
@@ -610,6 +633,46 @@ LogicalResult importArgMax(NodeContext &c, Results &results) {
 } // namespace
 
 void addShapeImporters(std::vector<OpTableEntry> &t) {
+  // The versions in force at opsets 11 and 12. They mean what 13 means
+  // (13 added bfloat16), except where the handler looks at the opset:
+  // Squeeze-11, Unsqueeze-11 and Split-11 take axes and sizes as
+  // attributes, ReduceSum-11 its axes.
+  t.push_back({"Reshape", 5, importReshape, "onnx.Reshape"});
+  t.push_back({"Flatten", 11, importFlatten, "onnx.Reshape"});
+  t.push_back({"Squeeze", 11, importSqueeze, "onnx.Reshape"});
+  t.push_back({"Unsqueeze", 11, importUnsqueeze, "onnx.Reshape"});
+  t.push_back({"Transpose", 1, importTranspose, "onnx.Transpose"});
+  t.push_back({"Size", 1, importSize, "onnx.Size"});
+  t.push_back({"Expand", 8, importExpand, "onnx.Expand"});
+  t.push_back({"Concat", 11, importConcat, "onnx.Concat"});
+  t.push_back({"Split", 11, importSplit, "onnx.Split"});
+  t.push_back({"Slice", 11, importSlice, "onnx.Slice"});
+  t.push_back({"Gather", 11, importGather<GatherOp>, "onnx.Gather"});
+  t.push_back({"GatherElements", 11, importGather<GatherElementsOp>,
+               "onnx.GatherElements"});
+  // GatherND-11 has no batch_dims (it is 0); 12 added it.
+  t.push_back({"GatherND", 11, importGatherND, "onnx.GatherND"});
+  t.push_back({"GatherND", 12, importGatherND, "onnx.GatherND"});
+  t.push_back({"Tile", 6, importTile, "onnx.Tile"});
+  t.push_back({"Pad", 11, importPad, "onnx.Pad"});
+  t.push_back({"Shape", 1, importShape, "onnx.Shape (folded)"});
+  // Constant-11 added sparse_value (refused), 12 value_float(s)/int(s).
+  for (int v : {11, 12})
+    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
+  t.push_back({"ReduceSum", 11, importReduce<ReduceSumOp, false>,
+               "onnx.ReduceSum"});
+#define REDUCE11(NAME)                                                         \
+  t.push_back({#NAME, 11, importReduce<NAME##Op, false>, "onnx." #NAME});
+  REDUCE11(ReduceMean) REDUCE11(ReduceMax) REDUCE11(ReduceMin)
+  REDUCE11(ReduceProd) REDUCE11(ReduceL2) REDUCE11(ReduceSumSquare)
+#undef REDUCE11
+  // 12 added int8 and uint8.
+  t.push_back({"ReduceMax", 12, importReduce<ReduceMaxOp, false>, "onnx.ReduceMax"});
+  t.push_back({"ReduceMin", 12, importReduce<ReduceMinOp, false>, "onnx.ReduceMin"});
+  // ArgMax-11 has no select_last_index (it is 0); 12 added it.
+  t.push_back({"ArgMax", 11, importArgMax, "onnx.ArgMax"});
+  t.push_back({"ArgMax", 12, importArgMax, "onnx.ArgMax"});
+
   for (int v : {13, 14, 19, 21})
     t.push_back({"Reshape", v, importReshape, "onnx.Reshape"});
   for (int v : {13, 21}) {

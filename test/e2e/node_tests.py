@@ -19,7 +19,7 @@ compared with the expected ones: same dtype and shape, floating point
 within rtol 1e-3 / atol 1e-4 (NaN equal to NaN), everything else exactly.
 A test is classified pass, compile-error, run-error or mismatch. ONNX
 writes each test at the since-version of its op; a test at an opset below
-13 whose ops are unchanged between that opset and 13 is run at opset 13.
+11 whose ops are unchanged between that opset and 11 is run at opset 11.
 
 modes:
   --list                 one line per test: name, class, detail (the default)
@@ -221,7 +221,7 @@ def compare(got, want):
         int(np.sum(got != want)), want.size)
 
 
-MIN_OPSET = 13
+MIN_OPSET = 11
 
 
 def default_opset(model):
@@ -232,8 +232,8 @@ def default_opset(model):
 
 
 def lifted_to_min_opset(model):
-    """The model at opset 13 when it declares an older opset whose ops all mean
-    the same at 13 (ONNX writes each node test at its op's since-version, so
+    """The model at opset 11 (MIN_OPSET) when it declares an older opset whose ops all mean
+    the same at 11 (ONNX writes each node test at its op's since-version, so
     an op unchanged since opset 7 comes at opset 7); otherwise None."""
     version = default_opset(model)
     if version is None or version >= MIN_OPSET:
@@ -330,7 +330,7 @@ def type_name(number):
 
 SHORT_REASONS = [
     (r"uses opset (\d+) of the default domain",
-     lambda m: "opset %s, tpc takes 13-21" % m.group(1)),
+     lambda m: "opset %s, tpc takes 11-21" % m.group(1)),
     (r"unsupported (?:element|data) type (\d+)",
      lambda m: "%s tensors not supported" % type_name(int(m.group(1)))),
     (r"unsupported target data type (\d+)",
