@@ -3,6 +3,7 @@
 #include "compiler/Registration.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -44,6 +45,10 @@ static bool loadPassPlugins(std::vector<char *> &args) {
 }
 
 int main(int argc, char **argv) {
+  // --version names tpc as well as the LLVM it is built on.
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tpc " << TPC_VERSION << "\n";
+  });
   mlir::DialectRegistry registry;
   tpc::registerAllDialects(registry);
   tpc::registerAllPasses();

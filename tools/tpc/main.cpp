@@ -1,5 +1,8 @@
 //===- main.cpp - The tpc driver ------------------------------------------===//
+#include "compiler/Engine/PlanSerializer.h"
 #include "tools/tpc/Commands.h"
+
+#include "llvm/Config/llvm-config.h"
 
 #include <cstdio>
 #include <cstring>
@@ -18,10 +21,16 @@ static void printUsage() {
               "into tensor-parallel engines.\n\ncommands:\n");
   for (const Subcommand &s : kSubcommands)
     std::printf("  %-10s %s\n", s.command->name, s.command->summary);
-  std::printf("\n'tpc <command> --help' lists a command's flags.\n");
+  std::printf("\n'tpc <command> --help' lists a command's flags; "
+              "'tpc --version' prints the version.\n");
 }
 
 int main(int argc, char **argv) {
+  if (argc == 2 && !std::strcmp(argv[1], "--version")) {
+    std::printf("tpc %s (MLIR/LLVM %s, engine format %d)\n", TPC_VERSION,
+                LLVM_VERSION_STRING, int(tpc::kPlanFormatVersion));
+    return 0;
+  }
   if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
     printUsage();
     return argc < 2 ? 1 : 0;
