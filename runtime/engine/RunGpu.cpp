@@ -15,26 +15,6 @@
 
 namespace tpc::runtime {
 
-namespace {
-
-struct Summary {
-  double median = 0, lo = 0, hi = 0;
-};
-
-Summary summarize(std::vector<double> v) {
-  Summary s;
-  if (v.empty())
-    return s;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  s.lo = v.front();
-  s.hi = v.back();
-  return s;
-}
-
-} // namespace
-
 int runGpuTool(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
   EngineManifest manifest;
   if (Status st = EngineManifest::load(o.engineDir, manifest); !st)
@@ -47,8 +27,10 @@ int runGpuTool(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
            "tp 1\n";
 
   std::unique_ptr<BackendRunner> runner;
+  auto loadStart = std::chrono::steady_clock::now();
   if (Status st = createCudaRunner(o.engineDir, o.gpu, runner); !st)
     return toolError(err, st.message());
+  const double loadMillis = millisSince(loadStart);
   for (const NamedArray &a : inputs)
     if (Status st = runner->setInput(a.name, a.array.desc, a.array.data.data());
         !st)
@@ -74,11 +56,13 @@ int runGpuTool(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
       !ws)
     return toolError(err, ws.message());
 
-  const Summary w = summarize(wall), d = summarize(device);
+  const LatencyStats w = latencyStats(wall), d = latencyStats(device);
   if (o.json) {
     nlohmann::json j = {
-        {"latency_ms", {{"median", w.median}, {"min", w.lo}, {"max", w.hi}}},
-        {"device_ms", {{"median", d.median}, {"min", d.lo}, {"max", d.hi}}},
+        {"latency_ms", latencyJson(w)},
+        {"device_ms", latencyJson(d)},
+        {"throughput_per_s", w.throughput},
+        {"load_ms", loadMillis},
         {"tp", manifest.tp},
         {"iterations", o.iterations},
         {"backend", "cuda"},
@@ -91,13 +75,14 @@ int runGpuTool(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
   }
   char line[320];
   std::snprintf(line, sizeof(line),
-                "latency: median %.3f ms, min %.3f ms, max %.3f ms; device "
-                "%.3f ms (%d iteration%s after %d warmup; tp %d on CUDA%s%s)\n",
-                w.median, w.lo, w.hi, d.median, o.iterations,
+                "; device median %.3f ms; load %.1f ms (%d iteration%s after "
+                "%d warmup; tp %d on CUDA%s%s)\n",
+                d.median, loadMillis, o.iterations,
                 o.iterations == 1 ? "" : "s", o.warmup, manifest.tp,
                 o.gpu.cudaGraph ? ", graphs" : "",
                 o.gpu.emulateRanks ? ", ranks emulated on one GPU" : "");
-  out << line << "devices: " << runner->describe() << "\n";
+  out << "latency: " << formatLatency(w) << line
+      << "devices: " << runner->describe() << "\n";
   out.flush();
   return 0;
 }

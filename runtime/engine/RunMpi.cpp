@@ -82,7 +82,9 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
             std::ostream &err) {
   const int rank = comm.rank(), world = comm.size();
   RankState state;
+  auto loadStart = std::chrono::steady_clock::now();
   Status setup = setUp(o, comm, state);
+  const double loadMillis = millisSince(loadStart);
 
   // Every rank learns which ranks failed, so that all stop here together
   // instead of the healthy ones waiting in the first collective.
@@ -107,7 +109,7 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
                                o.json ? nullptr : &out, err);
       !st)
     return toolError(err, st.message());
-  printLatency(times, world, o, out);
+  printLatency(times, loadMillis, world, o, out);
   return 0;
 }
 
@@ -128,6 +130,7 @@ int localRankFromEnv() {
 int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
                std::ostream &err) {
   const int rank = comm.rank(), world = comm.size();
+  auto loadStart = std::chrono::steady_clock::now();
   EngineManifest manifest;
   std::vector<NamedArray> inputs;
   Status setup = EngineManifest::load(o.engineDir, manifest);
@@ -174,6 +177,7 @@ int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
                             inputs[i].array.data.data());
   if (int r = agreeOnFailure(comm, made, err); r >= 0)
     return r;
+  const double gpuLoadMillis = millisSince(loadStart);
 
   std::vector<double> times;
   for (int i = 0; i < o.warmup + o.iterations; ++i) {
@@ -198,7 +202,7 @@ int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
           o.outputDir, o.json ? nullptr : &out, err);
       !st)
     return toolError(err, st.message());
-  printLatency(times, world, o, out);
+  printLatency(times, gpuLoadMillis, world, o, out);
   return 0;
 }
 

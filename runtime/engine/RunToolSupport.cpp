@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -128,37 +129,66 @@ Status writeOutputs(const std::vector<std::string> &names,
   return Status::ok();
 }
 
-void printLatency(const std::vector<double> &millis, int tp,
+LatencyStats latencyStats(std::vector<double> v) {
+  LatencyStats s;
+  if (v.empty())
+    return s;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  auto rank = [&](double q) {
+    size_t k = size_t(std::ceil(q * double(n)));
+    return v[std::min(n, std::max<size_t>(k, 1)) - 1];
+  };
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  s.mean = sum / double(n);
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  s.p90 = rank(0.90);
+  s.p99 = rank(0.99);
+  s.min = v.front();
+  s.max = v.back();
+  s.throughput = s.mean > 0 ? 1000.0 / s.mean : 0;
+  return s;
+}
+
+std::string formatLatency(const LatencyStats &s) {
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "mean %.3f ms, median %.3f ms, p90 %.3f ms, p99 %.3f ms, "
+                "min %.3f ms, max %.3f ms, %.1f forwards/s",
+                s.mean, s.median, s.p90, s.p99, s.min, s.max, s.throughput);
+  return line;
+}
+
+nlohmann::json latencyJson(const LatencyStats &s) {
+  return {{"mean", s.mean}, {"median", s.median}, {"p90", s.p90},
+          {"p99", s.p99},   {"min", s.min},       {"max", s.max}};
+}
+
+void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
                   const RunToolOptions &options, std::ostream &out) {
-  std::vector<double> sorted = millis;
-  std::sort(sorted.begin(), sorted.end());
-  double median = 0, lo = 0, hi = 0;
-  if (!sorted.empty()) {
-    size_t n = sorted.size();
-    median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    lo = sorted.front();
-    hi = sorted.back();
-  }
+  LatencyStats s = latencyStats(millis);
   if (options.json) {
-    nlohmann::json j = {
-        {"latency_ms", {{"median", median}, {"min", lo}, {"max", hi}}},
-        {"tp", tp},
-        {"threads", options.threadsPerRank},
-        {"iterations", options.iterations}};
+    nlohmann::json j = {{"latency_ms", latencyJson(s)},
+                        {"throughput_per_s", s.throughput},
+                        {"load_ms", loadMillis},
+                        {"tp", tp},
+                        {"threads", options.threadsPerRank},
+                        {"iterations", options.iterations}};
     out << j.dump() << "\n";
     out.flush();
     return;
   }
-  char line[256];
-  std::snprintf(line, sizeof(line),
-                "latency: median %.3f ms, min %.3f ms, max %.3f ms "
-                "(%d iteration%s after %d warmup; tp %d, %d thread%s per "
-                "rank)\n",
-                median, lo, hi, options.iterations,
+  char tail[200];
+  std::snprintf(tail, sizeof(tail),
+                "; load %.1f ms (%d iteration%s after %d warmup; tp %d, %d "
+                "thread%s per rank)\n",
+                loadMillis, options.iterations,
                 options.iterations == 1 ? "" : "s", options.warmup, tp,
                 options.threadsPerRank,
                 options.threadsPerRank == 1 ? "" : "s");
-  out << line;
+  out << "latency: " << formatLatency(s) << tail;
   out.flush();
 }
 

@@ -12,6 +12,9 @@
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <chrono>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -52,9 +55,29 @@ Status writeOutputs(const std::vector<std::string> &names,
                     const OutputLookup &lookup, const std::string &dir,
                     std::ostream *listing, std::ostream &err);
 
-/// Prints the latency over `millis` (one entry per timed iteration): as one
-/// JSON object with options.json, as text otherwise.
-void printLatency(const std::vector<double> &millis, int tp,
+/// Statistics over per-iteration times in milliseconds (percentiles by the
+/// nearest-rank rule; all 0 when there is none).
+struct LatencyStats {
+  double mean = 0, median = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+  /// Forwards per second at the mean latency.
+  double throughput = 0;
+};
+LatencyStats latencyStats(std::vector<double> millis);
+/// The statistics as text: "mean 1.234 ms, median ..., 810.4 forwards/s".
+std::string formatLatency(const LatencyStats &s);
+/// The statistics as a JSON object {mean, median, p90, p99, min, max}.
+nlohmann::json latencyJson(const LatencyStats &s);
+/// Milliseconds since `start`, for load times.
+inline double millisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// Prints the latency over `millis` (one entry per timed iteration) and the
+/// engine's load time: as one JSON object with options.json, as one line of
+/// text otherwise.
+void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
                   const RunToolOptions &options, std::ostream &out);
 
 /// Prints "tpc run: error: MSG" and returns 1.

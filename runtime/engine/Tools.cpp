@@ -108,8 +108,10 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
   LocalEngineOptions lo;
   lo.threadsPerRank = o.threadsPerRank;
   std::unique_ptr<LocalEngine> engine;
+  auto loadStart = std::chrono::steady_clock::now();
   if (Status st = LocalEngine::load(o.engineDir, lo, engine); !st)
     return toolError(err, st.message());
+  const double loadMillis = millisSince(loadStart);
   const int tp = engine->tp();
   for (int r = 0; r < tp; ++r)
     if (Status st = setInputs(engine->session(r), inputs); !st)
@@ -144,7 +146,7 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
                                o.json ? nullptr : &out, err);
       !ws)
     return toolError(err, ws.message());
-  printLatency(latency, tp, o, out);
+  printLatency(latency, loadMillis, tp, o, out);
   return 0;
 }
 

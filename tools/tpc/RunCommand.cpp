@@ -28,8 +28,9 @@ const Command kRunCommand = {
         {"--warmup", "W", "forwards run before timing (default 0)"},
         {"--iterations", "N", "timed forwards (default 1)"},
         {"--json", nullptr,
-         "print only {\"latency_ms\": {median, min, max}, \"tp\", "
-         "\"threads\", \"iterations\"} on stdout"},
+         "print only {\"latency_ms\": {mean, median, p90, p99, min, max}, "
+         "\"throughput_per_s\", \"load_ms\", \"tp\", \"threads\", "
+         "\"iterations\"} on stdout"},
         {"--comm", "inprocess|mpi",
          "how ranks communicate (default: mpi under mpirun, else inprocess)"},
         {"--oversubscribe", nullptr,

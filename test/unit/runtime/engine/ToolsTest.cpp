@@ -3,6 +3,7 @@
 
 #include "../StatusAssert.h"
 #include "../TempDir.h"
+#include "runtime/engine/RunToolSupport.h"
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
 
@@ -65,7 +66,9 @@ TEST_F(RunToolTest, WritesOutputsAndPrintsLatency) {
   options.warmup = 1;
   options.iterations = 3;
   ASSERT_EQ(run(), 0) << err.str();
-  EXPECT_TRUE(contains(out.str(), "latency: median")) << out.str();
+  EXPECT_TRUE(contains(out.str(), "latency: mean ")) << out.str();
+  for (const char *field : {"median ", "p90 ", "p99 ", "forwards/s", "load "})
+    EXPECT_TRUE(contains(out.str(), field)) << field << " in " << out.str();
   EXPECT_TRUE(contains(out.str(), "wrote ")) << out.str();
   NpyArray y;
   ASSERT_OK(readNpy(dir.file("out/y.npy"), y));
@@ -84,8 +87,14 @@ TEST_F(RunToolTest, JsonIsTheOnlyStdout) {
   EXPECT_EQ(j["iterations"], 4);
   const nlohmann::json &lat = j["latency_ms"];
   EXPECT_LE(lat["min"].get<double>(), lat["median"].get<double>());
-  EXPECT_LE(lat["median"].get<double>(), lat["max"].get<double>());
+  EXPECT_LE(lat["median"].get<double>(), lat["p90"].get<double>());
+  EXPECT_LE(lat["p90"].get<double>(), lat["p99"].get<double>());
+  EXPECT_LE(lat["p99"].get<double>(), lat["max"].get<double>());
+  EXPECT_LE(lat["min"].get<double>(), lat["mean"].get<double>());
   EXPECT_GT(lat["max"].get<double>(), 0.0);
+  EXPECT_NEAR(j["throughput_per_s"].get<double>(),
+              1000.0 / lat["mean"].get<double>(), 1e-6);
+  EXPECT_GT(j["load_ms"].get<double>(), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir.file("out/y.npy")));
 }
 
@@ -166,6 +175,25 @@ TEST(ToolFlags, ParseHelpers) {
   EXPECT_FALSE(parseIntFlag("--threads", "2x", 1, 64, v));
   EXPECT_EQ(outputFileName("a/b"), "a_b");
   EXPECT_EQ(outputFileName(".."), "_.");
+}
+
+TEST(LatencyStats, NearestRankPercentiles) {
+  std::vector<double> ms;
+  for (int i = 100; i >= 1; --i)
+    ms.push_back(double(i));
+  LatencyStats s = latencyStats(ms);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 100);
+  EXPECT_DOUBLE_EQ(s.median, 50.5);
+  EXPECT_DOUBLE_EQ(s.mean, 50.5);
+  EXPECT_DOUBLE_EQ(s.p90, 90);
+  EXPECT_DOUBLE_EQ(s.p99, 99);
+  EXPECT_DOUBLE_EQ(s.throughput, 1000.0 / 50.5);
+  LatencyStats one = latencyStats({3.0});
+  EXPECT_DOUBLE_EQ(one.p99, 3.0);
+  EXPECT_DOUBLE_EQ(one.median, 3.0);
+  LatencyStats none = latencyStats({});
+  EXPECT_DOUBLE_EQ(none.throughput, 0.0);
 }
 
 TEST(InspectTool, TextAndJson) {

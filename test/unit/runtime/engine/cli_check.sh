@@ -41,7 +41,7 @@ grep -q '"latency_ms"' "$work/stdout" || fail "no latency_ms in $(cat "$work/std
 
 "$cli" run "$e" --input "$x" >"$work/stdout" 2>"$work/stderr" ||
   fail "run without --output-dir failed: $(cat "$work/stderr")"
-grep -q "latency: median" "$work/stdout" || fail "no latency line"
+grep -q "latency: mean .* median .* p90 .* p99 " "$work/stdout" || fail "no latency line"
 
 "$cli" inspect "$e" --json >"$work/inspect.json" || fail "inspect failed"
 grep -q '"tp_role": "column"' "$work/inspect.json" || fail "inspect lacks tp_role"
