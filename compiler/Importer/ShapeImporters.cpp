@@ -417,18 +417,17 @@ LogicalResult importScatterND(NodeContext &c, Results &results) {
                    upd = c.inputType(2);
   if (!idx.getElementType().isInteger(64))
     return c.error() << "the 'indices' input must be int64, not " << idx;
-  if (idx.getRank() < 1 || idx.getShape().back() > data.getRank())
+  FailureOr<SmallVector<int64_t>> want = scatterNDUpdatesShape(data, idx);
+  if (failed(want))
     return c.error() << "indices " << idx
                      << " must have rank >= 1 and a last dim no larger than "
                         "the data rank "
                      << data.getRank();
-  SmallVector<int64_t> want(idx.getShape().drop_back());
-  llvm::append_range(want, data.getShape().drop_front(idx.getShape().back()));
   if (upd.getElementType() != data.getElementType() ||
-      upd.getShape() != ArrayRef<int64_t>(want))
+      upd.getShape() != ArrayRef<int64_t>(*want))
     return c.error() << "updates " << upd << " do not match data " << data
                      << " and indices " << idx << ": want "
-                     << RankedTensorType::get(want, data.getElementType())
+                     << RankedTensorType::get(*want, data.getElementType())
                      << " (indices.shape[:-1] + data.shape[k:])";
   FailureOr<std::string> reduction = scatterReduction(c);
   if (failed(reduction))

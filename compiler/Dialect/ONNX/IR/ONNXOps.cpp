@@ -470,20 +470,6 @@ LogicalResult CumSumOp::verify() {
   return success();
 }
 
-/// The updates shape that ScatterND's data and indices imply:
-/// indices.shape[:-1] + data.shape[k:], with k = indices.shape[-1].
-static FailureOr<SmallVector<int64_t>>
-scatterNDUpdatesShape(RankedTensorType data, RankedTensorType indices) {
-  if (indices.getRank() < 1)
-    return failure();
-  int64_t k = indices.getShape().back();
-  if (k < 0 || k > data.getRank())
-    return failure();
-  SmallVector<int64_t> shape(indices.getShape().drop_back());
-  llvm::append_range(shape, data.getShape().drop_front(k));
-  return shape;
-}
-
 LogicalResult ScatterNDOp::verify() {
   RankedTensorType data = getData().getType();
   RankedTensorType indices = getIndices().getType();

@@ -93,4 +93,16 @@ std::optional<int64_t> onnxTypeNumber(Type t) {
   return std::nullopt;
 }
 
+FailureOr<SmallVector<int64_t>> scatterNDUpdatesShape(RankedTensorType data,
+                                                      RankedTensorType indices) {
+  if (indices.getRank() < 1)
+    return failure();
+  int64_t k = indices.getShape().back();
+  if (k < 0 || k > data.getRank())
+    return failure();
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(k));
+  return shape;
+}
+
 } // namespace tpc::onnx

@@ -37,6 +37,13 @@ mlir::Type onnxElementType(mlir::MLIRContext *ctx, int64_t onnxType);
 /// Inverse of onnxElementType; nullopt for types ONNX has no number for.
 std::optional<int64_t> onnxTypeNumber(mlir::Type elementType);
 
+/// The updates shape that ScatterND's data and indices imply:
+/// indices.shape[:-1] + data.shape[k:], with k = indices.shape[-1]; failure
+/// when indices has rank 0 or k exceeds the data rank.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+scatterNDUpdatesShape(mlir::RankedTensorType data,
+                      mlir::RankedTensorType indices);
+
 } // namespace tpc::onnx
 
 #endif
