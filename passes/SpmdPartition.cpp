@@ -191,10 +191,11 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
   LogicalResult localize(func::FuncOp func, int64_t rank, int64_t tp) {
     MLIRContext *ctx = func.getContext();
     // Lowering a tp.Shard of a weight leaves a whole-looking weight slice:
-    // read the shardings of Gather tables before that.
-    llvm::DenseMap<Operation *, Sharding> gatherTables;
-    func.walk([&](onnx::GatherOp g) {
-      gatherTables[g] = shardingOf(g.getData());
+    // read the shardings of what Slices and Gathers cut before that.
+    llvm::DenseMap<Operation *, Sharding> cutInputs;
+    func.walk([&](Operation *op) {
+      if (isa<onnx::SliceOp, onnx::GatherOp>(op))
+        cutInputs[op] = shardingOf(op->getOperand(0));
     });
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
       SmallVector<Sharding> ann = annotated(&op);
@@ -210,9 +211,9 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
         split.setSplitAttr(DenseI64ArrayAttr::get(ctx, sizes));
       }
       if (auto sl = dyn_cast<onnx::SliceOp>(op))
-        localizeSlice(sl, rank, tp);
+        localizeSlice(sl, cutInputs.lookup(sl), rank, tp);
       if (auto g = dyn_cast<onnx::GatherOp>(op))
-        localizeGather(g, gatherTables.lookup(g), rank, tp);
+        localizeGather(g, cutInputs.lookup(g), rank, tp);
       if (auto sh = dyn_cast<tp::ShardOp>(op)) {
         if (failed(lowerShard(sh, ann[0], rank, tp)))
           return failure();
@@ -236,33 +237,57 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     return success();
   }
 
+  /// Where one part of a split axis lies: globally, and in rank r's block
+  /// (which holds its share of every part, whole parts whole).
+  struct PartPlace {
+    int64_t global = 0, size = 0, local = 0, share = 0;
+    bool whole = false;
+  };
+  static SmallVector<PartPlace> partPlaces(const Sharding &s, int64_t rank,
+                                           int64_t tp) {
+    SmallVector<PartPlace> out;
+    int64_t global = 0, local = 0;
+    for (auto [i, part] : llvm::enumerate(s.parts)) {
+      PartPlace p;
+      p.whole = s.isWholePart(i);
+      p.global = global;
+      p.size = part;
+      p.local = local;
+      p.share = p.whole ? part : evenShare(part, tp, rank);
+      out.push_back(p);
+      global += part;
+      local += p.share;
+    }
+    return out;
+  }
+  /// The extent of the split axis before partitioning.
+  static int64_t globalExtent(const Sharding &s) {
+    int64_t n = 0;
+    for (int64_t part : s.parts)
+      n += part;
+    return n;
+  }
+
   /// A Slice that takes one part of a split fused projection takes the
   /// rank's share of that part: its offset among the rank's shares of the
   /// parts before it.
-  static void localizeSlice(onnx::SliceOp sl, int64_t rank, int64_t tp) {
-    Sharding in = shardingOf(sl.getData());
+  static void localizeSlice(onnx::SliceOp sl, const Sharding &in,
+                            int64_t rank, int64_t tp) {
     if (!in.isSplit())
       return;
     int64_t rankOf = sl.getData().getType().getRank();
     SmallVector<int64_t> starts(sl.getStarts()), ends(sl.getEnds());
-    int64_t dim = 0;
-    for (int64_t part : in.parts)
-      dim += part;
+    int64_t dim = globalExtent(in);
     for (auto [j, a] : llvm::enumerate(sl.getAxes())) {
       if (positiveAxis(a, rankOf) != in.axis)
         continue;
       int64_t start = starts[j] < 0 ? starts[j] + dim : starts[j];
-      int64_t global = 0, local = 0;
-      for (auto [i, part] : llvm::enumerate(in.parts)) {
-        int64_t share = in.isWholePart(i) ? part : evenShare(part, tp, rank);
-        if (start == global) {
-          starts[j] = local;
-          ends[j] = local + share;
+      for (const PartPlace &p : partPlaces(in, rank, tp))
+        if (start == p.global) {
+          starts[j] = p.local;
+          ends[j] = p.local + p.share;
           break;
         }
-        global += part;
-        local += share;
-      }
     }
     sl.setStartsAttr(DenseI64ArrayAttr::get(sl.getContext(), starts));
     sl.setEndsAttr(DenseI64ArrayAttr::get(sl.getContext(), ends));
@@ -278,10 +303,8 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       return;
     if (shardingOf(g.getResult()).isPartial())
       return maskLookup(g, in, rank);
-    int64_t dim = 0;
-    for (int64_t part : in.parts)
-      dim += part;
-    // cutRange reads the global extent from the type, which is local now.
+    // The indices are global: the type's extent is the rank's block now.
+    int64_t dim = globalExtent(in);
     auto c = g.getIndices().getDefiningOp<onnx::ConstantOp>();
     auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
     if (!dense || dense.getNumElements() == 0)
@@ -289,37 +312,32 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     int64_t first = (*dense.getValues<APInt>().begin()).getSExtValue();
     if (first < 0)
       first += dim;
-    int64_t global = 0, local = 0;
-    for (auto [i, part] : llvm::enumerate(in.parts)) {
-      bool whole = in.isWholePart(i);
-      int64_t share = whole ? part : evenShare(part, tp, rank);
-      if (first >= global && first < global + part) {
-        SmallVector<int64_t> idx;
-        if (whole)
-          for (const APInt &x : dense.getValues<APInt>()) {
-            int64_t v = x.getSExtValue();
-            idx.push_back((v < 0 ? v + dim : v) - global + local);
-          }
-        else
-          for (int64_t k = 0; k < share; ++k)
-            idx.push_back(local + k);
-        auto it = cast<RankedTensorType>(g.getIndices().getType());
-        auto newT = it.getRank() == 0
-                        ? it
-                        : RankedTensorType::get({int64_t(idx.size())},
-                                                it.getElementType());
-        SmallVector<APInt> vals;
-        for (int64_t v : idx)
-          vals.push_back(APInt(it.getElementTypeBitWidth(), v, true));
-        OpBuilder b(g);
-        auto nc = b.create<onnx::ConstantOp>(
-            c.getLoc(), newT, DenseElementsAttr::get(newT, vals));
-        nc->setAttr("tp.sharding", c->getAttr("tp.sharding"));
-        g.getIndicesMutable().assign(nc.getResult());
-        return;
-      }
-      global += part;
-      local += share;
+    for (const PartPlace &p : partPlaces(in, rank, tp)) {
+      if (first < p.global || first >= p.global + p.size)
+        continue;
+      SmallVector<int64_t> idx;
+      if (p.whole)
+        for (const APInt &x : dense.getValues<APInt>()) {
+          int64_t v = x.getSExtValue();
+          idx.push_back((v < 0 ? v + dim : v) - p.global + p.local);
+        }
+      else
+        for (int64_t k = 0; k < p.share; ++k)
+          idx.push_back(p.local + k);
+      auto it = cast<RankedTensorType>(g.getIndices().getType());
+      auto newT = it.getRank() == 0
+                      ? it
+                      : RankedTensorType::get({int64_t(idx.size())},
+                                              it.getElementType());
+      SmallVector<APInt> vals;
+      for (int64_t v : idx)
+        vals.push_back(APInt(it.getElementTypeBitWidth(), v, true));
+      OpBuilder b(g);
+      auto nc = b.create<onnx::ConstantOp>(
+          c.getLoc(), newT, DenseElementsAttr::get(newT, vals));
+      nc->setAttr("tp.sharding", c->getAttr("tp.sharding"));
+      g.getIndicesMutable().assign(nc.getResult());
+      return;
     }
   }
 
