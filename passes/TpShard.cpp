@@ -2,10 +2,12 @@
 //
 // An analysis walks @main in program order and gives each value a sharding
 // from its operands' shardings, recording the sharding each op wants of each
-// operand. Where the choice of a column-parallel MatMul turns out to be
-// useless (its split is only gathered again: an LM head, k/v projections with
-// fewer kv heads than ranks) the MatMul is forced replicated and the
-// analysis reruns. Then the wanted conversions are materialised as tp
+// operand. What a walk learns from later uses (a column split that is only
+// gathered again, a reduction that can wait for another partial sum, a value
+// reduced for one use) goes into ShardingHints and the analysis reruns until
+// nothing new is learned. A MatMul left replicated for no stated policy is
+// an error (checkReplicated); the user's plan file is honoured or rejected
+// (checkPlan). Then the wanted conversions are materialised as tp
 // collectives and every op is annotated.
 //
 //===----------------------------------------------------------------------===//
