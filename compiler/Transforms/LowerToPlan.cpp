@@ -35,6 +35,29 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
     for (Operation *op : ops)
       if (failed(lower(op, constants)))
         return signalPassFailure();
+    module.walk([&](func::ReturnOp ret) { copyUncomputedOutputs(ret); });
+  }
+
+  /// A graph output that is a constant, a weight or a graph input has no
+  /// kernel writing it into the arena, where outputs are read from: copy it
+  /// there.
+  void copyUncomputedOutputs(func::ReturnOp ret) {
+    auto func = ret->getParentOfType<func::FuncOp>();
+    auto names = func->getAttrOfType<ArrayAttr>("onnx.output_names");
+    OpBuilder b(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      if (isa_and_nonnull<plan::KernelOp>(v.getDefiningOp()))
+        continue;
+      std::string node = "output";
+      if (names && operand.getOperandNumber() < names.size())
+        node += "." + cast<StringAttr>(names[operand.getOperandNumber()]).str();
+      auto copy = b.create<plan::KernelOp>(
+          ret.getLoc(), TypeRange{v.getType()}, b.getStringAttr("Copy"),
+          ValueRange{v}, b.getDictionaryAttr({}), b.getStringAttr(node),
+          DenseI64ArrayAttr());
+      operand.set(copy.getResult(0));
+    }
   }
 
   LogicalResult lower(Operation *op, int &constants) {
