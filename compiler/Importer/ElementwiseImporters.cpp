@@ -1,6 +1,8 @@
 //===- ElementwiseImporters.cpp - Elementwise, GEMM and norm nodes --------===//
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Importer/NodeImporter.h"
+#include "mlir/IR/Matchers.h"
+#include <cstdio>
 
 using namespace mlir;
 using namespace tpc::onnx;
@@ -102,9 +104,9 @@ LogicalResult importSoftmax(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
   // Before opset 13 (versions 1 and 11) the input is coerced to 2-D at
-  // `axis` (default 1) and normalized over the flattened [axis, rank) dims.
-  // That is opset 13's meaning only when the dims after `axis` all have
-  // size 1 (in particular when axis is the last one).
+  // `axis` (default 1) and normalized over the flattened [axis, rank) dims:
+  // a reshape to [outer, inner], opset 13's op on the last axis, and a
+  // reshape back.
   bool coerced = c.opset < 13;
   RankedTensorType in = c.inputType(0);
   int64_t axis = c.attrInt("axis", coerced ? 1 : -1);
@@ -112,23 +114,22 @@ LogicalResult importSoftmax(NodeContext &c, Results &results) {
   if (failed(normalized))
     return c.error() << "axis " << axis << " is out of range for rank "
                      << in.getRank();
-  if (coerced) {
-    axis = *normalized;
-    int64_t trailing = 1;
-    for (int64_t i = axis + 1; i < in.getRank(); ++i)
-      trailing *= in.getDimSize(i);
-    if (trailing != 1)
-      return c.error() << c.node.op_type() << "-11 (the version at opset "
-                       << c.opset << ") with axis " << axis << " on " << in
-                       << " normalizes over the flattened dims [" << axis
-                       << ", " << in.getRank()
-                       << "), not one axis; tpc accepts it only when axis "
-                          "is the last one (or the dims after it have size "
-                          "1): re-export at opset 13 or later";
+  int64_t trailing = 1;
+  for (int64_t i = *normalized + 1; i < in.getRank(); ++i)
+    trailing *= in.getDimSize(i);
+  if (!coerced || trailing == 1) {
+    results.append(c.create(OpTy::getOperationName(), in, c.input(0),
+                            {c.named("axis", c.b.getI64IntegerAttr(axis))}));
+    return success();
   }
-  results.append(c.create(OpTy::getOperationName(), c.input(0).getType(),
-                          c.input(0),
-                          {c.named("axis", c.b.getI64IntegerAttr(axis))}));
+  int64_t inner = in.getDimSize(*normalized) * trailing;
+  auto flat = RankedTensorType::get(
+      {in.getNumElements() / std::max<int64_t>(inner, 1), inner},
+                                    in.getElementType());
+  Value v = c.create(ReshapeOp::getOperationName(), flat, c.input(0))[0];
+  v = c.create(OpTy::getOperationName(), flat, v,
+               {c.named("axis", c.b.getI64IntegerAttr(1))})[0];
+  results.append(c.create(ReshapeOp::getOperationName(), in, v));
   return success();
 }
 
@@ -175,33 +176,121 @@ LogicalResult importGemm(NodeContext &c, Results &results) {
       results);
 }
 
+/// LayerNormalization's optional outputs Mean and InvStdDev: the statistics
+/// over the dims [axis, rank), kept as size 1, in float (stash_type 1), from
+/// ReduceMean, Sub, Mul, Add, Sqrt and Reciprocal. Appends both.
+LogicalResult layerNormStats(NodeContext &c, int64_t axis, float epsilon,
+                             Results &results) {
+  Value x = c.input(0);
+  RankedTensorType in = c.inputType(0);
+  Type f32 = c.b.getF32Type();
+  if (in.getElementType() != f32) {
+    SmallVector<Value> cast;
+    if (failed(castTo(c, x, f32, cast)))
+      return failure();
+    x = cast[0];
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t i = axis; i < in.getRank(); ++i)
+    axes.push_back(i);
+  auto reduceMean = [&](Value v) {
+    return c.createInferred<ReduceMeanOp>(
+        v, {c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
+            c.named("keepdims", c.b.getI64IntegerAttr(1)),
+            c.named("noop_with_empty_axes", c.b.getI64IntegerAttr(0))});
+  };
+  FailureOr<SmallVector<Value>> mean = reduceMean(x);
+  if (failed(mean))
+    return failure();
+  FailureOr<SmallVector<Value>> diff = c.createInferred<SubOp>({x, (*mean)[0]});
+  if (failed(diff))
+    return failure();
+  FailureOr<SmallVector<Value>> sq =
+      c.createInferred<MulOp>({(*diff)[0], (*diff)[0]});
+  if (failed(sq))
+    return failure();
+  FailureOr<SmallVector<Value>> var = reduceMean((*sq)[0]);
+  if (failed(var))
+    return failure();
+  auto scalar = RankedTensorType::get({}, f32);
+  Value eps = c.b.create<ConstantOp>(
+      c.loc, scalar, DenseElementsAttr::get(scalar, epsilon));
+  FailureOr<SmallVector<Value>> shifted =
+      c.createInferred<AddOp>({(*var)[0], eps});
+  if (failed(shifted))
+    return failure();
+  Type statType = (*mean)[0].getType();
+  Value sd = c.create(SqrtOp::getOperationName(), statType, (*shifted)[0])[0];
+  results.push_back((*mean)[0]);
+  results.append(c.create(ReciprocalOp::getOperationName(), statType, sd));
+  return success();
+}
+
 LogicalResult importLayerNorm(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
-  for (int i = 1; i < c.node.output_size(); ++i)
-    if (!c.node.output(i).empty())
-      return c.error() << "output " << i
-                       << " (mean or inverse standard deviation) is not "
-                          "supported; only Y is";
   SmallVector<Value> operands{c.input(0), c.input(1)};
   if (c.input(2))
     operands.push_back(c.input(2));
-  return pushAll(
-      c.createInferred<LayerNormalizationOp>(
-          operands,
-          {c.named("axis", c.b.getI64IntegerAttr(c.attrInt("axis", -1))),
-           c.named("epsilon",
-                   c.b.getF32FloatAttr(c.attrFloat("epsilon", 1e-5f)))}),
-      results);
+  int64_t axis = c.attrInt("axis", -1);
+  float epsilon = c.attrFloat("epsilon", 1e-5f);
+  if (failed(pushAll(
+          c.createInferred<LayerNormalizationOp>(
+              operands, {c.named("axis", c.b.getI64IntegerAttr(axis)),
+                         c.named("epsilon", c.b.getF32FloatAttr(epsilon))}),
+          results)))
+    return failure();
+  bool wantStats = false;
+  for (int i = 1; i < c.node.output_size(); ++i)
+    wantStats |= !c.node.output(i).empty();
+  if (!wantStats)
+    return success();
+  if (c.attrInt("stash_type", 1) != 1)
+    return c.error() << "the Mean and InvStdDev outputs are supported with "
+                        "stash_type 1 (float), not "
+                     << c.attrInt("stash_type", 1);
+  FailureOr<int64_t> normalized = normalizeAxis(axis, c.inputType(0).getRank());
+  if (failed(normalized))
+    return c.error() << "axis " << axis << " out of range";
+  return layerNormStats(c, *normalized, epsilon, results);
 }
 
 LogicalResult importDropout(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
-  // Inference: Dropout is the identity. The mask output is not supported.
-  if (c.node.output_size() > 1 && !c.node.output(1).empty())
-    return c.error() << "the mask output of Dropout is not supported";
+  // Dropout is the identity, with an all-true mask, unless training_mode
+  // (an input from opset 12 on) is true and the ratio is not 0: that draws
+  // random numbers, which an inference engine does not.
+  if (Value mode = c.input(2)) {
+    DenseElementsAttr attr;
+    if (!matchPattern(mode, m_Constant(&attr)) || attr.getNumElements() != 1)
+      return c.error() << "the 'training_mode' input must be a compile-time "
+                          "constant (tpc runs Dropout for inference)";
+    if (*attr.getValues<bool>().begin()) {
+      double ratio = 0.5;
+      if (Value r = c.input(1)) {
+        DenseElementsAttr ratioAttr;
+        if (!matchPattern(r, m_Constant(&ratioAttr)) ||
+            ratioAttr.getNumElements() != 1)
+          return c.error() << "training_mode is true and the 'ratio' input "
+                              "is not a constant";
+        ratio = (*ratioAttr.getValues<APFloat>().begin()).convertToDouble();
+      }
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", ratio);
+      if (ratio != 0)
+        return c.error() << "training_mode is true with ratio " << text
+                         << ": random dropout is not supported (tpc runs "
+                            "Dropout for inference)";
+    }
+  }
   results.push_back(c.input(0));
+  if (c.node.output_size() > 1 && !c.node.output(1).empty()) {
+    auto maskType = RankedTensorType::get(c.inputType(0).getShape(),
+                                          c.b.getI1Type());
+    auto mask = DenseElementsAttr::get(maskType, true);
+    results.push_back(c.b.create<ConstantOp>(c.loc, maskType, mask));
+  }
   return success();
 }
 
@@ -217,8 +306,8 @@ LogicalResult importIdentity(NodeContext &c, Results &results) {
 void addElementwiseImporters(std::vector<OpTableEntry> &t) {
 #define UNARY(NAME) t.push_back({#NAME, 13, importUnary<NAME##Op>, "onnx." #NAME});
   UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Exp) UNARY(Log)
-  UNARY(Erf) UNARY(Tanh) UNARY(Sigmoid) UNARY(Relu) UNARY(Cos) UNARY(Sin)
-  UNARY(Floor) UNARY(Ceil) UNARY(Sign) UNARY(Softplus) UNARY(Not)
+  UNARY(Erf) UNARY(Tanh) UNARY(Sigmoid) UNARY(Relu)
+  UNARY(Floor) UNARY(Ceil) UNARY(Sign)
 #undef UNARY
   // The versions in force at opsets 11 and 12; 13 only added bfloat16.
 #define UNARY_OLD(NAME, SINCE)                                                 \
@@ -283,6 +372,41 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"Identity", 16, importIdentity, "its input"});
   t.push_back({"Identity", 19, importIdentity, "its input"});
   t.push_back({"Identity", 21, importIdentity, "its input"});
+  // Opset 22 added bfloat16 to these; 23 to 25 and 28 added element types
+  // tpc does not take (4-bit, float8e8m0 and 2-bit; Cast-24's round_mode
+  // only applies to float8e8m0); Mod-28 spelled out its special cases.
+#define UNARY22(NAME)                                                          \
+  t.push_back({#NAME, 22, importUnary<NAME##Op>, "onnx." #NAME});
+  UNARY22(Cos) UNARY22(Sin) UNARY22(Softplus)
+#undef UNARY22
+  t.push_back({"Elu", 22, importAlphaUnary<EluOp>, "onnx.Elu"});
+  t.push_back({"HardSigmoid", 22, importHardSigmoid, "onnx.HardSigmoid"});
+  t.push_back({"Dropout", 22, importDropout, "its input (inference)"});
+  for (int v : {23, 24, 25, 28})
+    t.push_back({"Cast", v, importCast, "onnx.Cast"});
+  for (int v : {23, 24, 25}) {
+    t.push_back({"CastLike", v, importCastLike, "onnx.Cast"});
+    t.push_back({"Identity", v, importIdentity, "its input"});
+  }
+  t.push_back({"Mod", 28, importMod, "onnx.Mod"});
+  t.push_back({"Relu", 14, importUnary<ReluOp>, "onnx.Relu"});
+  // The versions in force at opsets 7 to 10. They mean what the next
+  // version means on the types they take: Max-6, Min-6, Sum-6 and Mean-6
+  // do not broadcast (a subset), Softmax-1 and LogSoftmax-1 coerce to 2-D
+  // like 11 (importSoftmax), Dropout-7 has `ratio` as an attribute.
+#define INFERRED_OLD(NAME, SINCE)                                              \
+  t.push_back({#NAME, SINCE, importInferred<NAME##Op>, "onnx." #NAME});
+  INFERRED_OLD(Equal, 7) INFERRED_OLD(Greater, 7) INFERRED_OLD(Less, 7)
+  INFERRED_OLD(MatMul, 1) INFERRED_OLD(Max, 6) INFERRED_OLD(Min, 6)
+  INFERRED_OLD(Sum, 6) INFERRED_OLD(Mean, 6) INFERRED_OLD(PRelu, 7)
+#undef INFERRED_OLD
+  t.push_back({"Cast", 6, importCast, "onnx.Cast"});
+  t.push_back({"Dropout", 7, importDropout, "its input (inference)"});
+  for (int v : {7, 9})
+    t.push_back({"Gemm", v, importGemm, "onnx.Gemm"});
+  t.push_back({"Softmax", 1, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
+  t.push_back({"LogSoftmax", 1, importSoftmax<LogSoftmaxOp>,
+               "onnx.LogSoftmax"});
 }
 
 } // namespace tpc

@@ -36,8 +36,8 @@ struct SupportedOp {
 };
 std::vector<SupportedOp> supportedOps();
 /// The opset range of the default domain the importer accepts.
-constexpr int kMinOpset = 11;
-constexpr int kMaxOpset = 21;
+constexpr int kMinOpset = 7;
+constexpr int kMaxOpset = 28;
 
 } // namespace tpc
 

@@ -98,8 +98,8 @@ FailureOr<SmallVector<int64_t>> axesInput(NodeContext &c, size_t idx) {
   if (c.opset < 13) {
     if (c.inputs.size() > idx)
       return c.error() << "has " << c.inputs.size() << " inputs; "
-                       << c.node.op_type() << "-11 (the version at opset "
-                       << c.opset << ") takes 1 and its axes as an attribute";
+                       << c.node.op_type() << " before opset 13 takes 1, "
+                       << "with its axes as an attribute";
     if (auto a = c.attrInts("axes"))
       return *a;
     return SmallVector<int64_t>();
@@ -141,8 +141,8 @@ LogicalResult importUnsqueeze(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(c.opset < 13 ? 1 : 2)))
     return failure();
   if (c.opset < 13 && !c.attr("axes"))
-    return c.error() << "the 'axes' attribute is required by Unsqueeze-11 "
-                        "(the version at opset "
+    return c.error() << "the 'axes' attribute is required by Unsqueeze "
+                        "before opset 13 (the model's opset is "
                      << c.opset << ")";
   FailureOr<SmallVector<int64_t>> axes = axesInput(c, 1);
   if (failed(axes))
@@ -226,8 +226,8 @@ LogicalResult importSplit(NodeContext &c, Results &results) {
     // Split-11: the sizes are the `split` attribute, not an input.
     if (c.inputs.size() > 1)
       return c.error() << "has " << c.inputs.size()
-                       << " inputs; Split-11 (the version at opset "
-                       << c.opset << ") takes 1 and 'split' as an attribute";
+                       << " inputs; Split before opset 13 takes 1, with "
+                          "'split' as an attribute";
   }
   if (c.opset < 13 && c.attr("split")) {
     sizes = *c.attrInts("split");
@@ -256,7 +256,45 @@ LogicalResult importSplit(NodeContext &c, Results &results) {
                  results);
 }
 
+LogicalResult createSlice(NodeContext &c, ArrayRef<int64_t> starts,
+                          ArrayRef<int64_t> ends, ArrayRef<int64_t> axes,
+                          ArrayRef<int64_t> steps, Results &results) {
+  return pushAll(c.createInferred<SliceOp>(
+                     c.input(0),
+                     {c.named("starts", c.b.getDenseI64ArrayAttr(starts)),
+                      c.named("ends", c.b.getDenseI64ArrayAttr(ends)),
+                      c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
+                      c.named("steps", c.b.getDenseI64ArrayAttr(steps))}),
+                 results);
+}
+
+/// Slice-1 (opsets 1 to 9): starts, ends and axes are attributes, the step
+/// is 1.
+LogicalResult importSliceAttrs(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  if (c.inputs.size() > 1)
+    return c.error() << "has " << c.inputs.size()
+                     << " inputs; Slice before opset 10 takes 1, with starts, "
+                        "ends and axes as attributes";
+  std::optional<SmallVector<int64_t>> starts = c.attrInts("starts");
+  std::optional<SmallVector<int64_t>> ends = c.attrInts("ends");
+  if (!starts || !ends || starts->size() != ends->size())
+    return c.error() << "Slice before opset 10 needs 'starts' and 'ends' "
+                        "attributes of the same length";
+  SmallVector<int64_t> axes;
+  if (auto a = c.attrInts("axes"))
+    axes = *a;
+  else
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes.push_back(i);
+  SmallVector<int64_t> steps(starts->size(), 1);
+  return createSlice(c, *starts, *ends, axes, steps, results);
+}
+
 LogicalResult importSlice(NodeContext &c, Results &results) {
+  if (c.opset < 10)
+    return importSliceAttrs(c, results);
   if (failed(c.requireInputs(3)))
     return failure();
   FailureOr<SmallVector<int64_t>> starts = c.constInts(1, "starts");
@@ -281,13 +319,7 @@ LogicalResult importSlice(NodeContext &c, Results &results) {
       return failure();
     steps = *s;
   }
-  return pushAll(c.createInferred<SliceOp>(
-                     c.input(0),
-                     {c.named("starts", c.b.getDenseI64ArrayAttr(*starts)),
-                      c.named("ends", c.b.getDenseI64ArrayAttr(*ends)),
-                      c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
-                      c.named("steps", c.b.getDenseI64ArrayAttr(steps))}),
-                 results);
+  return createSlice(c, *starts, *ends, axes, steps, results);
 }
 
 template <typename OpTy>
@@ -324,12 +356,27 @@ LogicalResult importTile(NodeContext &c, Results &results) {
 }
 
 LogicalResult importPad(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(2)))
-    return failure();
   std::string mode = c.attrString("mode", "constant");
   if (mode != "constant")
     return c.error() << "only mode 'constant' is supported, not '" << mode
                      << "'";
+  if (c.opset < 11) {
+    // Pad-2: pads and value are attributes.
+    if (failed(c.requireInputs(1)))
+      return failure();
+    std::optional<SmallVector<int64_t>> pads = c.attrInts("pads");
+    if (c.inputs.size() > 1 || !pads)
+      return c.error() << "Pad before opset 11 takes 1 input and a 'pads' "
+                          "attribute";
+    return pushAll(c.createInferred<PadOp>(
+                       c.input(0),
+                       {c.named("pads", c.b.getDenseI64ArrayAttr(*pads)),
+                        c.named("value", c.b.getF32FloatAttr(
+                                             c.attrFloat("value", 0)))}),
+                   results);
+  }
+  if (failed(c.requireInputs(2)))
+    return failure();
   FailureOr<SmallVector<int64_t>> pads = c.constInts(1, "pads");
   if (failed(pads))
     return failure();
@@ -524,6 +571,13 @@ LogicalResult importRange(NodeContext &c, Results &results) {
   }
   if (v[2] == 0)
     return c.error() << "delta is 0";
+  Type elem = c.inputType(0).getElementType();
+  if (c.opset >= 27 && c.attrInt("stash_type", 1) != 1 &&
+      (elem.isF16() || elem.isBF16()))
+    return c.error() << "stash_type " << c.attrInt("stash_type", 1)
+                     << " (accumulating in " << elem
+                     << ") is not supported; tpc computes Range in float "
+                        "(stash_type 1)";
   int64_t n = std::max<int64_t>(0, int64_t(std::ceil((v[1] - v[0]) / v[2])));
   auto type = RankedTensorType::get({n}, c.inputType(0).getElementType());
   results.append(c.create(RangeOp::getOperationName(), type,
@@ -658,13 +712,15 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   // Constant-11 added sparse_value (refused), 12 value_float(s)/int(s).
   for (int v : {11, 12})
     t.push_back({"Constant", v, importConstant, "onnx.Constant"});
-  t.push_back({"ReduceSum", 11, importReduce<ReduceSumOp, false>,
-               "onnx.ReduceSum"});
-#define REDUCE11(NAME)                                                         \
-  t.push_back({#NAME, 11, importReduce<NAME##Op, false>, "onnx." #NAME});
-  REDUCE11(ReduceMean) REDUCE11(ReduceMax) REDUCE11(ReduceMin)
-  REDUCE11(ReduceProd) REDUCE11(ReduceL2) REDUCE11(ReduceSumSquare)
-#undef REDUCE11
+  // Reductions 1 (opsets 7 to 10) and 11 (negative axes): axes attribute.
+  for (int v : {1, 11}) {
+#define REDUCE_ATTR(NAME)                                                      \
+  t.push_back({#NAME, v, importReduce<NAME##Op, false>, "onnx." #NAME});
+    REDUCE_ATTR(ReduceSum) REDUCE_ATTR(ReduceMean) REDUCE_ATTR(ReduceMax)
+    REDUCE_ATTR(ReduceMin) REDUCE_ATTR(ReduceProd) REDUCE_ATTR(ReduceL2)
+    REDUCE_ATTR(ReduceSumSquare)
+#undef REDUCE_ATTR
+  }
   // 12 added int8 and uint8.
   t.push_back({"ReduceMax", 12, importReduce<ReduceMaxOp, false>, "onnx.ReduceMax"});
   t.push_back({"ReduceMin", 12, importReduce<ReduceMinOp, false>, "onnx.ReduceMin"});
@@ -719,6 +775,42 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   // Opset 14 only added f16 and bf16 inputs.
   for (int v : {11, 14})
     t.push_back({"CumSum", v, importCumSum, "onnx.CumSum"});
+
+  // Opsets 23 to 25 added only element types tpc does not take (4-bit
+  // integers and floats, float8e8m0, 2-bit integers): the meaning is that of
+  // 21. Range-27 added stash_type, which only float16 and bfloat16 read.
+  for (int v : {23, 24, 25}) {
+    t.push_back({"Reshape", v, importReshape, "onnx.Reshape"});
+    t.push_back({"Flatten", v, importFlatten, "onnx.Reshape"});
+    t.push_back({"Squeeze", v, importSqueeze, "onnx.Reshape"});
+    t.push_back({"Unsqueeze", v, importUnsqueeze, "onnx.Reshape"});
+    t.push_back({"Transpose", v, importTranspose, "onnx.Transpose"});
+    t.push_back({"Size", v, importSize, "onnx.Size"});
+    t.push_back({"Shape", v, importShape, "onnx.Shape (folded)"});
+    t.push_back({"Pad", v, importPad, "onnx.Pad"});
+    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
+    t.push_back({"ConstantOfShape", v, importConstantOfShape,
+                 "onnx.ConstantOfShape (folded)"});
+  }
+  t.push_back({"Range", 27, importRange, "onnx.Range (folded)"});
+
+  // The versions in force at opsets 7 to 10, with 11's meaning where the
+  // handler does not look at the opset: Slice-1 (attributes) and Pad-2
+  // (attributes) do; Squeeze-1, Unsqueeze-1 and Split-2 take attributes as
+  // 11 does; the others only lack negative axes or some element types.
+  t.push_back({"ArgMax", 1, importArgMax, "onnx.ArgMax"});
+  t.push_back({"Concat", 4, importConcat, "onnx.Concat"});
+  for (int v : {1, 9}) {
+    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
+    t.push_back({"Flatten", v, importFlatten, "onnx.Reshape"});
+  }
+  t.push_back({"Gather", 1, importGather<GatherOp>, "onnx.Gather"});
+  t.push_back({"Pad", 2, importPad, "onnx.Pad"});
+  for (int v : {1, 10})
+    t.push_back({"Slice", v, importSlice, "onnx.Slice"});
+  t.push_back({"Split", 2, importSplit, "onnx.Split"});
+  t.push_back({"Squeeze", 1, importSqueeze, "onnx.Reshape"});
+  t.push_back({"Unsqueeze", 1, importUnsqueeze, "onnx.Reshape"});
 }
 
 } // namespace tpc

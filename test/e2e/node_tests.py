@@ -19,7 +19,8 @@ compared with the expected ones: same dtype and shape, floating point
 within rtol 1e-3 / atol 1e-4 (NaN equal to NaN), everything else exactly.
 A test is classified pass, compile-error, run-error or mismatch. ONNX
 writes each test at the since-version of its op; a test at an opset below
-11 whose ops are unchanged between that opset and 11 is run at opset 11.
+the lowest one tpc takes (`tpc import --opset-range`) whose ops are
+unchanged between the two is run at that lowest opset.
 
 modes:
   --list                 one line per test: name, class, detail (the default)
@@ -72,6 +73,17 @@ def supported_ops(tpc):
     if not ops:
         sys.exit("tpc import --list-ops printed no ops")
     return ops
+
+
+def set_opset_range(tpc):
+    global MIN_OPSET, OPSET_RANGE
+    r = subprocess.run([tpc, "import", "--opset-range"], capture_output=True,
+                       text=True)
+    lo_hi = r.stdout.split()
+    if r.returncode != 0 or len(lo_hi) != 2:
+        sys.exit("tpc import --opset-range failed: " + r.stderr.strip())
+    MIN_OPSET = int(lo_hi[0])
+    OPSET_RANGE = "%s-%s" % tuple(lo_hi)
 
 
 def model_ops(model):
@@ -221,7 +233,10 @@ def compare(got, want):
         int(np.sum(got != want)), want.size)
 
 
-MIN_OPSET = 11
+# The lowest default-domain opset tpc takes; set from `tpc import
+# --opset-range` in main().
+MIN_OPSET = 7
+OPSET_RANGE = "7-28"
 
 
 def default_opset(model):
@@ -232,9 +247,10 @@ def default_opset(model):
 
 
 def lifted_to_min_opset(model):
-    """The model at opset 11 (MIN_OPSET) when it declares an older opset whose ops all mean
-    the same at 11 (ONNX writes each node test at its op's since-version, so
-    an op unchanged since opset 7 comes at opset 7); otherwise None."""
+    """The model at MIN_OPSET when it declares an older opset whose ops all
+    mean the same at MIN_OPSET (ONNX writes each node test at its op's
+    since-version, so an op unchanged since opset 1 comes at opset 1);
+    otherwise None."""
     version = default_opset(model)
     if version is None or version >= MIN_OPSET:
         return None
@@ -330,7 +346,7 @@ def type_name(number):
 
 SHORT_REASONS = [
     (r"uses opset (\d+) of the default domain",
-     lambda m: "opset %s, tpc takes 11-21" % m.group(1)),
+     lambda m: "opset %s, tpc takes %s" % (m.group(1), OPSET_RANGE)),
     (r"unsupported (?:element|data) type (\d+)",
      lambda m: "%s tensors not supported" % type_name(int(m.group(1)))),
     (r"unsupported target data type (\d+)",
@@ -423,6 +439,7 @@ def main():
 
     tpc = find_tpc(args.tpc)
     ops = supported_ops(tpc)
+    set_opset_range(tpc)
     wanted = None
     if args.check:
         with open(args.check) as f:

@@ -218,7 +218,7 @@ def missing_inputs(out):
 
 
 def opset_versions(out):
-    for name, opset in (("opset_too_old", 7), ("opset_too_new", 99)):
+    for name, opset in (("opset_too_old", 6), ("opset_too_new", 99)):
         g = helper.make_graph(
             [
                 helper.make_node("Add", ["x", "x"], ["s"], name="add_0"),
@@ -229,7 +229,7 @@ def opset_versions(out):
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
         )
         m = model(g, opset)
-        m.ir_version = 3 if opset == 7 else 8
+        m.ir_version = 3 if opset < 8 else 8
         save(m, os.path.join(out, name + ".onnx"))
 
 

@@ -22,6 +22,9 @@ const Command kImportCommand = {
          "static shape for an input with dynamic dimensions", true},
         {"--list-ops", nullptr,
          "print the supported ops as a Markdown table and exit"},
+        {"--opset-range", nullptr,
+         "print the lowest and highest default-domain opset accepted and "
+         "exit"},
     },
     0,
     1,
@@ -59,6 +62,10 @@ int runImport(const ParsedArgs &args) {
   const Command &cmd = kImportCommand;
   if (args.has("--list-ops"))
     return listOps();
+  if (args.has("--opset-range")) {
+    llvm::outs() << kMinOpset << " " << kMaxOpset << "\n";
+    return 0;
+  }
   if (args.positional.empty())
     return fail(cmd, std::string("usage: tpc import ") + cmd.usage);
   ImportOptions options;
