@@ -23,13 +23,17 @@ namespace tpc {
 
 void addElementwiseImporters(std::vector<OpTableEntry> &t);
 void addShapeImporters(std::vector<OpTableEntry> &t);
+void addContribImporters(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
     std::vector<OpTableEntry> t;
     addElementwiseImporters(t);
     addShapeImporters(t);
+    addContribImporters(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
+      if (int d = std::strcmp(a.domain, b.domain))
+        return d < 0;
       int c = std::strcmp(a.opType, b.opType);
       return c != 0 ? c < 0 : a.sinceVersion < b.sinceVersion;
     });
@@ -38,10 +42,10 @@ ArrayRef<OpTableEntry> opTable() {
   return table;
 }
 
-const OpTableEntry *lookupOp(StringRef opType, int opset) {
+const OpTableEntry *lookupOp(StringRef opType, int opset, StringRef domain) {
   const OpTableEntry *best = nullptr;
   for (const OpTableEntry &e : opTable())
-    if (opType == e.opType && e.sinceVersion <= opset)
+    if (opType == e.opType && domain == e.domain && e.sinceVersion <= opset)
       best = &e;
   return best;
 }
@@ -49,7 +53,7 @@ const OpTableEntry *lookupOp(StringRef opType, int opset) {
 std::vector<SupportedOp> supportedOps() {
   std::vector<SupportedOp> out;
   for (const OpTableEntry &e : opTable())
-    out.push_back({e.opType, e.sinceVersion, e.importsAs});
+    out.push_back({e.opType, e.sinceVersion, e.importsAs, e.domain});
   return out;
 }
 
@@ -116,6 +120,8 @@ private:
   ::onnx::ModelProto model;
   std::map<std::string, WeightLocation> inlineWeights;
   int opset = 0;
+  /// The com.microsoft opset (1 when the model does not import it).
+  int microsoftOpset = 1;
   llvm::StringMap<Value> values;
 };
 
@@ -126,6 +132,8 @@ LogicalResult GraphImporter::checkOpsets() {
       opset = int(o.version());
       found = true;
     }
+    if (o.domain() == kMicrosoftDomain)
+      microsoftOpset = int(o.version());
   }
   if (!found)
     return error() << "'" << path << "' imports no opset of the default ONNX "
@@ -163,6 +171,8 @@ GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
     }
     return RankedTensorType::get(given, elem);
   }
+  if (!tt.has_shape() && !isInput)
+    return RankedTensorType(); // an output without a shape: the producer's
   if (!tt.has_shape())
     return error() << "graph " << (isInput ? "input" : "value") << " '"
                    << vi.name() << "' has no shape"
@@ -260,15 +270,25 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
                           : node.name();
   Location loc = NameLoc::get(b.getStringAttr(name),
                               FileLineColLoc::get(&ctx, path, 0, 0));
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
+  bool microsoft = node.domain() == kMicrosoftDomain;
+  if (!node.domain().empty() && node.domain() != "ai.onnx" && !microsoft)
     return emitError(loc) << "op '" << node.op_type() << "' (node '" << name
                           << "') is in the custom domain '" << node.domain()
-                          << "', which tpc does not support";
-  const OpTableEntry *entry = lookupOp(node.op_type(), opset);
+                          << "', which tpc does not support (it reads the "
+                             "default domain and "
+                          << kMicrosoftDomain << ")";
+  int version = microsoft ? microsoftOpset : opset;
+  const OpTableEntry *entry =
+      lookupOp(node.op_type(), version, microsoft ? kMicrosoftDomain : "");
   if (!entry)
     return emitError(loc) << "unsupported ONNX op '" << node.op_type()
                           << "' (node '" << name << "', domain '"
-                          << node.domain() << "', opset " << opset << ")";
+                          << node.domain() << "', opset " << version << ")"
+                          << (microsoft && node.op_type() == "MatMulNBits"
+                                  ? ": quantized weights are not supported "
+                                    "yet; export the model in fp32, fp16 or "
+                                    "bf16"
+                                  : "");
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
     if (in.empty()) {

@@ -33,6 +33,7 @@ struct SupportedOp {
   std::string opType;
   int sinceVersion;
   std::string importsAs;
+  std::string domain; ///< "" for the default domain
 };
 std::vector<SupportedOp> supportedOps();
 /// The opset range of the default domain the importer accepts.

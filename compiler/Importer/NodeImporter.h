@@ -121,13 +121,20 @@ struct OpTableEntry {
   int sinceVersion;
   NodeHandler handler;
   const char *importsAs;
+  /// "" for the default domain, else "com.microsoft".
+  const char *domain = "";
 };
+
+/// The domain of ONNX Runtime's contrib ops, the one other domain tpc reads.
+constexpr const char *kMicrosoftDomain = "com.microsoft";
 
 /// The importer's op table, sorted by op type then since-version.
 llvm::ArrayRef<OpTableEntry> opTable();
-/// The entry for `opType` at `opset`: the one with the highest since-version
-/// not above `opset`; nullptr when the op is unsupported at that opset.
-const OpTableEntry *lookupOp(llvm::StringRef opType, int opset);
+/// The entry for `opType` of `domain` at `opset` (that domain's version):
+/// the one with the highest since-version not above `opset`; nullptr when
+/// the op is unsupported at that opset.
+const OpTableEntry *lookupOp(llvm::StringRef opType, int opset,
+                             llvm::StringRef domain = "");
 
 } // namespace tpc
 

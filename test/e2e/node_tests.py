@@ -68,7 +68,9 @@ def supported_ops(tpc):
     ops = set()
     for line in r.stdout.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 2 and cells[1].isdigit():
+        # | op | since | imports as | domain |: the default domain only.
+        if len(cells) >= 4 and cells[1].isdigit() and cells[3] == "ai.onnx" \
+                and "(ONNX Runtime)" not in cells[2]:
             ops.add(cells[0])
     if not ops:
         sys.exit("tpc import --list-ops printed no ops")

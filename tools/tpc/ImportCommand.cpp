@@ -51,10 +51,12 @@ bool parseImportOptions(const Command &cmd, const ParsedArgs &args,
 }
 
 static int listOps() {
-  llvm::outs() << "| ONNX op | since opset | imports as |\n|---|---|---|\n";
+  llvm::outs() << "| ONNX op | since opset | imports as | domain |\n"
+               << "|---|---|---|---|\n";
   for (const SupportedOp &op : supportedOps())
     llvm::outs() << "| " << op.opType << " | " << op.sinceVersion << " | "
-                 << op.importsAs << " |\n";
+                 << op.importsAs << " | "
+                 << (op.domain.empty() ? "ai.onnx" : op.domain) << " |\n";
   return 0;
 }
 
