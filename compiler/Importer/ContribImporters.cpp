@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/Emitter.h"
 #include "compiler/Importer/NodeImporter.h"
 
 #include "mlir/IR/Matchers.h"
@@ -26,112 +27,6 @@ using namespace onnx;
 namespace {
 
 using Results = SmallVectorImpl<Value>;
-
-/// Builds onnx ops for one node; the first failure is kept and later calls
-/// return null values, so a decomposition reads as straight-line code.
-struct Emitter {
-  NodeContext &c;
-  bool failed = false;
-
-  Value first(FailureOr<SmallVector<Value>> r) {
-    if (::mlir::failed(r) || r->empty()) {
-      failed = true;
-      return Value();
-    }
-    return (*r)[0];
-  }
-  bool ok(std::initializer_list<Value> vs) {
-    for (Value v : vs)
-      if (!v)
-        failed = true;
-    return !failed;
-  }
-  template <typename OpTy> Value binary(Value a, Value b) {
-    if (!ok({a, b}))
-      return Value();
-    return first(c.createInferred<OpTy>({a, b}));
-  }
-  template <typename OpTy> Value unary(Value a) {
-    if (!ok({a}))
-      return Value();
-    return c.create(OpTy::getOperationName(), a.getType(), a)[0];
-  }
-  Value reshape(Value v, ArrayRef<int64_t> shape) {
-    if (!ok({v}))
-      return Value();
-    auto t = llvm::cast<RankedTensorType>(v.getType());
-    return c.create(ReshapeOp::getOperationName(),
-                    RankedTensorType::get(shape, t.getElementType()), v)[0];
-  }
-  Value transpose(Value v, ArrayRef<int64_t> perm) {
-    if (!ok({v}))
-      return Value();
-    return first(c.createInferred<TransposeOp>(
-        v, {c.named("perm", c.b.getDenseI64ArrayAttr(perm))}));
-  }
-  Value reduceMean(Value v, ArrayRef<int64_t> axes) {
-    if (!ok({v}))
-      return Value();
-    return first(c.createInferred<ReduceMeanOp>(
-        v, {c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
-            c.named("keepdims", c.b.getI64IntegerAttr(1)),
-            c.named("noop_with_empty_axes", c.b.getI64IntegerAttr(0))}));
-  }
-  Value cast(Value v, Type elem) {
-    if (!ok({v}))
-      return Value();
-    auto t = llvm::cast<RankedTensorType>(v.getType());
-    if (t.getElementType() == elem)
-      return v;
-    std::optional<int64_t> to = onnxTypeNumber(elem);
-    return c.create(CastOp::getOperationName(),
-                    RankedTensorType::get(t.getShape(), elem), v,
-                    {c.named("to", c.b.getI64IntegerAttr(*to))})[0];
-  }
-  Value scalar(Type elem, double value) {
-    auto t = RankedTensorType::get({}, elem);
-    Attribute a = isa<FloatType>(elem)
-                      ? Attribute(c.b.getFloatAttr(elem, value))
-                      : Attribute(c.b.getIntegerAttr(elem, int64_t(value)));
-    return c.b.create<ConstantOp>(c.loc, t, DenseElementsAttr::get(t, a));
-  }
-  Value constant(DenseElementsAttr value) {
-    return c.b.create<ConstantOp>(c.loc, value.getType(), value);
-  }
-  Value gelu(Value v, StringRef approximate) {
-    if (!ok({v}))
-      return Value();
-    return c.create(GeluOp::getOperationName(), v.getType(), v,
-                    {c.named("approximate",
-                             c.b.getStringAttr(approximate))})[0];
-  }
-  Value layerNorm(Value x, Value gamma, Value beta, float epsilon) {
-    if (!ok({x, gamma}))
-      return Value();
-    SmallVector<Value> operands{x, gamma};
-    if (beta)
-      operands.push_back(beta);
-    return first(c.createInferred<LayerNormalizationOp>(
-        operands, {c.named("axis", c.b.getI64IntegerAttr(-1)),
-                   c.named("epsilon", c.b.getF32FloatAttr(epsilon))}));
-  }
-  /// x * (1 / sqrt(mean(x * x) + eps)) over the last axis, in float; the
-  /// inverse RMS is returned through `invRms` when asked for.
-  Value rmsNorm(Value x, Value gamma, float epsilon, Value *invRms = nullptr) {
-    if (!ok({x, gamma}))
-      return Value();
-    auto t = llvm::cast<RankedTensorType>(x.getType());
-    Type f32 = c.b.getF32Type();
-    Value xf = cast(x, f32);
-    Value ms = reduceMean(binary<MulOp>(xf, xf), {t.getRank() - 1});
-    Value rsq = binary<AddOp>(ms, scalar(f32, epsilon));
-    Value inv = unary<ReciprocalOp>(unary<SqrtOp>(rsq));
-    if (invRms)
-      *invRms = inv;
-    Value y = cast(binary<MulOp>(xf, inv), t.getElementType());
-    return binary<MulOp>(y, gamma);
-  }
-};
 
 /// An error unless the node leaves input `i` out.
 LogicalResult refuseInput(NodeContext &c, size_t i, StringRef what) {
@@ -152,12 +47,6 @@ LogicalResult refuseOutput(NodeContext &c, int i, StringRef what) {
   return success();
 }
 
-LogicalResult finish(Emitter &e, ArrayRef<Value> values, Results &results) {
-  if (e.failed)
-    return failure();
-  results.append(values.begin(), values.end());
-  return success();
-}
 
 /// SkipLayerNormalization: input, skip, gamma, beta?, bias?. The sum
 /// input + skip (+ bias) is layer-normalized over the last axis; outputs
@@ -165,7 +54,7 @@ LogicalResult finish(Emitter &e, ArrayRef<Value> values, Results &results) {
 LogicalResult importSkipLayerNorm(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(3)))
     return failure();
-  Emitter e{c};
+  Emitter e(c);
   float eps = c.attrFloat("epsilon", 1e-12f);
   Value sum = e.binary<AddOp>(c.input(0), c.input(1));
   if (c.input(4))
@@ -182,7 +71,7 @@ LogicalResult importSkipLayerNorm(NodeContext &c, Results &results) {
     invStd = e.unary<ReciprocalOp>(
         e.unary<SqrtOp>(e.binary<AddOp>(var, e.scalar(f32, eps))));
   }
-  return finish(e, {y, mean, invStd, sum}, results);
+  return e.finish({y, mean, invStd, sum}, results);
 }
 
 /// SkipSimplifiedLayerNormalization: input, skip, gamma, bias?; RMS
@@ -192,13 +81,14 @@ LogicalResult importSkipSimplifiedLayerNorm(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(3)) ||
       failed(refuseOutput(c, 1, "mean; RMS normalization has none")))
     return failure();
-  Emitter e{c};
+  Emitter e(c);
   Value sum = e.binary<AddOp>(c.input(0), c.input(1));
   if (c.input(3))
     sum = e.binary<AddOp>(sum, c.input(3));
   Value inv;
-  Value y = e.rmsNorm(sum, c.input(2), c.attrFloat("epsilon", 1e-12f), &inv);
-  return finish(e, {y, Value(), inv, sum}, results);
+  Value y = e.rmsNorm(sum, c.input(2), c.attrFloat("epsilon", 1e-12f), -1,
+                      &inv);
+  return e.finish({y, Value(), inv, sum}, results);
 }
 
 /// SimplifiedLayerNormalization (ONNX Runtime's RMS norm, default domain):
@@ -211,27 +101,27 @@ LogicalResult importSimplifiedLayerNorm(NodeContext &c, Results &results) {
   if (axis != -1 && axis != rank - 1)
     return c.error() << "axis " << axis
                      << " is not supported; only the last axis is";
-  Emitter e{c};
+  Emitter e(c);
   Value inv;
   Value y = e.rmsNorm(c.input(0), c.input(1), c.attrFloat("epsilon", 1e-5f),
-                      &inv);
-  return finish(e, {y, inv}, results);
+                      -1, &inv);
+  return e.finish({y, inv}, results);
 }
 
 /// Gelu (com.microsoft): the exact, erf-based Gelu.
 LogicalResult importMsGelu(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
-  Emitter e{c};
-  return finish(e, {e.gelu(c.input(0), "none")}, results);
+  Emitter e(c);
+  return e.finish({e.gelu(c.input(0), "none")}, results);
 }
 
 /// BiasGelu: Gelu(A + B), erf-based.
 LogicalResult importBiasGelu(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
-  Emitter e{c};
-  return finish(e, {e.gelu(e.binary<AddOp>(c.input(0), c.input(1)), "none")},
+  Emitter e(c);
+  return e.finish({e.gelu(e.binary<AddOp>(c.input(0), c.input(1)), "none")},
                 results);
 }
 
@@ -239,11 +129,11 @@ LogicalResult importBiasGelu(NodeContext &c, Results &results) {
 LogicalResult importFastGelu(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
-  Emitter e{c};
+  Emitter e(c);
   Value x = c.input(0);
   if (c.input(1))
     x = e.binary<AddOp>(x, c.input(1));
-  return finish(e, {e.gelu(x, "tanh")}, results);
+  return e.finish({e.gelu(x, "tanh")}, results);
 }
 
 /// EmbedLayerNormalization: input_ids, segment_ids?, word_embedding,
@@ -266,12 +156,9 @@ LogicalResult importEmbedLayerNorm(NodeContext &c, Results &results) {
   if (ids.getRank() != 2)
     return c.error() << "input_ids must be [batch, sequence], not " << ids;
   int64_t batch = ids.getDimSize(0), seq = ids.getDimSize(1);
-  Emitter e{c};
+  Emitter e(c);
   auto gather = [&](Value table, Value indices) {
-    if (!e.ok({table, indices}))
-      return Value();
-    return e.first(c.createInferred<GatherOp>(
-        {table, indices}, {c.named("axis", c.b.getI64IntegerAttr(0))}));
+    return e.gather(table, indices, 0);
   };
   Value sum = gather(c.input(2), c.input(0));
   Value positions = c.input(8);
@@ -302,7 +189,7 @@ LogicalResult importEmbedLayerNorm(NodeContext &c, Results &results) {
     auto t = RankedTensorType::get({batch}, i32);
     maskIndex = e.constant(DenseElementsAttr::get(t, int32_t(0)));
   }
-  return finish(e, {y, maskIndex, sum}, results);
+  return e.finish({y, maskIndex, sum}, results);
 }
 
 /// The additive mask [B, 1, 1 or S, T] of Attention's mask_index: 1-D end
@@ -343,8 +230,7 @@ Value attentionMask(NodeContext &c, Emitter &e, Value mask, int64_t batch,
   }
   if (!e.ok({masked}))
     return Value();
-  Value add = e.first(c.createInferred<WhereOp>(
-      {masked, e.scalar(f32, filter), e.scalar(f32, 0)}));
+  Value add = e.where(masked, e.scalar(f32, filter), e.scalar(f32, 0));
   return e.reshape(add, shape);
 }
 
@@ -387,7 +273,7 @@ LogicalResult importMsAttention(NodeContext &c, Results &results) {
     scale = 1.0f / std::sqrt(float(headQ));
   double filter = c.attrFloat("mask_filter_value", -10000.0f);
 
-  Emitter e{c};
+  Emitter e(c);
   Value proj = e.binary<MatMulOp>(c.input(0), c.input(1));
   if (c.input(2))
     proj = e.binary<AddOp>(proj, c.input(2));
@@ -425,11 +311,9 @@ LogicalResult importMsAttention(NodeContext &c, Results &results) {
   }
   if (!e.ok({scores}))
     return failure();
-  Value probs = c.create(SoftmaxOp::getOperationName(), scores.getType(),
-                         scores,
-                         {c.named("axis", c.b.getI64IntegerAttr(-1))})[0];
+  Value probs = e.softmax(scores, -1);
   Value ctx = e.transpose(e.binary<MatMulOp>(probs, v), {0, 2, 1, 3});
-  return finish(e, {e.reshape(ctx, {batch, seq, heads * headV})}, results);
+  return e.finish({e.reshape(ctx, {batch, seq, heads * headV})}, results);
 }
 
 } // namespace

@@ -24,6 +24,7 @@ namespace tpc {
 void addElementwiseImporters(std::vector<OpTableEntry> &t);
 void addShapeImporters(std::vector<OpTableEntry> &t);
 void addContribImporters(std::vector<OpTableEntry> &t);
+void addAttentionImporters(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
@@ -31,6 +32,7 @@ ArrayRef<OpTableEntry> opTable() {
     addElementwiseImporters(t);
     addShapeImporters(t);
     addContribImporters(t);
+    addAttentionImporters(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
       if (int d = std::strcmp(a.domain, b.domain))
         return d < 0;

@@ -35,7 +35,11 @@ struct DescrEntry {
 constexpr DescrEntry kDescrs[] = {{"f4", DType::F32}, {"f8", DType::F64},
                                   {"f2", DType::F16}, {"i8", DType::I64},
                                   {"i4", DType::I32}, {"i1", DType::I8},
-                                  {"u1", DType::U8},  {"b1", DType::Bool}};
+                                  {"u1", DType::U8},  {"b1", DType::Bool},
+                                  // NumPy has no bfloat16: ml_dtypes'
+                                  // bfloat16 arrays are saved as 2-byte
+                                  // opaque items, and so are tpc's.
+                                  {"V2", DType::BF16}};
 
 /// A parsed value of the header dict.
 struct Value {
@@ -210,7 +214,7 @@ std::optional<DType> parseDescr(const std::string &descr, std::string &why) {
     }
     return e.dtype;
   }
-  why = "supported: <f4 <f8 <f2 <i8 <i4 |i1 |u1 |b1";
+  why = "supported: <f4 <f8 <f2 <i8 <i4 |i1 |u1 |b1, and <V2 for bf16";
   return std::nullopt;
 }
 
@@ -233,7 +237,7 @@ const char *npyDescr(DType t) {
   case DType::I8: return "|i1";
   case DType::U8: return "|u1";
   case DType::Bool: return "|b1";
-  case DType::BF16: return nullptr;
+  case DType::BF16: return "<V2";
   }
   return nullptr;
 }

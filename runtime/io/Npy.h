@@ -33,8 +33,9 @@ struct NpyHeader {
   size_t dataOffset = 0;
 };
 
-/// The NumPy descr string for `t` ("<f4", "|b1"); nullptr for bf16, which
-/// NumPy cannot represent.
+/// The NumPy descr string for `t` ("<f4", "|b1"). bf16, which NumPy has no
+/// dtype for, is "<V2": 2-byte opaque items, as NumPy saves ml_dtypes'
+/// bfloat16 arrays (read them back with `.view(ml_dtypes.bfloat16)`).
 const char *npyDescr(DType t);
 
 /// Parses and validates the header of the .npy image `bytes` (a whole file of

@@ -5,8 +5,10 @@ Complements generate.py (GPT-2, Llama, BERT) with architectures whose layouts
 stress tensor-parallel sharding differently: fused QKV and gate/up projections
 (Phi-3), grouped and multi-query fused query_key_value (Falcon), ALiBi (Bloom),
 post-sublayer norms and soft-capping (Gemma 2), parallel residual blocks
-(GPT-NeoX, GPT-J, Falcon), and optimum `text-generation-with-past` exports with
-KV-cache inputs and outputs (GPT-2, Llama).
+(GPT-NeoX, GPT-J, Falcon), optimum `text-generation-with-past` exports with
+KV-cache inputs and outputs (GPT-2, Llama), and a Llama exported at opset 23,
+where the dynamo exporter's optimizer fuses the standard `Attention`,
+`RMSNormalization` and `RotaryEmbedding` ops.
 
 Every model is built from a config object (no hub download), re-initialised
 with seeded "informative" weights (see reinit_weights), float32, eval mode.
@@ -258,7 +260,52 @@ def build_llama_past(seed):
     return model, meta
 
 
+def build_llama_op23(seed):
+    """generate.py's Llama (GQA 8/2, intermediate 172) with SDPA attention, for the opset-23 export.
+
+    torch.onnx.export(dynamo=True, opset_version=23, optimize=True) runs onnxscript's
+    onnx_fusions, which turn the RMSNorm pattern into RMSNormalization-23 and
+    q/k * cos + rotate_half(q/k) * sin into RotaryEmbedding-23 (4-D x, 3-D cos/sin
+    caches, no position_ids); torch's SDPA is exported as Attention-23 (4-D q/k/v,
+    k/v already repeated to 8 heads by Expand/Reshape, boolean causal mask).
+    """
+    cfg = transformers.LlamaConfig(
+        vocab_size=512, hidden_size=64, intermediate_size=172, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-6,
+        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, pad_token_id=None, use_cache=False,
+        attn_implementation="sdpa")
+    torch.manual_seed(seed)
+    model = finish_model(transformers.LlamaForCausalLM(cfg), seed)
+    meta = base_meta("llama", cfg, 2, 8, 2, 64, 172, 512, 128, allreduces_per_layer=2,
+                     activation="silu (SwiGLU)", norm="RMSNorm (pre) as RMSNormalization-23",
+                     attention="rotary as RotaryEmbedding-23, GQA 8/2 (k/v expanded before Attention-23)",
+                     position_ids="arange(sequence) expanded to [batch, sequence] by the wrapper")
+    return model, meta
+
+
+class CausalLMLogitsBatchedPositions(torch.nn.Module):
+    """input_ids -> logits with explicit position_ids of shape [batch, sequence].
+
+    Without them Llama's rotary cos/sin are [1, sequence, head_dim] and the fused
+    RotaryEmbedding gets [1, sequence, head_dim / 2] caches, which the opset-23
+    spec (and onnxruntime) require to be [batch, sequence, head_dim / 2]: the
+    exported model then fails in onnxruntime for batch > 1. Same values as the
+    model's default positions.
+    """
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids):
+        batch, seq = input_ids.shape
+        position_ids = torch.arange(seq, device=input_ids.device).unsqueeze(0).expand(batch, seq)
+        return self.model(input_ids=input_ids, position_ids=position_ids, use_cache=False, return_dict=False)[0]
+
+
 # name -> how to build and export it. exporter: torchscript | dynamo | optimum.
+# Optional: wrapper (module class around the model, default CausalLMLogits),
+# require_ops (op types the export must contain).
 CASES = {
     "hf_phi3_torchscript": dict(build=build_phi3, seed=11, exporter="torchscript", opset=17),
     "hf_phi3_dynamo": dict(build=build_phi3, seed=11, exporter="dynamo", opset=18),
@@ -270,6 +317,9 @@ CASES = {
     "hf_gptj_torchscript": dict(build=build_gptj, seed=17, exporter="torchscript", opset=17),
     "hf_gpt2_optimum_past": dict(build=build_gpt2_past, seed=18, exporter="optimum", opset=None),
     "hf_llama_optimum_past": dict(build=build_llama_past, seed=19, exporter="optimum", opset=None),
+    "hf_llama_dynamo_op23": dict(build=build_llama_op23, seed=20, exporter="dynamo", opset=23,
+                                 wrapper=CausalLMLogitsBatchedPositions,
+                                 require_ops=["Attention", "RMSNormalization", "RotaryEmbedding"]),
 }
 
 
@@ -391,7 +441,7 @@ def make_logits_case(out_dir, name, spec):
     """No-past case: input_ids [1, 16] -> logits, TorchScript or dynamo exporter."""
     model, meta = spec["build"](spec["seed"])
     meta["hf_class"] = type(model).__name__
-    wrapper = CausalLMLogits(model).eval()
+    wrapper = spec.get("wrapper", CausalLMLogits)(model).eval()
     vocab = meta["vocab"]
     rng = np.random.default_rng(spec["seed"])
     feeds = {"input_ids": rng.integers(0, vocab, size=(1, SEQ), dtype=np.int64)}
@@ -408,6 +458,9 @@ def make_logits_case(out_dir, name, spec):
         t_export = time.time() - t0
         path = os.path.join(d, "model.onnx")
         onnx_model = finalize_onnx(raw, path)
+    missing = [t for t in spec.get("require_ops", []) if t not in op_histogram(onnx_model)[0]]
+    if missing:
+        raise RuntimeError(f"export lacks {missing}")
 
     sess = ort_session(path)
     in_names = [i.name for i in sess.get_inputs()]
