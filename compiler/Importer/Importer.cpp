@@ -344,8 +344,54 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     initNames.insert(t.name());
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<std::pair<std::string, DenseElementsAttr>> frozen;
+  for (const auto &[name, ci] : options.constInputs) {
+    const ::onnx::ValueInfoProto *vi = nullptr;
+    for (const ::onnx::ValueInfoProto &in : g.input())
+      if (in.name() == name && !initNames.count(name))
+        vi = &in;
+    if (!vi)
+      return error() << "--const-input names '" << name
+                     << "', which is not an input of '" << path << "'",
+             nullptr;
+    if (options.inputShapes.count(name))
+      return error() << "input '" << name
+                     << "' is given both --const-input and --input-shape",
+             nullptr;
+    ::onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(ci.onnxType);
+    for (int64_t d : ci.shape)
+      t.add_dims(d);
+    t.set_raw_data(std::string(ci.data.begin(), ci.data.end()));
+    std::string err;
+    DenseElementsAttr value = tensorToAttr(&ctx, t, err);
+    if (!value)
+      return error() << "--const-input " << name << " (" << ci.source
+                     << "): " << err,
+             nullptr;
+    const ::onnx::TypeProto_Tensor &tt = vi->type().tensor_type();
+    Type declared = onnx::onnxElementType(&ctx, tt.elem_type());
+    auto bad = [&]() {
+      return error() << "--const-input " << name << " (" << ci.source
+                     << ") is " << value.getType() << ", the input is ";
+    };
+    if (declared != value.getElementType())
+      return bad() << "of element type " << tt.elem_type(), nullptr;
+    if (tt.has_shape()) {
+      if (tt.shape().dim_size() != int(ci.shape.size()))
+        return bad() << "of rank " << tt.shape().dim_size(), nullptr;
+      for (int i = 0; i < tt.shape().dim_size(); ++i)
+        if (tt.shape().dim(i).has_dim_value() &&
+            tt.shape().dim(i).dim_value() != ci.shape[i])
+          return bad() << "fixed to " << tt.shape().dim(i).dim_value()
+                       << " in dimension " << i,
+                 nullptr;
+    }
+    frozen.push_back({name, value});
+  }
   for (const ::onnx::ValueInfoProto &vi : g.input()) {
-    if (initNames.count(vi.name()))
+    if (initNames.count(vi.name()) || options.constInputs.count(vi.name()))
       continue;
     FailureOr<RankedTensorType> t = valueType(vi, /*isInput=*/true);
     if (failed(t))
@@ -368,6 +414,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     values[name] = entry->getArgument(i);
   }
   b.setInsertionPointToStart(entry);
+  for (const auto &[name, value] : frozen)
+    values[name] = b.create<onnx::ConstantOp>(
+        NameLoc::get(b.getStringAttr(name),
+                     FileLineColLoc::get(&ctx, path, 0, 0)),
+        value.getType(), value);
   for (const ::onnx::TensorProto &t : g.initializer())
     if (failed(importInitializer(t)))
       return nullptr;

@@ -11,9 +11,19 @@
 
 namespace tpc {
 
+/// A value bound to a graph input at compile time (--const-input).
+struct ConstInput {
+  int32_t onnxType = 0; ///< TensorProto.DataType number
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data; ///< little-endian, row-major
+  std::string source;        ///< where it came from, for messages
+};
+
 struct ImportOptions {
   /// Static shapes for graph inputs with symbolic or unknown dimensions.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs that become constants: the engine no longer takes them.
+  std::map<std::string, ConstInput> constInputs;
 };
 
 /// Imports `path` into a module holding `func.func @main`. Errors are emitted

@@ -18,7 +18,10 @@ not all fixed, taken from the test data), run (`tpc run`), and its outputs
 compared with the expected ones: same dtype and shape, floating point
 within rtol 1e-3 / atol 1e-4 (bfloat16: 2^-6 / 2^-8, two units of its
 precision; NaN equal to NaN), everything else exactly.
-A test is classified pass, compile-error, run-error or mismatch. ONNX
+A graph input that a node reads as a shape operand (Reshape's shape, Reduce
+axes, Slice bounds, ...: SHAPE_OPERANDS) is bound at compile time with
+`--const-input`, as a user of a fixed-shape engine does. A test is
+classified pass, compile-error, run-error or mismatch. ONNX
 writes each test at the since-version of its op; a test at an opset below
 the lowest one tpc takes (`tpc import --opset-range`) whose ops are
 unchanged between the two is run at that lowest opset.
@@ -277,6 +280,31 @@ def lifted_to_min_opset(model):
     return lifted
 
 
+# Operands tpc needs as compile-time constants (shapes, axes, sizes, bounds),
+# by op type: input positions. A test that feeds one from a graph input binds
+# that input with --const-input (tpc, like TensorRT, specializes on them).
+SHAPE_OPERANDS = {
+    "Reshape": (1,), "Expand": (1,), "Tile": (1,), "ConstantOfShape": (0,),
+    "Squeeze": (1,), "Unsqueeze": (1,), "Split": (1,), "Slice": (1, 2, 3, 4),
+    "Pad": (1, 2, 3), "Range": (0, 1, 2), "CumSum": (1,), "Trilu": (1,),
+    "ReduceSum": (1,), "ReduceMean": (1,), "ReduceMax": (1,), "ReduceMin": (1,),
+    "ReduceProd": (1,), "ReduceL2": (1,), "ReduceSumSquare": (1,),
+    "ReduceL1": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,),
+    "Dropout": (1, 2), "TopK": (1,), "OneHot": (1,),
+}
+
+
+def shape_operand_inputs(model):
+    """Names of graph inputs that a node reads as a shape operand."""
+    inputs = {vi.name for vi in graph_inputs(model)}
+    names = set()
+    for node in model.graph.node:
+        for i in SHAPE_OPERANDS.get(node.op_type, ()):
+            if i < len(node.input) and node.input[i] in inputs:
+                names.add(node.input[i])
+    return names
+
+
 def run_test(tpc, name, folder, model, work):
     """(class, detail) for one test."""
     case_dir = os.path.join(work, name)
@@ -291,6 +319,7 @@ def run_test(tpc, name, folder, model, work):
     data = os.path.join(folder, "test_data_set_0")
     inputs = graph_inputs(model)
     shape_flags, input_flags = [], []
+    frozen = shape_operand_inputs(model)
     for j, vi in enumerate(inputs):
         path = os.path.join(data, "input_%d.pb" % j)
         if not os.path.exists(path):
@@ -298,6 +327,9 @@ def run_test(tpc, name, folder, model, work):
         arr = read_pb(path)
         npy = os.path.join(case_dir, "input_%d.npy" % j)
         np.save(npy, arr)
+        if vi.name in frozen:
+            shape_flags += ["--const-input", "%s=%s" % (vi.name, npy)]
+            continue
         input_flags += ["--input", "%s=%s" % (vi.name, npy)]
         if needs_shape(vi) and arr.ndim > 0:
             shape_flags += ["--input-shape", "%s=%s" % (vi.name, "x".join(map(str, arr.shape)))]

@@ -30,6 +30,11 @@ const Command kCompileCommand = {
         {"-o", "ENGINE_DIR", "the engine folder to write (required)"},
         {"--input-shape", "NAME=DxD",
          "static shape for an input with dynamic dimensions", true},
+        {"--const-input", "NAME=FILE.npy",
+         "bind a graph input to the array in FILE at compile time (shape "
+         "operands such as Reshape's shape or Reduce axes must be "
+         "constants); the engine no longer takes it",
+         true},
         {"--allow-replicated", "GLOB",
          "let the weight MatMuls whose ONNX node or weight name matches GLOB "
          "stay replicated where an op blocks their split (otherwise an "

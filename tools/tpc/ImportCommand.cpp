@@ -1,6 +1,7 @@
 //===- ImportCommand.cpp - tpc import -------------------------------------===//
 #include "compiler/Importer/Importer.h"
 #include "compiler/Registration.h"
+#include "runtime/io/Npy.h"
 #include "tools/tpc/Commands.h"
 #include "tools/tpc/Diagnostics.h"
 
@@ -20,6 +21,11 @@ const Command kImportCommand = {
         {"-o", "OUT.mlir", "write the module here instead of stdout"},
         {"--input-shape", "NAME=DxD",
          "static shape for an input with dynamic dimensions", true},
+        {"--const-input", "NAME=FILE.npy",
+         "bind a graph input to the array in FILE at compile time (shape "
+         "operands such as Reshape's shape or Reduce axes must be "
+         "constants); the engine no longer takes it",
+         true},
         {"--list-ops", nullptr,
          "print the supported ops as a Markdown table and exit"},
         {"--opset-range", nullptr,
@@ -33,6 +39,29 @@ const Command kImportCommand = {
 /// Fills import options from --input-shape flags; false after an error.
 bool parseImportOptions(const Command &cmd, const ParsedArgs &args,
                         ImportOptions &options) {
+  for (const std::string &spec : args.all("--const-input")) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      fail(cmd, "malformed --const-input '" + spec +
+                    "' (expected NAME=FILE.npy)");
+      return false;
+    }
+    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    if (options.constInputs.count(name)) {
+      fail(cmd, "--const-input given twice for '" + name + "'");
+      return false;
+    }
+    NpyArray array;
+    if (Status st = readNpy(file, array); !st) {
+      fail(cmd, "--const-input " + name + ": " + st.message());
+      return false;
+    }
+    ConstInput &ci = options.constInputs[name];
+    ci.onnxType = int32_t(array.desc.dtype);
+    ci.shape = array.desc.shape;
+    ci.data = std::move(array.data);
+    ci.source = file;
+  }
   for (const std::string &spec : args.all("--input-shape")) {
     std::string name;
     std::vector<int64_t> shape;
