@@ -135,6 +135,8 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
     pastLen = c.inputType(4).getDimSize(2);
     k = e.concat({c.input(4), k}, 2);
     v = e.concat({c.input(5), v}, 2);
+    if (!e.ok({k, v}))
+      return failure();
   }
   Value presentK = k, presentV = v;
   int64_t kvLen = cast<RankedTensorType>(k.getType()).getDimSize(2);
