@@ -2,7 +2,7 @@
 //
 // The com.microsoft ops that ONNX Runtime's transformer optimizer writes
 // (Attention, SkipLayerNormalization, EmbedLayerNormalization, BiasGelu,
-// FastGelu, Gelu, SkipSimplifiedLayerNormalization) and the
+// FastGelu, Gelu, QuickGelu, SkipSimplifiedLayerNormalization) and the
 // SimplifiedLayerNormalization it registers in the default domain. Each is
 // imported as the onnx ops it is defined by, so that sharding sees the
 // projections, heads and norms it already knows, and the fusion passes turn
@@ -134,6 +134,21 @@ LogicalResult importFastGelu(NodeContext &c, Results &results) {
   if (c.input(1))
     x = e.binary<AddOp>(x, c.input(1));
   return e.finish({e.gelu(x, "tanh")}, results);
+}
+
+/// QuickGelu: x * sigmoid(alpha * x) (alpha 1.702 by default; ONNX
+/// Runtime writes SiLU as alpha 1).
+LogicalResult importQuickGelu(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  Emitter e(c);
+  Value x = c.input(0);
+  float alpha = c.attrFloat("alpha", 1.702f);
+  Value scaled = alpha == 1.0f
+                     ? x
+                     : e.binary<MulOp>(x, e.scalar(c.inputType(0).getElementType(),
+                                                   alpha));
+  return e.finish({e.binary<MulOp>(x, e.unary<SigmoidOp>(scaled))}, results);
 }
 
 /// EmbedLayerNormalization: input_ids, segment_ids?, word_embedding,
@@ -327,6 +342,7 @@ void addContribImporters(std::vector<OpTableEntry> &t) {
                "onnx.Gather, onnx.Add, onnx.LayerNormalization", ms});
   t.push_back({"FastGelu", 1, importFastGelu, "onnx.Gelu (tanh)", ms});
   t.push_back({"Gelu", 1, importMsGelu, "onnx.Gelu", ms});
+  t.push_back({"QuickGelu", 1, importQuickGelu, "onnx.Mul, onnx.Sigmoid", ms});
   t.push_back({"SkipLayerNormalization", 1, importSkipLayerNorm,
                "onnx.Add, onnx.LayerNormalization", ms});
   t.push_back({"SkipSimplifiedLayerNormalization", 1,

@@ -7,7 +7,7 @@ Each case builds a small model around one op (Attention with each mask
 format, unidirectional, unequal V width and an attention bias;
 SkipLayerNormalization with its optional outputs; EmbedLayerNormalization;
 SkipSimplifiedLayerNormalization; SimplifiedLayerNormalization; BiasGelu,
-FastGelu, Gelu), with seeded random weights as initializers and inputs,
+FastGelu, Gelu, QuickGelu), with seeded random weights as initializers and inputs,
 runs it in onnxruntime (CPU, graph optimizations off: the op's own kernel),
 compiles it with tpc at each tp of the case (Attention shards its heads at
 tp 2), runs it, and compares every output within atol 1e-4 (rtol 1e-4).
@@ -128,9 +128,13 @@ def cases():
     for op, names, extra in (("BiasGelu", ["x", "bi"], {"bi": f32(h)}),
                              ("FastGelu", ["x", "bi"], {"bi": f32(h)}),
                              ("FastGelu", ["x"], {}),
-                             ("Gelu", ["x"], {})):
-        node = helper.make_node(op, names, ["y"], domain=MS)
-        yield "%s_%d" % (op.lower(), len(names)), (model(
+                             ("Gelu", ["x"], {}),
+                             ("QuickGelu", ["x"], {}),
+                             ("QuickGelu", ["x"], {"alpha": 1.0})):
+        attrs = {k: v for k, v in extra.items() if k == "alpha"}
+        extra = {k: v for k, v in extra.items() if k != "alpha"}
+        node = helper.make_node(op, names, ["y"], domain=MS, **attrs)
+        yield "%s_%d%s" % (op.lower(), len(names), "_alpha" if attrs else ""), (model(
             [node], {"x": x}, [("y", TensorProto.FLOAT, [b, s, h])], extra), {"x": x}, (1,))
 
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Write test models as ONNX Runtime's transformer optimizer leaves them.
 
-`onnxruntime.transformers.optimizer` rewrites an exported BERT or GPT-2 into
-ONNX Runtime's com.microsoft ops (Attention, EmbedLayerNormalization,
-SkipLayerNormalization, BiasGelu, FastGelu): the files users get from that
-tool. Each case starts from a committed export (test/models/<source>/) and
+`onnxruntime.transformers.optimizer` rewrites an exported BERT, GPT-2 or Llama
+into ONNX Runtime's com.microsoft ops (Attention, EmbedLayerNormalization,
+SkipLayerNormalization, SkipSimplifiedLayerNormalization, BiasGelu, FastGelu,
+QuickGelu): the files users get from that tool. Each case starts from a committed export (test/models/<source>/) and
 writes test/models/<name>/ with
 
     model.onnx            the optimized model, weights inline, metadata removed
@@ -33,10 +33,14 @@ from onnx_clean import check_no_local_paths, strip_metadata  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# (name, source folder, optimizer model_type)
+# (name, source folder, optimizer model_type, opt_level): level 1 fuses
+# with the optimizer's Python fusions only; level 2 also runs onnxruntime's
+# own graph optimizations before saving (Llama's SiLU becomes QuickGelu).
 CASES = [
-    ("ortopt_bert", "bert_op17", "bert"),
-    ("ortopt_gpt2", "gpt2_op17", "gpt2"),
+    ("ortopt_bert", "bert_op17", "bert", None),
+    ("ortopt_gpt2", "gpt2_op17", "gpt2", None),
+    ("ortopt_llama", "llama_op17", "gpt2", 1),
+    ("ortopt_llama_l2", "llama_op17", "gpt2", 2),
 ]
 
 
@@ -49,7 +53,7 @@ def run_ort(path, inputs):
 
 
 def main():
-    for name, source, model_type in CASES:
+    for name, source, model_type, opt_level in CASES:
         src = os.path.join(HERE, source)
         meta = json.load(open(os.path.join(src, "meta.json")))
         out = os.path.join(HERE, name)
@@ -58,7 +62,8 @@ def main():
         shutil.copytree(os.path.join(src, "inputs"), os.path.join(out, "inputs"))
         opt = optimizer.optimize_model(
             os.path.join(src, "model.onnx"), model_type=model_type,
-            num_heads=meta["heads"], hidden_size=meta["hidden"])
+            num_heads=meta["heads"], hidden_size=meta["hidden"],
+            opt_level=opt_level)
         model = opt.model
         strip_metadata(model)
         path = os.path.join(out, "model.onnx")
@@ -77,8 +82,8 @@ def main():
             (n.domain + "." if n.domain else "") + n.op_type
             for n in model.graph.node)
         meta.update({
-            "exporter": "onnxruntime.transformers.optimizer (%s, from %s)"
-                        % (model_type, source),
+            "exporter": "onnxruntime.transformers.optimizer (%s, opt_level %s, "
+                        "from %s)" % (model_type, opt_level, source),
             "source": source,
             "op_types": dict(sorted(ops.items())),
             "opset_imports": {(i.domain or "ai.onnx"): i.version
