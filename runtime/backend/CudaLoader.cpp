@@ -31,10 +31,24 @@ std::string executableDir() {
   return slash == std::string::npos ? "" : path.substr(0, slash);
 }
 
+/// The folder of the binary holding this code: the executable, or the
+/// Python extension that links the runtime (its wheel keeps the module
+/// beside it).
+std::string codeDir() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&codeDir), &info) || !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
 std::vector<std::string> candidatePaths() {
   std::vector<std::string> paths;
   if (std::string dir = executableDir(); !dir.empty())
     paths.push_back(dir + "/../lib/" + kModuleName);
+  if (std::string dir = codeDir(); !dir.empty())
+    paths.push_back(dir + "/" + kModuleName);
 #ifdef TPC_CUDA_MODULE_BUILD_PATH
   paths.push_back(TPC_CUDA_MODULE_BUILD_PATH);
 #endif

@@ -1,0 +1,199 @@
+//===- Module.cpp - The _tpc Python extension ------------------------------===//
+//
+// Engines in process for Python: load an engine folder, run it on NumPy
+// arrays, read its inputs, outputs and inspection. The pure-Python package
+// (python/tpc/__init__.py) wraps this module; compiling goes through the
+// tpc driver there. Errors raise tpc.Error (a RuntimeError) with tpc's own
+// message; the GIL is released while the ranks run.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/backend/Backend.h"
+#include "runtime/engine/Inspect.h"
+#include "runtime/engine/LocalEngine.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace nb = nanobind;
+using namespace tpc;
+using namespace tpc::runtime;
+
+namespace {
+
+nb::object errorType;
+
+[[noreturn]] void raise(const Status &st) {
+  PyErr_SetString(errorType.ptr(), st.message().c_str());
+  throw nb::python_error();
+}
+
+void check(const Status &st) {
+  if (!st)
+    raise(st);
+}
+
+/// The NumPy dtype name of a tpc dtype; bf16 arrays travel as uint16 bits.
+const char *numpyName(DType t) {
+  switch (t) {
+  case DType::F32: return "float32";
+  case DType::F64: return "float64";
+  case DType::F16: return "float16";
+  case DType::BF16: return "uint16";
+  case DType::I64: return "int64";
+  case DType::I32: return "int32";
+  case DType::I8: return "int8";
+  case DType::U8: return "uint8";
+  case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+nb::dlpack::dtype dlpackType(DType t) {
+  switch (t) {
+  case DType::F32: return nb::dtype<float>();
+  case DType::F64: return nb::dtype<double>();
+  case DType::F16: return {uint8_t(nb::dlpack::dtype_code::Float), 16, 1};
+  case DType::BF16: return nb::dtype<uint16_t>();
+  case DType::I64: return nb::dtype<int64_t>();
+  case DType::I32: return nb::dtype<int32_t>();
+  case DType::I8: return nb::dtype<int8_t>();
+  case DType::U8: return nb::dtype<uint8_t>();
+  case DType::Bool: return nb::dtype<bool>();
+  }
+  return nb::dtype<uint8_t>();
+}
+
+nb::list specList(const std::vector<TensorSpec> &specs) {
+  nb::list out;
+  for (const TensorSpec &s : specs)
+    out.append(nb::make_tuple(s.name, numpyName(s.desc.dtype),
+                              nb::tuple(nb::cast(s.desc.shape))));
+  return out;
+}
+
+/// All ranks of one engine, on the CPU (in-process communicator) or on GPUs.
+class PyEngine {
+public:
+  PyEngine(const std::string &dir, const std::string &backend, int threads,
+           bool emulateRanks) {
+    Backend b;
+    check(parseBackend(backend, b));
+    check(EngineManifest::load(dir, manifest_));
+    if (b == Backend::Cpu) {
+      if (emulateRanks)
+        raise(Status::error("emulate_ranks applies to the cuda backend"));
+      LocalEngineOptions opts;
+      opts.threadsPerRank = std::max(1, threads);
+      check(LocalEngine::load(dir, opts, local_));
+    } else {
+      GpuRunOptions opts;
+      opts.emulateRanks = emulateRanks;
+      check(createCudaRunner(dir, opts, gpu_));
+    }
+  }
+
+  int tp() const { return manifest_.tp; }
+  nb::list inputs() const { return specList(manifest_.inputs); }
+  nb::list outputs() const { return specList(manifest_.outputs); }
+
+  nb::dict run(nb::dict feeds) {
+    // Arrays are read in place when they are C-contiguous and of the
+    // engine's dtype; otherwise the caller gets an error naming the input
+    // (the Python wrapper converts with numpy.ascontiguousarray first).
+    std::vector<nb::ndarray<nb::c_contig, nb::device::cpu>> held;
+    for (const TensorSpec &spec : manifest_.inputs) {
+      if (!feeds.contains(spec.name.c_str()))
+        raise(Status::error("input '" + spec.name + "' is missing (the engine "
+                            "takes " + std::to_string(manifest_.inputs.size()) +
+                            " inputs)"));
+      nb::ndarray<nb::c_contig, nb::device::cpu> a;
+      if (!nb::try_cast(feeds[spec.name.c_str()], a))
+        raise(Status::error("input '" + spec.name +
+                            "' is not a C-contiguous NumPy array"));
+      if (a.dtype() != dlpackType(spec.desc.dtype))
+        raise(Status::error("input '" + spec.name + "' must be " +
+                            numpyName(spec.desc.dtype)));
+      TensorDesc desc{spec.desc.dtype, {}};
+      for (size_t i = 0; i < a.ndim(); ++i)
+        desc.shape.push_back(int64_t(a.shape(i)));
+      if (desc.shape != spec.desc.shape)
+        raise(Status::error("input '" + spec.name + "' has shape " +
+                            shapeToString(desc.shape) + ", the engine takes " +
+                            shapeToString(spec.desc.shape)));
+      check(local_ ? local_->setInput(spec.name, desc, a.data())
+                   : gpu_->setInput(spec.name, desc, a.data()));
+      held.push_back(a);
+    }
+    for (auto item : feeds) {
+      std::string name = nb::cast<std::string>(item.first);
+      if (!manifest_.findInput(name))
+        raise(Status::error("'" + name + "' is not an input of the engine"));
+    }
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = local_ ? local_->run() : gpu_->run();
+    }
+    check(st);
+    nb::dict out;
+    for (const TensorSpec &spec : manifest_.outputs) {
+      TensorDesc desc;
+      const void *data = nullptr;
+      bool found = local_ ? local_->session(0).output(spec.name, desc, data)
+                          : gpu_->output(spec.name, desc, data);
+      if (!found || !data)
+        raise(Status::error("output '" + spec.name + "' was not produced"));
+      auto *copy = new uint8_t[desc.bytes() ? desc.bytes() : 1];
+      std::memcpy(copy, data, desc.bytes());
+      nb::capsule owner(copy, [](void *p) noexcept {
+        delete[] static_cast<uint8_t *>(p);
+      });
+      std::vector<size_t> shape(desc.shape.begin(), desc.shape.end());
+      out[spec.name.c_str()] =
+          nb::ndarray<nb::numpy>(copy, shape.size(), shape.data(), owner,
+                                 nullptr, dlpackType(desc.dtype))
+              .cast();
+    }
+    return out;
+  }
+
+  double lastRunMillis() const {
+    return local_ ? local_->session(0).lastRunMillis() : gpu_->lastRunMillis();
+  }
+
+private:
+  EngineManifest manifest_;
+  std::unique_ptr<LocalEngine> local_;
+  std::unique_ptr<BackendRunner> gpu_;
+};
+
+std::string inspectJson(const std::string &dir) {
+  EngineSummary summary;
+  check(inspectEngine(dir, summary));
+  return formatSummaryJson(summary);
+}
+
+} // namespace
+
+NB_MODULE(_tpc, m) {
+  m.doc() = "tpc engines in process (see the tpc package)";
+  errorType = nb::borrow(
+      PyErr_NewException("tpc.Error", PyExc_RuntimeError, nullptr));
+  m.attr("Error") = errorType;
+  nb::class_<PyEngine>(m, "Engine")
+      .def(nb::init<const std::string &, const std::string &, int, bool>(),
+           nb::arg("dir"), nb::arg("backend") = "cpu", nb::arg("threads") = 1,
+           nb::arg("emulate_ranks") = false)
+      .def_prop_ro("tp", &PyEngine::tp)
+      .def_prop_ro("inputs", &PyEngine::inputs)
+      .def_prop_ro("outputs", &PyEngine::outputs)
+      .def("run", &PyEngine::run, nb::arg("feeds"))
+      .def_prop_ro("last_run_ms", &PyEngine::lastRunMillis);
+  m.def("inspect_json", &inspectJson, nb::arg("dir"));
+}

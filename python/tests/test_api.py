@@ -1,0 +1,152 @@
+"""The tpc Python package against onnxruntime's outputs of the committed
+models: compile, run at tp 1 and 2, inputs converted or refused, errors as
+tpc.Error, inspection, a greedy generation loop, threads."""
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import tpc
+
+MODELS = os.environ.get("TPC_MODELS") or os.path.join(
+    os.path.dirname(__file__), "..", "..", "test", "models")
+
+
+def model(name):
+    return os.path.join(MODELS, name, "model.onnx")
+
+
+def data(name, kind, tensor):
+    return np.load(os.path.join(MODELS, name, kind, tensor + ".npy"))
+
+
+@pytest.fixture(scope="module")
+def gpt2(tmp_path_factory):
+    engines = {}
+    for tp in (1, 2):
+        out = tmp_path_factory.mktemp("gpt2_tp%d" % tp)
+        engines[tp] = tpc.compile(model("gpt2_op17"), tp=tp, output=str(out / "e"),
+                                  input_shapes={"input_ids": (1, 16)})
+    return engines
+
+
+@pytest.mark.parametrize("tp", [1, 2])
+def test_matches_onnxruntime(gpt2, tp):
+    engine = gpt2[tp]
+    assert engine.tp == tp
+    assert engine.inputs == [("input_ids", "int64", (1, 16))]
+    assert engine.outputs == [("logits", "float32", (1, 16, 512))]
+    out = engine.run({"input_ids": data("gpt2_op17", "inputs", "input_ids")})
+    want = data("gpt2_op17", "expected", "logits")
+    assert out["logits"].dtype == np.float32
+    np.testing.assert_allclose(out["logits"], want, atol=1e-4, rtol=1e-4)
+    assert engine.last_run_ms > 0
+
+
+def test_inputs_converted_when_needed(gpt2):
+    ids = data("gpt2_op17", "inputs", "input_ids")
+    want = gpt2[1].run({"input_ids": ids})["logits"]
+    # int32 and a non-contiguous view are converted to the engine's int64.
+    got32 = gpt2[1].run({"input_ids": ids.astype(np.int32)})["logits"]
+    wide = np.repeat(ids, 2, axis=1)[:, ::2]
+    assert not wide.flags["C_CONTIGUOUS"]
+    got_view = gpt2[1].run({"input_ids": wide})["logits"]
+    np.testing.assert_array_equal(got32, want)
+    np.testing.assert_array_equal(got_view, want)
+
+
+def test_outputs_are_owned_copies(gpt2):
+    ids = data("gpt2_op17", "inputs", "input_ids")
+    first = gpt2[2].run({"input_ids": ids})["logits"]
+    keep = first.copy()
+    gpt2[2].run({"input_ids": (ids + 1) % 512})
+    np.testing.assert_array_equal(first, keep)
+
+
+@pytest.mark.parametrize("feeds, message", [
+    ({}, "input 'input_ids' is missing"),
+    ({"input_ids": np.zeros((1, 8), np.int64)},
+     "input 'input_ids' has shape 1x8, the engine takes 1x16"),
+    ({"input_ids": np.zeros((1, 16), np.int64), "mask": np.zeros(1)},
+     "'mask' is not an input of the engine"),
+])
+def test_run_errors(gpt2, feeds, message):
+    with pytest.raises(tpc.Error, match=message):
+        gpt2[1].run(feeds)
+    # The engine still runs after a refused call.
+    gpt2[1].run({"input_ids": data("gpt2_op17", "inputs", "input_ids")})
+
+
+def test_compile_errors(tmp_path):
+    with pytest.raises(tpc.Error, match="cannot open"):
+        tpc.compile(str(tmp_path / "none.onnx"), output=str(tmp_path / "e"))
+    with pytest.raises(tpc.Error, match="dynamic dimension"):
+        tpc.compile(model("gpt2_op17"), output=str(tmp_path / "e"))
+    with pytest.raises(tpc.Error, match="does not divide"):
+        tpc.compile(model("gpt2_op17"), tp=3, output=str(tmp_path / "e"),
+                    input_shapes={"input_ids": (1, 16)})
+    assert not (tmp_path / "e").exists()
+    with pytest.raises(tpc.Error, match="engine.json"):
+        tpc.Engine(str(tmp_path))
+    with pytest.raises(tpc.Error, match="'cpu' or 'cuda'"):
+        tpc.Engine(str(tmp_path), backend="tpu")
+
+
+def test_inspect(gpt2):
+    info = tpc.inspect(gpt2[2].path)
+    assert info["tp"] == 2 and len(info["ranks"]) == 2
+    assert [i["name"] for i in info["inputs"]] == ["input_ids"]
+
+
+def test_const_inputs_and_bf16(tmp_path):
+    # BERT with the attention mask bound at compile time, in bf16: the
+    # engine takes only input_ids and returns float32 values.
+    mask = data("bert_op17", "inputs", "attention_mask")
+    engine = tpc.compile(model("bert_op17"), tp=2, output=str(tmp_path / "e"),
+                         dtype="bf16", input_shapes={"input_ids": (1, 16)},
+                         const_inputs={"attention_mask": mask})
+    assert [n for n, _, _ in engine.inputs] == ["input_ids"]
+    out = engine.run({"input_ids": data("bert_op17", "inputs", "input_ids")})
+    want = data("bert_op17", "expected", "last_hidden_state")
+    got = out["last_hidden_state"]
+    assert got.dtype == np.float32
+    assert np.max(np.abs(got - want)) / np.max(np.abs(want)) < 3e-2
+
+
+def test_greedy_generation_loop(tmp_path):
+    # demo_gpt2 predicts (token + 1) % vocab: a fixed-window greedy loop
+    # through the API continues the count.
+    engine = tpc.compile(model("demo_gpt2"), tp=2, output=str(tmp_path / "e"),
+                         input_shapes={"input_ids": (1, 16)})
+    vocab = engine.outputs[0][2][-1]
+    window = list(range(100, 116))
+    generated = []
+    for _ in range(8):
+        logits = engine.run({"input_ids": np.array([window], np.int64)})["logits"]
+        token = int(np.argmax(logits[0, -1]))
+        generated.append(token)
+        window = window[1:] + [token]
+    assert generated == [(116 + i) % vocab for i in range(8)]
+
+
+def test_threads_run_engines_concurrently(gpt2):
+    ids = data("gpt2_op17", "inputs", "input_ids")
+    want = data("gpt2_op17", "expected", "logits")
+    results, errors = {}, []
+
+    def work(tp):
+        try:
+            for _ in range(5):
+                results[tp] = gpt2[tp].run({"input_ids": ids})["logits"]
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(tp,)) for tp in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for tp in (1, 2):
+        np.testing.assert_allclose(results[tp], want, atol=1e-4, rtol=1e-4)
