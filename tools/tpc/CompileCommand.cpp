@@ -201,8 +201,13 @@ int runCompile(const ParsedArgs &args) {
       dims.push_back(d);
     shapes[name] = std::move(dims);
   }
+  llvm::json::Object constInputs;
+  for (const auto &[name, ci] : importOpts.constInputs)
+    constInputs[name] = std::filesystem::absolute(ci.source).string();
   wopts.compileOptions = llvm::json::Object{
       {"source", std::filesystem::path(model).filename().string()},
+      {"source_path", std::filesystem::absolute(model).string()},
+      {"const_inputs", std::move(constInputs)},
       {"tp", opts.tp},
       {"input_shapes", std::move(shapes)},
       {"allow_replicated", toJsonArray(opts.allowReplicated)},

@@ -4,10 +4,19 @@
 // runtime/engine/Tools.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/engine/EngineManifest.h"
 #include "runtime/engine/Tools.h"
 #include "tools/tpc/Commands.h"
 
+#include "llvm/Support/JSON.h"
+
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "CheckOutputsScript.inc"
 
 namespace tpc::cli {
 
@@ -16,7 +25,7 @@ const Command kRunCommand = {
     "ENGINE_DIR --input NAME=FILE.npy ... [--output-dir DIR] [--threads N] "
     "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
     "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
-    "[--device N]",
+    "[--device N] [--check [--atol A] [--rtol R]]",
     "Run an engine on the CPU (every rank as a thread of this process, or "
     "one rank per process under mpirun) or on GPUs (--backend cuda).",
     {
@@ -47,6 +56,13 @@ const Command kRunCommand = {
         {"--sync-steps", nullptr,
          "with --backend cuda: synchronise after every step, so that a GPU "
          "fault names its step (slow, no graphs)"},
+        {"--check", nullptr,
+         "also run the source model in onnxruntime on the same inputs and "
+         "compare every output (max abs and relative error, top-1 agreement "
+         "for logits); exit 1 outside --atol + --rtol * |expected| (Python: "
+         "$TPC_PYTHON, else python3)"},
+        {"--atol", "A", "with --check: absolute tolerance (default 1e-4)"},
+        {"--rtol", "R", "with --check: relative tolerance (default 1e-3)"},
         {"--tf32", nullptr,
          "with --backend cuda: let f32 matrix products use TF32 tensor cores "
          "(faster, about 1e-3 relative error)"},
@@ -54,6 +70,133 @@ const Command kRunCommand = {
     1,
     1,
 };
+
+namespace {
+
+/// A tolerance flag: a finite number >= 0.
+bool parseTolerance(const Command &cmd, const ParsedArgs &args,
+                    const char *flag, double dflt, double &out) {
+  out = dflt;
+  if (!args.has(flag))
+    return true;
+  const std::string text = args.get(flag);
+  char *end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(out >= 0) || out > 1e30) {
+    fail(cmd, std::string(flag) + " must be a number >= 0, got '" + text +
+                  "'");
+    return false;
+  }
+  return true;
+}
+
+/// This process's rank under mpirun, 0 when not launched by it.
+int launcherRank() {
+  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char *v = std::getenv(var))
+      return std::atoi(v);
+  return 0;
+}
+
+/// Runs `argv` and returns its exit status (-1 when it could not start or
+/// died of a signal).
+int spawn(const std::vector<std::string> &argv) {
+  std::vector<char *> cargv;
+  for (const std::string &a : argv)
+    cargv.push_back(const_cast<char *>(a.c_str()));
+  cargv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    execvp(cargv[0], cargv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+    return -1;
+  return WEXITSTATUS(status);
+}
+
+/// The paths engine.json's options record for the check: the source model
+/// and the --const-input files.
+Status checkSources(const std::string &engineDir, std::string &model,
+                    std::vector<std::string> &constSpecs) {
+  runtime::EngineManifest manifest;
+  TPC_RETURN_IF_ERROR(runtime::EngineManifest::load(engineDir, manifest));
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse(manifest.optionsJson);
+  const llvm::json::Object *opts = parsed ? parsed->getAsObject() : nullptr;
+  if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  std::optional<llvm::StringRef> path =
+      opts ? opts->getString("source_path") : std::nullopt;
+  if (!path)
+    return Status::error("--check: engine.json records no source model path "
+                         "(the engine was written by an older tpc); "
+                         "recompile it");
+  model = path->str();
+  if (!std::filesystem::exists(model))
+    return Status::error("--check: the source model '" + model +
+                         "' that engine.json records is gone");
+  if (const llvm::json::Object *ci = opts->getObject("const_inputs"))
+    for (const auto &kv : *ci) {
+      std::optional<llvm::StringRef> file = kv.second.getAsString();
+      if (!file || !std::filesystem::exists(file->str()))
+        return Status::error("--check: the --const-input file of '" +
+                             kv.first.str() + "' is gone");
+      constSpecs.push_back(kv.first.str() + "=" + file->str());
+    }
+  return Status::ok();
+}
+
+/// tpc run --check: the run, then the outputs against onnxruntime.
+int runChecked(const Command &cmd, const ParsedArgs &args,
+               runtime::RunToolOptions o) {
+  double atol, rtol;
+  if (!parseTolerance(cmd, args, "--atol", 1e-4, atol) ||
+      !parseTolerance(cmd, args, "--rtol", 1e-3, rtol))
+    return 1;
+  std::string model;
+  std::vector<std::string> constSpecs;
+  if (Status st = checkSources(o.engineDir, model, constSpecs); !st)
+    return fail(cmd, st.message());
+  std::string tempDir;
+  if (o.outputDir.empty()) {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "tpc-check-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      return fail(cmd, "--check: cannot create a temporary folder");
+    tempDir = o.outputDir = pattern;
+  }
+  int rc = runtime::runTool(o, std::cout, std::cerr);
+  if (rc == 0 && launcherRank() == 0) {
+    const char *python = std::getenv("TPC_PYTHON");
+    std::vector<std::string> argv = {python && *python ? python : "python3",
+                                     "-c", kCheckOutputsScript, model,
+                                     o.outputDir, std::to_string(atol),
+                                     std::to_string(rtol)};
+    for (const auto &[name, file] : o.inputs)
+      argv.push_back(name + "=" + file);
+    argv.insert(argv.end(), constSpecs.begin(), constSpecs.end());
+    std::cout.flush();
+    int check = spawn(argv);
+    if (check < 0 || check == 127) {
+      fail(cmd, "--check: cannot run '" + argv[0] +
+                    "' (set TPC_PYTHON to a Python with onnxruntime)");
+      rc = 1;
+    } else {
+      rc = check == 0 ? 0 : 1;
+    }
+  }
+  if (!tempDir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(tempDir, ec);
+  }
+  return rc;
+}
+
+} // namespace
 
 int runRun(const ParsedArgs &args) {
   const Command &cmd = kRunCommand;
@@ -102,7 +245,13 @@ int runRun(const ParsedArgs &args) {
   o.gpu.allowTf32 = args.has("--tf32");
   o.json = args.has("--json");
   o.oversubscribe = args.has("--oversubscribe");
-  return runtime::runTool(o, std::cout, std::cerr);
+  if (!args.has("--check")) {
+    for (const char *flag : {"--atol", "--rtol"})
+      if (args.has(flag))
+        return fail(cmd, std::string(flag) + " applies with --check");
+    return runtime::runTool(o, std::cout, std::cerr);
+  }
+  return runChecked(cmd, args, o);
 }
 
 } // namespace tpc::cli

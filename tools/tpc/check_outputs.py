@@ -1,0 +1,82 @@
+"""tpc run --check: the engine's outputs against onnxruntime on the same
+inputs. Run by `tpc run` (embedded at build time), not by hand:
+
+    python check_outputs.py MODEL OUT_DIR ATOL RTOL NAME=FILE.npy ...
+
+Inputs named NAME=FILE (the run's --input files, and the engine's
+--const-input files) feed onnxruntime; every output of the model that the
+engine wrote to OUT_DIR/<name>.npy is compared. Prints one line per output
+(max |diff|, max |diff| / max |expected|, and top-1 agreement over the last
+axis for logits) and exits 1 when an output is outside atol + rtol *
+|expected|, 2 when onnxruntime cannot run.
+"""
+import os
+import sys
+
+
+def main(argv):
+    model, out_dir, atol, rtol = argv[0], argv[1], float(argv[2]), float(argv[3])
+    try:
+        import numpy as np
+        import onnxruntime as ort
+    except ImportError as e:
+        print("tpc run: error: --check needs numpy and onnxruntime in %s (%s); "
+              "set TPC_PYTHON to an interpreter that has them" % (sys.executable, e),
+              file=sys.stderr)
+        return 2
+    feeds = {}
+    for spec in argv[4:]:
+        name, path = spec.split("=", 1)
+        feeds[name] = np.load(path)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    try:
+        sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+        wanted = {i.name for i in sess.get_inputs()}
+        names = [o.name for o in sess.get_outputs()]
+        want = dict(zip(names, sess.run(names, {k: v for k, v in feeds.items()
+                                                 if k in wanted})))
+    except Exception as e:  # onnxruntime's message is the useful part
+        print("tpc run: error: --check: onnxruntime cannot run '%s': %s"
+              % (model, str(e).splitlines()[0]), file=sys.stderr)
+        return 2
+    bad = 0
+    print("check against onnxruntime %s (atol %g, rtol %g):" % (ort.__version__, atol, rtol))
+    for name in names:
+        path = os.path.join(out_dir, name.replace("/", "_") + ".npy")
+        if not os.path.exists(path):
+            print("  %s: not written by the engine" % name)
+            bad += 1
+            continue
+        got, ref = np.load(path), want[name]
+        if got.shape != ref.shape:
+            print("  %s: shape %s, onnxruntime %s  FAIL" % (name, got.shape, ref.shape))
+            bad += 1
+            continue
+        if ref.dtype.kind not in "fc":
+            ok = np.array_equal(got, ref)
+            print("  %s: %s  %s" % (name, "equal" if ok else "%d of %d differ"
+                                    % (int(np.sum(got != ref)), ref.size),
+                                    "ok" if ok else "FAIL"))
+            bad += not ok
+            continue
+        g, r = got.astype(np.float64), ref.astype(np.float64)
+        diff = np.abs(g - r)
+        scale = float(np.max(np.abs(r))) if r.size else 0.0
+        ok = bool(np.all(diff <= atol + rtol * np.abs(r))) and bool(
+            np.array_equal(np.isnan(g), np.isnan(r)))
+        line = "  %s: max |diff| %.3g, max |diff| / max |expected| %.3g" % (
+            name, float(np.nanmax(diff)) if diff.size else 0.0,
+            float(np.nanmax(diff)) / scale if scale else 0.0)
+        if "logits" in name and r.ndim >= 2 and r.shape[-1] > 1:
+            agree = float(np.mean(np.argmax(g, -1) == np.argmax(r, -1)))
+            line += ", top-1 agreement %.1f%%" % (100 * agree)
+        print(line + ("  ok" if ok else "  FAIL"))
+        bad += not ok
+    print("check: %s" % ("every output within tolerance" if not bad else
+                         "%d output(s) outside tolerance" % bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
