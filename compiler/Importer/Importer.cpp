@@ -462,6 +462,46 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
 
 } // namespace
 
+std::map<std::string, int64_t> inputIndexBounds(ModuleOp module) {
+  std::map<std::string, int64_t> bounds;
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return bounds;
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  "onnx.name");
+    if (!name || !isa<IntegerType>(
+                     cast<RankedTensorType>(arg.getType()).getElementType()))
+      continue;
+    SmallVector<Value> work{arg};
+    int64_t bound = -1;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<onnx::CastOp>(user)) {
+          work.push_back(user->getResult(0));
+          continue;
+        }
+        auto gather = dyn_cast<onnx::GatherOp>(user);
+        if (!gather || use.getOperandNumber() != 1)
+          continue;
+        Operation *table = gather->getOperand(0).getDefiningOp();
+        if (!isa_and_nonnull<onnx::WeightOp, onnx::ConstantOp>(table))
+          continue;
+        auto t = cast<RankedTensorType>(gather->getOperand(0).getType());
+        int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + t.getRank()
+                                            : gather.getAxis();
+        int64_t rows = t.getDimSize(axis);
+        bound = bound < 0 ? rows : std::min(bound, rows);
+      }
+    }
+    if (bound > 0)
+      bounds[name.str()] = bound;
+  }
+  return bounds;
+}
+
 OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &ctx, const std::string &path,
                                       const ImportOptions &options) {
   ctx.loadDialect<func::FuncDialect, onnx::ONNXDialect>();

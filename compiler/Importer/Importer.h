@@ -34,6 +34,12 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &ctx,
                                                   const std::string &path,
                                                   const ImportOptions &options);
 
+/// For each integer graph input of `module`'s @main that indexes a table
+/// (Gather of a weight or constant, through Casts), the number of rows of
+/// the smallest such table: ids below it are valid inputs (`tpc run
+/// --random-inputs` draws them there).
+std::map<std::string, int64_t> inputIndexBounds(mlir::ModuleOp module);
+
 /// Parses "NAME=1x16" into a name and a shape; false when malformed.
 bool parseInputShape(const std::string &spec, std::string &name,
                      std::vector<int64_t> &shape);

@@ -47,6 +47,8 @@ int runGpuTool(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
   }
   for (const std::string &note : runner->notes())
     err << "tpc run: note: " << note << "\n";
+  if (Status ws = saveGeneratedInputs(o, inputs); !ws)
+    return toolError(err, ws.message());
   if (Status ws = writeOutputs(
           runner->outputNames(),
           [&](const std::string &name, TensorDesc &desc, const void *&data) {

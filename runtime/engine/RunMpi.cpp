@@ -105,6 +105,8 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
   }
   if (rank != 0)
     return 0;
+  if (Status st = saveGeneratedInputs(o, state.inputs); !st)
+    return toolError(err, st.message());
   if (Status st = writeOutputs(*state.session, o.outputDir,
                                o.json ? nullptr : &out, err);
       !st)
@@ -194,6 +196,8 @@ int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
     return 0;
   for (const std::string &note : runner->notes())
     err << "tpc run: note: " << note << "\n";
+  if (Status st = saveGeneratedInputs(o, inputs); !st)
+    return toolError(err, st.message());
   if (Status st = writeOutputs(
           runner->outputNames(),
           [&](const std::string &name, TensorDesc &desc, const void *&data) {

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <random>
 #include <set>
 
 namespace tpc::runtime {
@@ -26,6 +28,47 @@ std::string inputList(const EngineManifest &m) {
   for (const TensorSpec &t : m.inputs)
     s += (s.empty() ? "" : ", ") + t.name + " " + t.desc.str();
   return s.empty() ? "none" : s;
+}
+
+/// engine.json's options.input_bounds: input name -> rows of the table it
+/// indexes.
+std::map<std::string, int64_t> inputBounds(const EngineManifest &m) {
+  std::map<std::string, int64_t> out;
+  nlohmann::json opts = nlohmann::json::parse(m.optionsJson, nullptr, false);
+  if (opts.is_object() && opts.contains("input_bounds") &&
+      opts["input_bounds"].is_object())
+    for (const auto &[name, v] : opts["input_bounds"].items())
+      if (v.is_number_integer() && v.get<int64_t>() > 0)
+        out[name] = v.get<int64_t>();
+  return out;
+}
+
+/// One generated input (see RunToolOptions::randomInputs).
+NamedArray randomInput(const TensorSpec &spec, int64_t bound,
+                       std::mt19937_64 &rng) {
+  NamedArray a;
+  a.name = spec.name;
+  a.array.desc = spec.desc;
+  a.array.data.resize(spec.desc.bytes());
+  const int64_t n = spec.desc.numel();
+  uint8_t *p = a.array.data.data();
+  std::uniform_int_distribution<int64_t> ids(0, std::max<int64_t>(bound, 1) - 1);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t iv = bound > 0 ? ids(rng) : 1;
+    switch (spec.desc.dtype) {
+    case DType::I64: std::memcpy(p + 8 * i, &iv, 8); break;
+    case DType::I32: { int32_t v = int32_t(iv); std::memcpy(p + 4 * i, &v, 4); break; }
+    case DType::I8: p[i] = uint8_t(int8_t(iv)); break;
+    case DType::U8: p[i] = uint8_t(iv); break;
+    case DType::Bool: p[i] = 1; break;
+    case DType::F32: { float v = normal(rng); std::memcpy(p + 4 * i, &v, 4); break; }
+    case DType::F64: { double v = normal(rng); std::memcpy(p + 8 * i, &v, 8); break; }
+    case DType::F16: { uint16_t v = floatToHalf(normal(rng)); std::memcpy(p + 2 * i, &v, 2); break; }
+    case DType::BF16: { uint16_t v = floatToBf16(normal(rng)); std::memcpy(p + 2 * i, &v, 2); break; }
+    }
+  }
+  return a;
 }
 
 } // namespace
@@ -54,11 +97,41 @@ Status readInputs(const EngineManifest &manifest,
                            spec->desc.str());
     out.push_back(std::move(a));
   }
-  for (const TensorSpec &spec : manifest.inputs)
-    if (!given.count(spec.name))
+  std::map<std::string, int64_t> bounds;
+  std::mt19937_64 rng(options.seed);
+  if (options.randomInputs)
+    bounds = inputBounds(manifest);
+  for (const TensorSpec &spec : manifest.inputs) {
+    if (given.count(spec.name))
+      continue;
+    if (!options.randomInputs)
       return Status::error("input '" + spec.name + "' (" + spec.desc.str() +
                            ") is missing: pass --input " + spec.name +
-                           "=FILE.npy");
+                           "=FILE.npy (or --random-inputs)");
+    auto it = bounds.find(spec.name);
+    out.push_back(randomInput(spec, it == bounds.end() ? 0 : it->second, rng));
+    out.back().generated = true;
+  }
+  return Status::ok();
+}
+
+Status saveGeneratedInputs(const RunToolOptions &options,
+                           const std::vector<NamedArray> &inputs) {
+  if (options.outputDir.empty())
+    return Status::ok();
+  for (const NamedArray &a : inputs) {
+    if (!a.generated)
+      continue;
+    std::filesystem::path dir = std::filesystem::path(options.outputDir) /
+                                "inputs";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      return Status::error("cannot create '" + dir.string() +
+                           "': " + ec.message());
+    TPC_RETURN_IF_ERROR(writeNpy((dir / (outputFileName(a.name) + ".npy")).string(),
+                                 a.array.desc, a.array.data.data()));
+  }
   return Status::ok();
 }
 

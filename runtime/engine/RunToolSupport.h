@@ -25,6 +25,8 @@ namespace tpc::runtime {
 struct NamedArray {
   std::string name;
   NpyArray array;
+  /// Made by --random-inputs, not read from a file.
+  bool generated = false;
 };
 
 /// Reads the --input files and checks them against the engine's inputs:
@@ -32,6 +34,12 @@ struct NamedArray {
 Status readInputs(const EngineManifest &manifest,
                   const RunToolOptions &options,
                   std::vector<NamedArray> &out);
+
+/// With --random-inputs and an output folder: writes the generated inputs
+/// to DIR/inputs/<name>.npy, so that the run can be repeated (or checked)
+/// on them.
+Status saveGeneratedInputs(const RunToolOptions &options,
+                           const std::vector<NamedArray> &inputs);
 
 /// Sets every input on `session`.
 Status setInputs(Session &session, const std::vector<NamedArray> &inputs);

@@ -142,6 +142,8 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
   for (int r = 0; r < tp; ++r)
     for (size_t i = 0; i < latency.size(); ++i)
       latency[i] = std::max(latency[i], times[size_t(r)][i]);
+  if (Status ws = saveGeneratedInputs(o, inputs); !ws)
+    return toolError(err, ws.message());
   if (Status ws = writeOutputs(engine->session(0), o.outputDir,
                                o.json ? nullptr : &out, err);
       !ws)

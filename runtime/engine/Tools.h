@@ -43,6 +43,11 @@ struct RunToolOptions {
   CommMode comm = CommMode::Auto;
   /// Allow ranks x threads to exceed the cores this process may use.
   bool oversubscribe = false;
+  /// Inputs without an --input file are generated: integer ids uniform
+  /// below the table they index (engine.json's options.input_bounds), other
+  /// integers 1, floats standard normal, booleans true; from `seed`.
+  bool randomInputs = false;
+  uint64_t seed = 0;
   /// Where the kernels run; the GPU options apply to Backend::Cuda.
   Backend backend = Backend::Cpu;
   GpuRunOptions gpu;

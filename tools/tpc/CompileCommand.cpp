@@ -173,6 +173,9 @@ int runCompile(const ParsedArgs &args) {
       importOnnxModel(ctx, model, importOpts);
   if (!module)
     return 1;
+  llvm::json::Object inputBounds;
+  for (const auto &[name, bound] : inputIndexBounds(*module))
+    inputBounds[name] = bound;
   mlir::PassManager pm(&ctx);
   std::string pipelineError;
   if (mlir::failed(buildCompilePipeline(pm, opts, [&](const llvm::Twine &msg) {
@@ -208,6 +211,7 @@ int runCompile(const ParsedArgs &args) {
       {"source", std::filesystem::path(model).filename().string()},
       {"source_path", std::filesystem::absolute(model).string()},
       {"const_inputs", std::move(constInputs)},
+      {"input_bounds", std::move(inputBounds)},
       {"tp", opts.tp},
       {"input_shapes", std::move(shapes)},
       {"allow_replicated", toJsonArray(opts.allowReplicated)},

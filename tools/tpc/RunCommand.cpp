@@ -8,7 +8,7 @@
 #include "runtime/engine/Tools.h"
 #include "tools/tpc/Commands.h"
 
-#include "llvm/Support/JSON.h"
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "CheckOutputsScript.inc"
+#include "tools/tpc/CheckOutputsScript.inc"
 
 namespace tpc::cli {
 
@@ -25,7 +25,8 @@ const Command kRunCommand = {
     "ENGINE_DIR --input NAME=FILE.npy ... [--output-dir DIR] [--threads N] "
     "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
     "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
-    "[--device N] [--check [--atol A] [--rtol R]]",
+    "[--device N] [--random-inputs [--seed N]] [--check [--atol A] "
+    "[--rtol R]]",
     "Run an engine on the CPU (every rank as a thread of this process, or "
     "one rank per process under mpirun) or on GPUs (--backend cuda).",
     {
@@ -56,6 +57,11 @@ const Command kRunCommand = {
         {"--sync-steps", nullptr,
          "with --backend cuda: synchronise after every step, so that a GPU "
          "fault names its step (slow, no graphs)"},
+        {"--random-inputs", nullptr,
+         "generate the inputs not given by --input: token ids uniform below "
+         "the table they index, other integers 1 (masks), floats standard "
+         "normal"},
+        {"--seed", "N", "with --random-inputs: the generator's seed (default 0)"},
         {"--check", nullptr,
          "also run the source model in onnxruntime on the same inputs and "
          "compare every output (max abs and relative error, top-1 agreement "
@@ -124,28 +130,24 @@ Status checkSources(const std::string &engineDir, std::string &model,
                     std::vector<std::string> &constSpecs) {
   runtime::EngineManifest manifest;
   TPC_RETURN_IF_ERROR(runtime::EngineManifest::load(engineDir, manifest));
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse(manifest.optionsJson);
-  const llvm::json::Object *opts = parsed ? parsed->getAsObject() : nullptr;
-  if (!parsed)
-    llvm::consumeError(parsed.takeError());
-  std::optional<llvm::StringRef> path =
-      opts ? opts->getString("source_path") : std::nullopt;
-  if (!path)
+  nlohmann::json opts =
+      nlohmann::json::parse(manifest.optionsJson, nullptr, false);
+  if (!opts.is_object() || !opts.contains("source_path") ||
+      !opts["source_path"].is_string())
     return Status::error("--check: engine.json records no source model path "
                          "(the engine was written by an older tpc); "
                          "recompile it");
-  model = path->str();
+  model = opts["source_path"].get<std::string>();
   if (!std::filesystem::exists(model))
     return Status::error("--check: the source model '" + model +
                          "' that engine.json records is gone");
-  if (const llvm::json::Object *ci = opts->getObject("const_inputs"))
-    for (const auto &kv : *ci) {
-      std::optional<llvm::StringRef> file = kv.second.getAsString();
-      if (!file || !std::filesystem::exists(file->str()))
-        return Status::error("--check: the --const-input file of '" +
-                             kv.first.str() + "' is gone");
-      constSpecs.push_back(kv.first.str() + "=" + file->str());
+  if (opts.contains("const_inputs") && opts["const_inputs"].is_object())
+    for (const auto &[name, file] : opts["const_inputs"].items()) {
+      if (!file.is_string() ||
+          !std::filesystem::exists(file.get<std::string>()))
+        return Status::error("--check: the --const-input file of '" + name +
+                             "' is gone");
+      constSpecs.push_back(name + "=" + file.get<std::string>());
     }
   return Status::ok();
 }
@@ -178,6 +180,13 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
                                      std::to_string(rtol)};
     for (const auto &[name, file] : o.inputs)
       argv.push_back(name + "=" + file);
+    // --random-inputs wrote what it generated beside the outputs.
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator(
+             std::filesystem::path(o.outputDir) / "inputs", ec))
+      if (entry.path().extension() == ".npy")
+        argv.push_back(entry.path().stem().string() + "=" +
+                       entry.path().string());
     argv.insert(argv.end(), constSpecs.begin(), constSpecs.end());
     std::cout.flush();
     int check = spawn(argv);
@@ -245,6 +254,17 @@ int runRun(const ParsedArgs &args) {
   o.gpu.allowTf32 = args.has("--tf32");
   o.json = args.has("--json");
   o.oversubscribe = args.has("--oversubscribe");
+  o.randomInputs = args.has("--random-inputs");
+  if (args.has("--seed")) {
+    if (!o.randomInputs)
+      return fail(cmd, "--seed applies with --random-inputs");
+    int seed = 0;
+    if (Status st = runtime::parseIntFlag("--seed", args.get("--seed"), 0,
+                                          2147483647, seed);
+        !st)
+      return fail(cmd, st.message());
+    o.seed = uint64_t(seed);
+  }
   if (!args.has("--check")) {
     for (const char *flag : {"--atol", "--rtol"})
       if (args.has(flag))

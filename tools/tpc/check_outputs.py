@@ -1,5 +1,6 @@
 """tpc run --check: the engine's outputs against onnxruntime on the same
-inputs. Run by `tpc run` (embedded at build time), not by hand:
+inputs. Run by `tpc run` (which embeds this file when tpc is configured),
+not by hand:
 
     python check_outputs.py MODEL OUT_DIR ATOL RTOL NAME=FILE.npy ...
 
