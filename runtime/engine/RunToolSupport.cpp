@@ -1,6 +1,7 @@
 //===- RunToolSupport.cpp - Pieces shared by the run modes ----------------===//
 #include "runtime/engine/RunToolSupport.h"
 
+#include "runtime/io/Npz.h"
 #include "runtime/support/Half.h"
 
 #include <nlohmann/json.hpp>
@@ -78,24 +79,41 @@ Status readInputs(const EngineManifest &manifest,
                   std::vector<NamedArray> &out) {
   out.clear();
   std::set<std::string> given;
-  for (const auto &[name, file] : options.inputs) {
+  // `from` names the flag and file in messages.
+  auto add = [&](const std::string &name, const std::string &from,
+                 NpyArray array) -> Status {
     const TensorSpec *spec = manifest.findInput(name);
     if (!spec)
-      return Status::error("--input " + name + "=" + file +
-                           ": the engine has no input '" + name +
+      return Status::error(from + ": the engine has no input '" + name +
                            "' (its inputs: " + inputList(manifest) + ")");
     if (!given.insert(name).second)
-      return Status::error("--input given twice for '" + name + "'");
+      return Status::error("input '" + name + "' is given twice (" + from +
+                           ")");
+    if (array.desc.dtype != spec->desc.dtype ||
+        array.desc.shape != spec->desc.shape)
+      return Status::error("input '" + name + "': " + from + " holds " +
+                           array.desc.str() + ", but the engine expects " +
+                           spec->desc.str());
     NamedArray a;
     a.name = name;
-    TPC_RETURN_IF_ERROR(readNpy(file, a.array)
-                            .withContext("input '" + name + "': "));
-    if (a.array.desc.dtype != spec->desc.dtype ||
-        a.array.desc.shape != spec->desc.shape)
-      return Status::error("input '" + name + "': " + file + " holds " +
-                           a.array.desc.str() + ", but the engine expects " +
-                           spec->desc.str());
+    a.array = std::move(array);
     out.push_back(std::move(a));
+    return Status::ok();
+  };
+  for (const auto &[name, file] : options.inputs) {
+    NpyArray array;
+    if (!manifest.findInput(name))
+      TPC_RETURN_IF_ERROR(add(name, "--input " + name + "=" + file, {}));
+    TPC_RETURN_IF_ERROR(readNpy(file, array)
+                            .withContext("input '" + name + "': "));
+    TPC_RETURN_IF_ERROR(add(name, file, std::move(array)));
+  }
+  for (const std::string &archive : options.inputArchives) {
+    std::vector<std::pair<std::string, NpyArray>> arrays;
+    TPC_RETURN_IF_ERROR(readNpz(archive, arrays));
+    for (auto &[name, array] : arrays)
+      TPC_RETURN_IF_ERROR(
+          add(name, archive + " (member " + name + ")", std::move(array)));
   }
   std::map<std::string, int64_t> bounds;
   std::mt19937_64 rng(options.seed);

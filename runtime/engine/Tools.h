@@ -33,6 +33,8 @@ struct RunToolOptions {
   std::string engineDir;
   /// (input name, .npy path) pairs.
   std::vector<std::pair<std::string, std::string>> inputs;
+  /// .npz archives, each holding inputs by name (numpy.savez).
+  std::vector<std::string> inputArchives;
   /// Where rank 0's outputs are written as <name>.npy; nothing is written
   /// when empty.
   std::string outputDir;

@@ -22,7 +22,8 @@ namespace tpc::cli {
 
 const Command kRunCommand = {
     "run",
-    "ENGINE_DIR --input NAME=FILE.npy ... [--output-dir DIR] [--threads N] "
+    "ENGINE_DIR --input NAME=FILE.npy ... [--inputs FILE.npz] "
+    "[--output-dir DIR] [--threads N] "
     "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
     "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
     "[--device N] [--random-inputs [--seed N]] [--check [--atol A] "
@@ -57,6 +58,9 @@ const Command kRunCommand = {
         {"--sync-steps", nullptr,
          "with --backend cuda: synchronise after every step, so that a GPU "
          "fault names its step (slow, no graphs)"},
+        {"--inputs", "FILE.npz",
+         "inputs by name from a numpy.savez / savez_compressed archive",
+         true},
         {"--random-inputs", nullptr,
          "generate the inputs not given by --input: token ids uniform below "
          "the table they index, other integers 1 (masks), floats standard "
@@ -180,6 +184,7 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
                                      std::to_string(rtol)};
     for (const auto &[name, file] : o.inputs)
       argv.push_back(name + "=" + file);
+    argv.insert(argv.end(), o.inputArchives.begin(), o.inputArchives.end());
     // --random-inputs wrote what it generated beside the outputs.
     std::error_code ec;
     for (const auto &entry : std::filesystem::directory_iterator(
@@ -217,6 +222,7 @@ int runRun(const ParsedArgs &args) {
       return fail(cmd, st.message());
     o.inputs.push_back({name, file});
   }
+  o.inputArchives = args.all("--inputs");
   o.outputDir = args.get("--output-dir");
   struct IntFlag {
     const char *name;

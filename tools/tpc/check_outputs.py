@@ -5,7 +5,7 @@ not by hand:
     python check_outputs.py MODEL OUT_DIR ATOL RTOL NAME=FILE.npy ...
 
 Inputs named NAME=FILE (the run's --input files, and the engine's
---const-input files) feed onnxruntime; every output of the model that the
+--const-input files) and ARCHIVE.npz (its --inputs) feed onnxruntime; every output of the model that the
 engine wrote to OUT_DIR/<name>.npy is compared. Prints one line per output
 (max |diff|, max |diff| / max |expected|, and top-1 agreement over the last
 axis for logits) and exits 1 when an output is outside atol + rtol *
@@ -27,6 +27,10 @@ def main(argv):
         return 2
     feeds = {}
     for spec in argv[4:]:
+        if spec.endswith(".npz") and "=" not in spec:
+            with np.load(spec) as archive:
+                feeds.update({k: archive[k] for k in archive.files})
+            continue
         name, path = spec.split("=", 1)
         feeds[name] = np.load(path)
     so = ort.SessionOptions()
