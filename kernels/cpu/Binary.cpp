@@ -140,11 +140,22 @@ struct MinFn {
 };
 struct ModFn {
   template <class T> T operator()(T a, T b) const {
-    static_assert(kIsInt<T>, "floating Mod needs fmod=1");
-    T r = intRem(a, b);
-    if (r != 0 && (isNegative(r) != isNegative(b)))
-      r = wrapAdd(r, b);
-    return r;
+    if constexpr (!kIsInt<T>) {
+      // Mod-28's fmod=0 for floats: the sign of B, A - floor(A / B) * B,
+      // with fmod's NaN for an infinite A or a zero B, and B for an
+      // infinite B of the other sign than a finite, nonzero A.
+      T r = std::fmod(a, b);
+      if (r == T(0))
+        return std::copysign(T(0), b);
+      if ((r < T(0)) != (b < T(0)))
+        r += b;
+      return r;
+    } else {
+      T r = intRem(a, b);
+      if (r != 0 && (isNegative(r) != isNegative(b)))
+        r = wrapAdd(r, b);
+      return r;
+    }
   }
 };
 struct FModFn {
@@ -344,6 +355,11 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
     return powKernel(p, a, b, out);
   case BinaryOp::Mod:
     switch (p.lhsType) {
+    case DType::F32:
+    case DType::F64:
+    case DType::F16:
+    case DType::BF16:
+      return numeric(p, a, b, out, ModFn());
     case DType::I64:
       return sameType<int64_t>(p, a, b, out, ModFn());
     case DType::I32:

@@ -69,8 +69,6 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
     if (fmod != 0 && fmod != 1)
       return Status::error("attribute fmod must be 0 or 1, got " +
                            std::to_string(fmod));
-    if (isFloat(in[0].dtype) && fmod == 0)
-      return Status::error("Mod of floating-point inputs requires fmod=1");
     if (fmod == 1)
       op = BinaryOp::FMod;
   }

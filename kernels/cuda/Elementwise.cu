@@ -121,7 +121,13 @@ template <class C> __device__ __forceinline__ C arith(BinaryOp op, C a, C b) {
         r = wrapAdd(r, b);
       return r;
     } else {
-      return fmod(a, b);
+      // Mod-28's fmod=0 for floats: the sign of B, A - floor(A / B) * B.
+      C r = fmod(a, b);
+      if (r == C(0))
+        return copysign(C(0), b);
+      if ((r < C(0)) != (b < C(0)))
+        r += b;
+      return r;
     }
   case BinaryOp::FMod:
     if constexpr (std::is_integral_v<C>)

@@ -441,6 +441,8 @@ def markdown(results, tests, ops):
         "and runs at tp 1 every ONNX backend node test (onnx %s) whose nodes are "
         "all supported ops of the default domain, and compares the outputs with "
         "ONNX's (floats within rtol 1e-3 / atol 1e-4, bfloat16 within 2^-6 / 2^-8, other types exactly). "
+        "A graph input that feeds a shape operand (Reshape's shape, Reduce axes, "
+        "Slice bounds, ...) is bound at compile time with `--const-input`. "
         "A test counts for each op in its graph; `test/e2e/node-tests.test` "
         "keeps the passing ones passing." % onnx.__version__,
         "",

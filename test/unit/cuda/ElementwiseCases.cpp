@@ -36,9 +36,9 @@ void add(Cases &v, std::string name, std::string kernel,
 /// binary op on dtype t with inputs drawn from [lo, hi].
 void binaryVariants(Cases &v, const std::string &op, DType t, double lo,
                     double hi, Attrs a = {}, DType out = DType::F32,
-                    bool sameOut = true) {
+                    bool sameOut = true, const std::string &variant = "") {
   const DType o = sameOut ? t : out;
-  const std::string n = tag(t);
+  const std::string n = tag(t) + variant;
   add(v, n + "_same", op, {rnd(t, {37, 29}, lo, hi), rnd(t, {37, 29}, lo, hi)},
       {{o, {37, 29}}}, a);
   add(v, n + "_bcast", op,
@@ -73,6 +73,8 @@ void addBinary(Cases &v) {
   for (DType t : halfAndFull) {
     binaryVariants(v, "Pow", t, 0.25, 2);
     binaryVariants(v, "Mod", t, -5, 5, intAttr("fmod", 1));
+    // fmod=0: the sign of B (Mod-28).
+    binaryVariants(v, "Mod", t, -5, 5, {}, DType::F32, true, "_floor");
   }
   binaryVariants(v, "Pow", DType::I64, 0, 5);
   add(v, "f32_int_exponent", "Pow",

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace tpc::cpu::test {
 namespace {
@@ -68,9 +69,9 @@ TEST(Binary, FloatArithmeticBroadcasts) {
       }
 }
 
-TEST(Binary, FloatModNeedsFmod) {
+TEST(Binary, FloatMod) {
   Tensor a = randomTensor(DType::F32, {3, 4}, 7, -5, 5);
-  Tensor b = randomTensor(DType::F32, {4}, 8, 0.5, 2);
+  Tensor b = randomTensor(DType::F32, {4}, 8, -2, 2);
   Attrs attrs;
   attrs.setInt("fmod", 1);
   Tensor y = runOne("Mod", {&a, &b}, DType::F32, {3, 4}, attrs);
@@ -78,12 +79,38 @@ TEST(Binary, FloatModNeedsFmod) {
               refBinary(a, b, {3, 4},
                         [](double x, double m) { return std::fmod(x, m); }),
               1e-6, 1e-6);
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Mod", {a.desc, b.desc}, {{DType::F32, {3, 4}}}), "fmod");
+  // fmod=0 (Mod-28): the sign of B, x - floor(x / m) * m.
+  Tensor z = runOne("Mod", {&a, &b}, DType::F32, {3, 4});
+  expectClose(z,
+              refBinary(a, b, {3, 4},
+                        [](double x, double m) {
+                          return x - std::floor(x / m) * m;
+                        }),
+              1e-5, 1e-5);
   attrs.setInt("fmod", 2);
   EXPECT_PREPARE_ERROR(
       prepareOnly("Mod", {a.desc, b.desc}, {{DType::F32, {3, 4}}}, attrs),
       "fmod");
+}
+
+TEST(Binary, FloatModSpecialCases) {
+  // Mod-28's cases: a zero takes B's sign, an infinite A or a zero B gives
+  // NaN, an infinite B gives A (same sign) or B (other sign).
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor a = makeTensor(DType::F32, {8}, {0.0, -0.0, inf, 3, 3, -3, 3, 6});
+  Tensor b = makeTensor(DType::F32, {8}, {-2, 2, 2, 0, inf, inf, -inf, -3});
+  Tensor y = runOne("Mod", {&a, &b}, DType::F32, {8});
+  float r[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = y.get<float>(i);
+  EXPECT_TRUE(r[0] == 0 && std::signbit(r[0]));
+  EXPECT_TRUE(r[1] == 0 && !std::signbit(r[1]));
+  EXPECT_TRUE(std::isnan(r[2]));
+  EXPECT_TRUE(std::isnan(r[3]));
+  EXPECT_EQ(r[4], 3.0f);
+  EXPECT_EQ(r[5], float(inf));
+  EXPECT_EQ(r[6], float(-inf));
+  EXPECT_TRUE(r[7] == 0 && std::signbit(r[7]));
 }
 
 TEST(Binary, IntegerArithmetic) {
@@ -440,10 +467,10 @@ TEST(Binary, Float16TypesRoundOnce) {
   expectClose(runOne("Max", {&a, &b}, DType::F16, {3}), {NAN, NAN, 60000});
   expectClose(runOne("Min", {&a, &b}, DType::F16, {3}), {NAN, NAN, 60000});
   expectClose(runOne("Add", {&a, &b}, DType::F16, {3}), {NAN, NAN, INFINITY});
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Mod", {{DType::F16, {2}}, {DType::F16, {2}}},
-                  {{DType::F16, {2}}}),
-      "fmod");
+  // Mod's fmod=0 (the sign of B) in half precision, computed in float.
+  Tensor x = makeTensor(DType::F16, {3}, {5.5, -5.5, 0});
+  Tensor m = makeTensor(DType::F16, {3}, {-2, 2, -3});
+  expectClose(runOne("Mod", {&x, &m}, DType::F16, {3}), {-0.5, 0.5, 0});
 }
 
 TEST(Binary, PowSmallTypesMixed) {
