@@ -360,6 +360,17 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       op->setAttr("tp.sharding", repl);
       return op->getResult(0);
     };
+    if (in.sizes[rank] == 0) {
+      // No rows here (a table smaller than tp): look up in one row of
+      // zeros, which the mask below zeroes anyway, so that every local id
+      // is in range.
+      auto dt = cast<RankedTensorType>(g.getData().getType());
+      SmallVector<int64_t> shape(dt.getShape());
+      shape[positiveAxis(g.getAxis(), dt.getRank())] = 1;
+      auto t = RankedTensorType::get(shape, dt.getElementType());
+      g.getDataMutable().assign(mark(b.create<onnx::ConstantOp>(
+          loc, t, DenseElementsAttr::get(t, b.getZeroAttr(dt.getElementType())))));
+    }
     Value ids = g.getIndices();
     auto idsT = cast<RankedTensorType>(ids.getType());
     auto scalar = [&](int64_t v) {

@@ -1,10 +1,11 @@
 //===- GatherKernels.cpp - Gather, GatherElements, GatherND, ScatterND ----===//
 //
 // Indices are i64 or i32. Negative indices count from the end of the axis as
-// ONNX specifies; an index still outside [0, dim) cannot be reported from
-// run(), so it yields zeros (a zero row for Gather, a zero element for
-// GatherElements) rather than reading out of bounds. ScatterND skips such a
-// tuple instead: its slice of the output keeps the data.
+// ONNX specifies. An index outside [-dim, dim) fails the run: runStatus()
+// names the indices input, the element and its value, as onnxruntime does.
+// The kernels themselves never read out of bounds: such an index yields
+// zeros (a zero row for Gather, a zero element for GatherElements) and
+// ScatterND skips the tuple, before the run is reported failed.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/KernelTable.h"
@@ -12,6 +13,56 @@
 
 namespace tpc::cpu {
 namespace {
+
+/// Wraps a kernel whose input `input` holds indices: after each run, finds
+/// the first element outside [-dim, dim), dim cycling through `dims` (one
+/// bound per tuple component).
+class IndexChecked final : public PreparedKernel {
+public:
+  IndexChecked(std::unique_ptr<PreparedKernel> inner, size_t input,
+               DType indexType, int64_t count, std::vector<int64_t> dims)
+      : inner_(std::move(inner)), input_(input), indexType_(indexType),
+        count_(count), dims_(std::move(dims)) {}
+  void run(const void *const *inputs, void *const *outputs,
+           const ExecContext &ctx) override {
+    inner_->run(inputs, outputs, ctx);
+    status_ = Status::ok();
+    const void *indices = inputs[input_];
+    const size_t depth = dims_.size();
+    for (int64_t k = 0; k < count_; ++k) {
+      int64_t v = indexType_ == DType::I64
+                      ? static_cast<const int64_t *>(indices)[k]
+                      : static_cast<const int32_t *>(indices)[k];
+      int64_t dim = dims_[size_t(k) % depth];
+      if (v < -dim || v >= dim) {
+        status_ = Status::error(
+            "indices (input " + std::to_string(input_) + ") element " +
+            std::to_string(k) + " is " + std::to_string(v) + ", outside [" +
+            std::to_string(-dim) + ", " + std::to_string(dim) + ")");
+        return;
+      }
+    }
+  }
+  Status runStatus() const override { return status_; }
+  void bindConstantInput(size_t index, const void *data) override {
+    inner_->bindConstantInput(index, data);
+  }
+
+private:
+  std::unique_ptr<PreparedKernel> inner_;
+  size_t input_;
+  DType indexType_;
+  int64_t count_;
+  std::vector<int64_t> dims_;
+  Status status_;
+};
+
+std::unique_ptr<PreparedKernel>
+indexChecked(std::unique_ptr<PreparedKernel> inner, size_t input,
+             const TensorDesc &indices, std::vector<int64_t> dims) {
+  return std::make_unique<IndexChecked>(std::move(inner), input, indices.dtype,
+                                        indices.numel(), std::move(dims));
+}
 
 Status checkGatherOperands(const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out,
@@ -44,10 +95,10 @@ Status prepareGather(const std::vector<TensorDesc> &in,
   p.innerBytes = product(s, axis + 1, s.size()) *
                  static_cast<int64_t>(dtypeSize(in[0].dtype));
   p.indexType = in[1].dtype;
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        gatherKernel(p, i[0], i[1], o[0]);
-      });
+  kernel = indexChecked(
+      makeKernel([p](const void *const *i, void *const *o,
+                     const ExecContext &) { gatherKernel(p, i[0], i[1], o[0]); }),
+      1, in[1], {s[axis]});
   return Status::ok();
 }
 
@@ -77,10 +128,12 @@ Status prepareGatherElements(const std::vector<TensorDesc> &in,
   dataStrides[axis] = 0;
   TPC_RETURN_IF_ERROR(
       makeLayout<2>(is, {denseStrides(is), dataStrides}, p.layout));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
+  kernel = indexChecked(
+      makeKernel([p](const void *const *i, void *const *o,
+                     const ExecContext &) {
         gatherElementsKernel(p, i[0], i[1], o[0]);
-      });
+      }),
+      1, in[1], {s[axis]});
   return Status::ok();
 }
 
@@ -122,10 +175,12 @@ Status prepareGatherND(const std::vector<TensorDesc> &in,
   p.sliceBytes = product(s, b + depth, s.size()) *
                  static_cast<int64_t>(dtypeSize(in[0].dtype));
   p.indexType = in[1].dtype;
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
+  kernel = indexChecked(
+      makeKernel([p](const void *const *i, void *const *o,
+                     const ExecContext &) {
         gatherNDKernel(p, i[0], i[1], o[0]);
-      });
+      }),
+      1, in[1], p.dims);
   return Status::ok();
 }
 
@@ -134,10 +189,12 @@ Status prepareScatterND(const std::vector<TensorDesc> &in,
                         std::unique_ptr<PreparedKernel> &kernel) {
   ScatterNDParams p;
   TPC_RETURN_IF_ERROR(makeScatterNDParams(in, out, attrs, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
+  kernel = indexChecked(
+      makeKernel([p](const void *const *i, void *const *o,
+                     const ExecContext &) {
         scatterNDKernel(p, i[0], i[1], i[2], o[0]);
-      });
+      }),
+      1, in[1], p.dims);
   return Status::ok();
 }
 

@@ -33,6 +33,10 @@ public:
   /// says it allows it.
   virtual void run(const void *const *inputs, void *const *outputs,
                    const ExecContext &ctx) = 0;
+  /// What the last run() found wrong with its input data: an index outside
+  /// its axis (Gather, GatherElements, GatherND, ScatterND). Callers check
+  /// it after each run(); the outputs of a failed run are not defined.
+  virtual Status runStatus() const { return Status::ok(); }
   /// Called once before the first run() for each input whose data stays
   /// the same for the kernel's whole life (an engine's weight), with that
   /// data, which outlives the kernel: a kernel may repack it for speed.

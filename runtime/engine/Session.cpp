@@ -127,7 +127,7 @@ Status Session::runStep(size_t index) {
   } catch (const std::exception &ex) {
     return Status::error(std::string("kernel failed: ") + ex.what());
   }
-  return Status::ok();
+  return step.kernel->runStatus();
 }
 
 bool Session::output(const std::string &name, TensorDesc &desc,

@@ -99,10 +99,10 @@ void addConcatSplit(Cases &v) {
       {{DType::F32, {5, 7}}}, intAttr("axis", 1), 1);
 }
 
-/// Indices in [-dim, dim + 1]: negative ones count from the end, the two
-/// past the end must give zeros.
+/// Indices in [-dim, dim - 1]: negative ones count from the end. (An index
+/// out of range fails the CPU run, which is the reference here.)
 Tensor indices(DType t, Shape s, int64_t dim) {
-  return rnd(t, std::move(s), double(-dim), double(dim + 1));
+  return rnd(t, std::move(s), double(-dim), double(dim - 1));
 }
 
 void addGathers(Cases &v) {
@@ -150,9 +150,9 @@ Tensor windowGrid(const Shape &s, int64_t cols) {
 }
 
 void addScatterND(Cases &v) {
-  // Unique rows, two given as negative indices and one out of range.
+  // Unique rows, two given as negative indices.
   Tensor rows = cpu::test::makeTensor(DType::I64, {2, 3, 1},
-                                      {4, -1, 0, 9, 2, -5});
+                                      {4, -1, 0, 3, 2, -5});
   for (DType t : kSizes) {
     const std::string n = dtypeName(t);
     add(v, n + "_rows", "ScatterND",

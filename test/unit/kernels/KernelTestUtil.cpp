@@ -219,7 +219,7 @@ Status runKernel(const std::string &name,
   ExecContext ctx;
   ctx.numThreads = numThreads;
   k->run(inPtrs.data(), outPtrs.data(), ctx);
-  return Status::ok();
+  return k->runStatus();
 }
 
 Tensor runOne(const std::string &name, const std::vector<const Tensor *> &in,

@@ -244,12 +244,36 @@ TEST(Gather, TakesSlicesAlongAxis) {
     }
 }
 
-TEST(Gather, OutOfRangeIndicesGiveZeroRows) {
+/// Runs `name` and expects the run (not the prepare) to fail with a message
+/// containing `fragment`.
+void expectRunError(const std::string &name,
+                    const std::vector<const Tensor *> &in, DType outType,
+                    const Shape &outShape, const std::string &fragment,
+                    const Attrs &attrs = {}) {
+  std::vector<Tensor> outs;
+  outs.emplace_back(outType, outShape);
+  std::vector<TensorDesc> descs;
+  for (const Tensor *t : in)
+    descs.push_back(t->desc);
+  ASSERT_TRUE(prepareOnly(name, descs, {outs[0].desc}, attrs).isOk());
+  Status st = runKernel(name, in, outs, attrs);
+  ASSERT_FALSE(st.isOk()) << name << " ran without an error";
+  EXPECT_NE(st.message().find(fragment), std::string::npos) << st.message();
+}
+
+TEST(Gather, OutOfRangeIndicesFailTheRun) {
   Tensor data = randomTensor(DType::F32, {3, 2}, 30, 1, 2);
-  Tensor idx = makeTensor(DType::I64, {4}, {1, 3, -4, -3});
-  Tensor y = runOne("Gather", {&data, &idx}, DType::F32, {4, 2});
-  expectClose(y, {data.at(2), data.at(3), 0, 0, 0, 0, data.at(0), data.at(1)},
+  Tensor ok = makeTensor(DType::I64, {3}, {1, -3, 2});
+  expectClose(runOne("Gather", {&data, &ok}, DType::F32, {3, 2}),
+              {data.at(2), data.at(3), data.at(0), data.at(1), data.at(4),
+               data.at(5)},
               0, 0);
+  Tensor idx = makeTensor(DType::I64, {4}, {1, 3, -4, -3});
+  expectRunError("Gather", {&data, &idx}, DType::F32, {4, 2},
+                 "indices (input 1) element 1 is 3, outside [-3, 3)");
+  Tensor neg = makeTensor(DType::I32, {2}, {0, -4});
+  expectRunError("Gather", {&data, &neg}, DType::F32, {2, 2},
+                 "element 1 is -4, outside [-3, 3)");
 }
 
 TEST(Gather, InvalidInputs) {
@@ -303,8 +327,8 @@ TEST(GatherElements, PicksAlongAxis) {
     }
   Tensor data = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
   Tensor idx = makeTensor(DType::I64, {2, 2}, {0, 5, -1, -3});
-  expectClose(runOne("GatherElements", {&data, &idx}, DType::F32, {2, 2}),
-              {1, 0, 3, 0}, 0, 0);
+  expectRunError("GatherElements", {&data, &idx}, DType::F32, {2, 2},
+                 "element 1 is 5, outside [-2, 2)");
   EXPECT_PREPARE_ERROR(prepareOnly("GatherElements",
                                    {{DType::F32, {2, 2}}, {DType::I64, {2}}},
                                    {{DType::F32, {2}}}),
@@ -373,11 +397,11 @@ TEST(GatherND, AddressesSlicesByTuples) {
     expectClose(runOne("GatherND", {&data, &idx}, DType::F32, outShape, a),
                 expect, 0, 0);
   }
-  // An out-of-range tuple gives a zero slice.
+  // An out-of-range tuple fails the run.
   Tensor data = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
   Tensor idx = makeTensor(DType::I64, {2, 1}, {1, 7});
-  expectClose(runOne("GatherND", {&data, &idx}, DType::F32, {2, 2}),
-              {3, 4, 0, 0}, 0, 0);
+  expectRunError("GatherND", {&data, &idx}, DType::F32, {2, 2},
+                 "element 1 is 7, outside [-2, 2)");
   Attrs a;
   a.setInt("batch_dims", 2);
   EXPECT_PREPARE_ERROR(prepareOnly("GatherND",
@@ -519,14 +543,19 @@ TEST(ScatterND, CausalMaskSliceAssignment) {
 
 TEST(ScatterND, DuplicatesOutOfRangeAndWholeTensor) {
   Tensor data = makeTensor(DType::F32, {3, 2}, {1, 2, 3, 4, 5, 6});
-  // Row 1 twice (the last wins), row 5 and row -4 out of range (skipped).
-  Tensor idx = makeTensor(DType::I64, {4, 1}, {1, 5, -2, -4});
-  Tensor upd = makeTensor(DType::F32, {4, 2}, {10, 11, 20, 21, 30, 31, 40, 41});
+  // Row 1 twice (the last wins; -2 is row 1).
+  Tensor idx = makeTensor(DType::I64, {2, 1}, {1, -2});
+  Tensor upd = makeTensor(DType::F32, {2, 2}, {10, 11, 30, 31});
   expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2}),
               {1, 2, 30, 31, 5, 6}, 0, 0);
   expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2},
                      reductionAttr("add")),
               {1, 2, 43, 46, 5, 6}, 0, 0);
+  // Rows 5 and -4 are out of range: the run fails.
+  Tensor bad = makeTensor(DType::I64, {4, 1}, {1, 5, -2, -4});
+  Tensor upd4 = makeTensor(DType::F32, {4, 2}, {10, 11, 20, 21, 30, 31, 40, 41});
+  expectRunError("ScatterND", {&data, &bad, &upd4}, DType::F32, {3, 2},
+                 "element 1 is 5, outside [-3, 3)");
   // k = 0: every tuple addresses the whole tensor.
   Tensor none = makeTensor(DType::I64, {2, 0}, {});
   Tensor whole = makeTensor(DType::F32, {2, 3, 2},

@@ -94,6 +94,8 @@ static LogicalResult evaluate(Operation *op, ArrayRef<Attribute> operands,
   for (auto &d : outData)
     outs.push_back(d.data());
   kernel->run(ins.data(), outs.data(), cpu::ExecContext{});
+  if (!kernel->runStatus().isOk())
+    return failure(); // left to the run, which reports the bad index
   for (auto [t, bytes] : llvm::zip(op->getResultTypes(), outData))
     results.push_back(elementsFromBytes(cast<RankedTensorType>(t), bytes));
   return success();
