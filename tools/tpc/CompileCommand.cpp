@@ -9,8 +9,11 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
@@ -66,7 +69,11 @@ const Command kCompileCommand = {
         {"--dump-sharding", "FILE",
          "write the role of every weight MatMul (colwise, rowwise, "
          "replicate; by node and weight name) to FILE as a sharding plan"},
-        {"--quiet", nullptr, "do not print the sharding summary"},
+        {"--quiet", nullptr,
+         "do not print the sharding summary and the closing summary line"},
+        {"--verbose", nullptr,
+         "print the time of importing, of every pass and of writing the "
+         "engine (to stderr)"},
     },
     1,
     1,
@@ -117,14 +124,38 @@ static llvm::json::Array toJsonArray(const std::vector<std::string> &v) {
 /// Prints what the compile chose (at tp > 1, unless --quiet) and writes
 /// --dump-sharding, both from the written engine: the same facts tpc
 /// inspect shows.
+/// Bytes as "1.5 MiB".
+static std::string humanBytes(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return text;
+}
+
 static int reportSharding(const Command &cmd, const ParsedArgs &args,
-                          const std::string &dir, int tp) {
-  bool print = tp > 1 && !args.has("--quiet");
-  if (!print && !args.has("--dump-sharding"))
-    return 0;
+                          const std::string &dir, int tp, double seconds) {
+  bool quiet = args.has("--quiet");
+  bool print = tp > 1 && !quiet;
   runtime::EngineSummary summary;
   if (Status st = runtime::inspectEngine(dir, summary); !st)
     return fail(cmd, st.message());
+  if (!quiet) {
+    // The closing line, on stderr so that stdout stays the report.
+    uint64_t most = 0;
+    for (const runtime::RankSummary &r : summary.ranks)
+      most = std::max(most, r.weightBytes);
+    char took[32];
+    std::snprintf(took, sizeof(took), "%.2f", seconds);
+    llvm::errs() << "tpc compile: wrote " << dir << " in " << took
+                 << " s: " << tp << (tp == 1 ? " rank" : " ranks") << ", "
+                 << humanBytes(most) << " of weights per rank\n";
+  }
   if (print)
     llvm::outs() << runtime::formatShardingSummary(summary);
   if (args.has("--dump-sharding")) {
@@ -164,19 +195,29 @@ int runCompile(const ParsedArgs &args) {
   if (!parseImportOptions(cmd, args, importOpts))
     return 1;
 
+  const auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
   ScopedDiagnosticPrinter diag(ctx, "compile");
+  // --verbose: MLIR's timing report (import, every pass, writing) on stderr
+  // when `timing` goes out of scope.
+  mlir::DefaultTimingManager timing;
+  timing.setEnabled(args.has("--verbose"));
+  mlir::TimingScope rootTimer = timing.getRootScope();
   const std::string &model = args.positional[0];
+  mlir::TimingScope importTimer = rootTimer.nest("import " + model);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       importOnnxModel(ctx, model, importOpts);
+  importTimer.stop();
   if (!module)
     return 1;
   llvm::json::Object inputBounds;
   for (const auto &[name, bound] : inputIndexBounds(*module))
     inputBounds[name] = bound;
   mlir::PassManager pm(&ctx);
+  if (args.has("--verbose"))
+    pm.enableTiming(rootTimer);
   std::string pipelineError;
   if (mlir::failed(buildCompilePipeline(pm, opts, [&](const llvm::Twine &msg) {
         pipelineError = msg.str();
@@ -226,9 +267,18 @@ int runCompile(const ParsedArgs &args) {
                                              : opts.shardingPass},
       {"sharding_options", opts.shardingOptions},
       {"dtype", opts.dtype}};
+  // The engine's path as it is now: writing may replace the folder '.'
+  // names (the old one is swapped out), so read it back by this path.
+  const std::string engineDir =
+      std::filesystem::absolute(wopts.outDir).lexically_normal().string();
+  mlir::TimingScope writeTimer = rootTimer.nest("write engine");
   if (mlir::failed(writeEngine(*module, wopts)))
     return 1;
-  return reportSharding(cmd, args, wopts.outDir, opts.tp);
+  writeTimer.stop();
+  const double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  return reportSharding(cmd, args, engineDir, opts.tp, seconds);
 }
 
 } // namespace tpc::cli
