@@ -82,22 +82,6 @@ Status summarizeRank(const EngineManifest &m, int rank, RankSummary &out) {
   return Status::ok();
 }
 
-std::string humanBytes(uint64_t n) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[64];
-  if (u == 0)
-    std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)n);
-  else
-    std::snprintf(buf, sizeof(buf), "%llu (%.1f %s)", (unsigned long long)n, v,
-                  units[u]);
-  return buf;
-}
 
 std::string specList(const std::vector<TensorSpec> &specs) {
   std::string s;
@@ -143,6 +127,23 @@ std::string formatWeightMatMuls(const std::vector<WeightMatMul> &rows) {
 }
 
 } // namespace
+
+std::string humanBytes(uint64_t n) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[64];
+  if (u == 0)
+    std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)n);
+  else
+    std::snprintf(buf, sizeof(buf), "%llu (%.1f %s)", (unsigned long long)n, v,
+                  units[u]);
+  return buf;
+}
 
 Status inspectEngine(const std::string &dir, EngineSummary &out) {
   out = EngineSummary();

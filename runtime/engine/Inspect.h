@@ -64,6 +64,9 @@ struct EngineSummary {
   std::vector<RankSummary> ranks;
 };
 
+/// Bytes for people: "512 B", "475136 (464.0 KiB)".
+std::string humanBytes(uint64_t bytes);
+
 /// Reads and summarises the engine in `dir`.
 Status inspectEngine(const std::string &dir, EngineSummary &out);
 

@@ -124,20 +124,6 @@ static llvm::json::Array toJsonArray(const std::vector<std::string> &v) {
 /// Prints what the compile chose (at tp > 1, unless --quiet) and writes
 /// --dump-sharding, both from the written engine: the same facts tpc
 /// inspect shows.
-/// Bytes as "1.5 MiB".
-static std::string humanBytes(uint64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), u ? "%.1f %s" : "%.0f %s", v, units[u]);
-  return text;
-}
-
 static int reportSharding(const Command &cmd, const ParsedArgs &args,
                           const std::string &dir, int tp, double seconds) {
   bool quiet = args.has("--quiet");
@@ -154,7 +140,7 @@ static int reportSharding(const Command &cmd, const ParsedArgs &args,
     std::snprintf(took, sizeof(took), "%.2f", seconds);
     llvm::errs() << "tpc compile: wrote " << dir << " in " << took
                  << " s: " << tp << (tp == 1 ? " rank" : " ranks") << ", "
-                 << humanBytes(most) << " of weights per rank\n";
+                 << runtime::humanBytes(most) << " of weights per rank\n";
   }
   if (print)
     llvm::outs() << runtime::formatShardingSummary(summary);
