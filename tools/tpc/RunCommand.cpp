@@ -26,8 +26,8 @@ const Command kRunCommand = {
     "[--output-dir DIR] [--threads N] "
     "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
     "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
-    "[--device N] [--random-inputs [--seed N]] [--check [--atol A] "
-    "[--rtol R]]",
+    "[--device N] [--random-inputs [--seed N]] [--check [--check-against "
+    "onnxruntime|tp1] [--atol A] [--rtol R]]",
     "Run an engine on the CPU (every rank as a thread of this process, or "
     "one rank per process under mpirun) or on GPUs (--backend cuda).",
     {
@@ -71,6 +71,9 @@ const Command kRunCommand = {
          "compare every output (max abs and relative error, top-1 agreement "
          "for logits); exit 1 outside --atol + --rtol * |expected| (Python: "
          "$TPC_PYTHON, else python3)"},
+        {"--check-against", "onnxruntime|tp1",
+         "with --check: the reference, onnxruntime on the source model "
+         "(default) or a tp=1 build of it compiled and run on the same inputs"},
         {"--atol", "A", "with --check: absolute tolerance (default 1e-4)"},
         {"--rtol", "R", "with --check: relative tolerance (default 1e-3)"},
         {"--tf32", nullptr,
@@ -110,7 +113,7 @@ int launcherRank() {
 
 /// Runs `argv` and returns its exit status (-1 when it could not start or
 /// died of a signal).
-int spawn(const std::vector<std::string> &argv) {
+int spawn(const std::vector<std::string> &argv, bool quiet = false) {
   std::vector<char *> cargv;
   for (const std::string &a : argv)
     cargv.push_back(const_cast<char *>(a.c_str()));
@@ -119,6 +122,9 @@ int spawn(const std::vector<std::string> &argv) {
   if (pid < 0)
     return -1;
   if (pid == 0) {
+    if (quiet)
+      if (FILE *null = std::fopen("/dev/null", "w"))
+        dup2(fileno(null), 1);
     execvp(cargv[0], cargv.data());
     _exit(127);
   }
@@ -156,6 +162,49 @@ Status checkSources(const std::string &engineDir, std::string &model,
   return Status::ok();
 }
 
+/// The reference outputs of --check-against tp1: the source model compiled
+/// at tp 1 with the engine's input shapes, const inputs and dtype (by this
+/// driver), run on `inputs` into `dir`/out.
+Status tp1Reference(const std::string &engineDir, const std::string &model,
+                    const std::vector<std::string> &constSpecs,
+                    const std::vector<std::string> &inputs,
+                    const std::string &dir) {
+  runtime::EngineManifest manifest;
+  TPC_RETURN_IF_ERROR(runtime::EngineManifest::load(engineDir, manifest));
+  nlohmann::json opts =
+      nlohmann::json::parse(manifest.optionsJson, nullptr, false);
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0)
+    return Status::error("--check-against tp1: cannot find this tpc");
+  const std::string tpc(self, size_t(n));
+  std::vector<std::string> compile = {tpc, "compile", model, "--tp", "1",
+                                      "-o", dir + "/e1", "--quiet"};
+  if (opts.is_object() && opts.contains("dtype") && opts["dtype"].is_string())
+    compile.insert(compile.end(), {"--dtype", opts["dtype"].get<std::string>()});
+  if (opts.is_object() && opts.contains("input_shapes") &&
+      opts["input_shapes"].is_object())
+    for (const auto &[name, dims] : opts["input_shapes"].items()) {
+      std::string shape;
+      for (const auto &d : dims)
+        shape += (shape.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
+      compile.insert(compile.end(),
+                     {"--input-shape", name + "=" + (shape.empty() ? "scalar" : shape)});
+    }
+  for (const std::string &c : constSpecs)
+    compile.insert(compile.end(), {"--const-input", c});
+  if (spawn(compile, true) != 0)
+    return Status::error("--check-against tp1: compiling '" + model +
+                         "' at tp 1 failed (see above)");
+  std::vector<std::string> run = {tpc, "run", dir + "/e1", "--output-dir",
+                                  dir + "/out"};
+  run.insert(run.end(), inputs.begin(), inputs.end());
+  if (spawn(run, true) != 0)
+    return Status::error("--check-against tp1: running the tp 1 build "
+                         "failed (see above)");
+  return Status::ok();
+}
+
 /// tpc run --check: the run, then the outputs against onnxruntime.
 int runChecked(const Command &cmd, const ParsedArgs &args,
                runtime::RunToolOptions o) {
@@ -163,6 +212,10 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
   if (!parseTolerance(cmd, args, "--atol", 1e-4, atol) ||
       !parseTolerance(cmd, args, "--rtol", 1e-3, rtol))
     return 1;
+  const std::string against = args.get("--check-against", "onnxruntime");
+  if (against != "onnxruntime" && against != "tp1")
+    return fail(cmd, "--check-against must be 'onnxruntime' or 'tp1', got '" +
+                         against + "'");
   std::string model;
   std::vector<std::string> constSpecs;
   if (Status st = checkSources(o.engineDir, model, constSpecs); !st)
@@ -176,37 +229,61 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
     tempDir = o.outputDir = pattern;
   }
   int rc = runtime::runTool(o, std::cout, std::cerr);
+  std::string refDir;
   if (rc == 0 && launcherRank() == 0) {
-    const char *python = std::getenv("TPC_PYTHON");
-    std::vector<std::string> argv = {python && *python ? python : "python3",
-                                     "-c", kCheckOutputsScript, model,
-                                     o.outputDir, std::to_string(atol),
-                                     std::to_string(rtol)};
+    // The inputs as name=file specs (and .npz archives), for either check.
+    std::vector<std::string> inputSpecs, runFlags;
     for (const auto &[name, file] : o.inputs)
-      argv.push_back(name + "=" + file);
-    argv.insert(argv.end(), o.inputArchives.begin(), o.inputArchives.end());
+      inputSpecs.push_back(name + "=" + file);
     // --random-inputs wrote what it generated beside the outputs.
     std::error_code ec;
     for (const auto &entry : std::filesystem::directory_iterator(
              std::filesystem::path(o.outputDir) / "inputs", ec))
       if (entry.path().extension() == ".npy")
-        argv.push_back(entry.path().stem().string() + "=" +
-                       entry.path().string());
-    argv.insert(argv.end(), constSpecs.begin(), constSpecs.end());
+        inputSpecs.push_back(entry.path().stem().string() + "=" +
+                             entry.path().string());
+    for (const std::string &spec : inputSpecs)
+      runFlags.insert(runFlags.end(), {"--input", spec});
+    for (const std::string &a : o.inputArchives)
+      runFlags.insert(runFlags.end(), {"--inputs", a});
+    const char *python = std::getenv("TPC_PYTHON");
+    std::vector<std::string> argv = {python && *python ? python : "python3",
+                                     "-c", kCheckOutputsScript, model,
+                                     o.outputDir, std::to_string(atol),
+                                     std::to_string(rtol)};
+    if (against == "tp1") {
+      std::string pattern =
+          (std::filesystem::temp_directory_path() / "tpc-tp1-XXXXXX").string();
+      if (!mkdtemp(pattern.data()))
+        return fail(cmd, "--check: cannot create a temporary folder");
+      refDir = pattern;
+      if (Status st = tp1Reference(o.engineDir, model, constSpecs, runFlags,
+                                   refDir);
+          !st) {
+        fail(cmd, st.message());
+        rc = 1;
+      }
+      argv[3] = "dir:" + refDir + "/out";
+    } else {
+      argv.insert(argv.end(), inputSpecs.begin(), inputSpecs.end());
+      argv.insert(argv.end(), o.inputArchives.begin(), o.inputArchives.end());
+      argv.insert(argv.end(), constSpecs.begin(), constSpecs.end());
+    }
     std::cout.flush();
-    int check = spawn(argv);
+    int check = rc != 0 ? 0 : spawn(argv);
     if (check < 0 || check == 127) {
       fail(cmd, "--check: cannot run '" + argv[0] +
                     "' (set TPC_PYTHON to a Python with onnxruntime)");
       rc = 1;
-    } else {
+    } else if (rc == 0) {
       rc = check == 0 ? 0 : 1;
     }
   }
-  if (!tempDir.empty()) {
-    std::error_code ec;
+  std::error_code ec;
+  if (!tempDir.empty())
     std::filesystem::remove_all(tempDir, ec);
-  }
+  if (!refDir.empty())
+    std::filesystem::remove_all(refDir, ec);
   return rc;
 }
 
@@ -272,7 +349,7 @@ int runRun(const ParsedArgs &args) {
     o.seed = uint64_t(seed);
   }
   if (!args.has("--check")) {
-    for (const char *flag : {"--atol", "--rtol"})
+    for (const char *flag : {"--atol", "--rtol", "--check-against"})
       if (args.has(flag))
         return fail(cmd, std::string(flag) + " applies with --check");
     return runtime::runTool(o, std::cout, std::cerr);

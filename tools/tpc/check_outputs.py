@@ -3,8 +3,11 @@ inputs. Run by `tpc run` (which embeds this file when tpc is configured),
 not by hand:
 
     python check_outputs.py MODEL OUT_DIR ATOL RTOL NAME=FILE.npy ...
+    python check_outputs.py dir:REFERENCE_DIR OUT_DIR ATOL RTOL
 
-Inputs named NAME=FILE (the run's --input files, and the engine's
+With dir:REFERENCE_DIR the expected outputs are the .npy files there (a
+tp=1 build's run on the same inputs) instead of onnxruntime's. Inputs named
+NAME=FILE (the run's --input files, and the engine's
 --const-input files) and ARCHIVE.npz (its --inputs) feed onnxruntime; every output of the model that the
 engine wrote to OUT_DIR/<name>.npy is compared. Prints one line per output
 (max |diff|, max |diff| / max |expected|, and top-1 agreement over the last
@@ -17,14 +20,23 @@ import sys
 
 def main(argv):
     model, out_dir, atol, rtol = argv[0], argv[1], float(argv[2]), float(argv[3])
+    reference = model[4:] if model.startswith("dir:") else None
     try:
         import numpy as np
-        import onnxruntime as ort
+        if reference is None:
+            import onnxruntime as ort
     except ImportError as e:
-        print("tpc run: error: --check needs numpy and onnxruntime in %s (%s); "
-              "set TPC_PYTHON to an interpreter that has them" % (sys.executable, e),
+        print("tpc run: error: --check needs numpy%s in %s (%s); set TPC_PYTHON "
+              "to an interpreter that has them" % (
+                  "" if reference else " and onnxruntime", sys.executable, e),
               file=sys.stderr)
         return 2
+    if reference is not None:
+        # The outputs of the tp=1 build of the same model, same inputs.
+        names = sorted(f[:-4] for f in os.listdir(reference) if f.endswith(".npy"))
+        want = {n: np.load(os.path.join(reference, n + ".npy")) for n in names}
+        print("check against the tp=1 build (atol %g, rtol %g):" % (atol, rtol))
+        return compare(np, names, want, out_dir, atol, rtol)
     feeds = {}
     for spec in argv[4:]:
         if spec.endswith(".npz") and "=" not in spec:
@@ -45,8 +57,12 @@ def main(argv):
         print("tpc run: error: --check: onnxruntime cannot run '%s': %s"
               % (model, str(e).splitlines()[0]), file=sys.stderr)
         return 2
-    bad = 0
     print("check against onnxruntime %s (atol %g, rtol %g):" % (ort.__version__, atol, rtol))
+    return compare(np, names, want, out_dir, atol, rtol)
+
+
+def compare(np, names, want, out_dir, atol, rtol):
+    bad = 0
     for name in names:
         path = os.path.join(out_dir, name.replace("/", "_") + ".npy")
         if not os.path.exists(path):
