@@ -1,6 +1,6 @@
 """Seeded random single-node models through `tpc import`: never a crash.
 
-usage: fuzz_nodes.py WORK_DIR [--tpc PATH] [--cases N] [--seed S]
+usage: fuzz_nodes.py WORK_DIR [--tpc PATH] [--cases N] [--seed S] [--compile]
 
 For the ops whose importers build several onnx ops from one node (the
 opset-23 Attention, RMSNormalization and RotaryEmbedding, ONNX Runtime's
@@ -8,7 +8,9 @@ com.microsoft ops) and for the shape ops, it writes models with random
 ranks, dimensions (including 0 and mismatched ones), attributes (negative,
 huge, absent) and optional inputs left out or present, then imports each.
 Every run must end with exit 0, or exit 1 and an "error:" line naming the
-node; a signal, another exit code, or silence on failure is a FAIL. Prints
+node (with --compile, the same for `tpc compile` at tp 1 and 2 of every
+model that imports); a signal, another exit code, or silence on failure is
+a FAIL. Prints
 the failures and "N cases, N imported, N refused, N failed".
 """
 import argparse
@@ -160,6 +162,8 @@ def main():
     ap.add_argument("--cases", type=int, default=600)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--verbose", action="store_true", help="print each refusal")
+    ap.add_argument("--compile", action="store_true",
+                    help="also compile each imported model at tp 1 and 2")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     r = random.Random(a.seed)
@@ -180,7 +184,18 @@ def main():
             continue
         if p.returncode == 0:
             imported += 1
-            os.remove(path)
+            for tp in (1, 2) if a.compile else ():
+                engine = os.path.join(a.work, "case%d.tp%d" % (i, tp))
+                c = subprocess.run([a.tpc, "compile", path, "--tp", str(tp),
+                                    "-o", engine, "--quiet"],
+                                   capture_output=True, text=True, timeout=120)
+                if c.returncode not in (0, 1) or (c.returncode == 1 and
+                                                  "error:" not in c.stderr):
+                    failures.append("%s (%s, opset %d): compile --tp %d exit %d: %s" % (
+                        path, key, opset, tp, c.returncode, c.stderr.strip()[-300:]))
+                subprocess.run(["rm", "-rf", engine])
+            if not failures or not failures[-1].startswith(path):
+                os.remove(path)
         elif p.returncode == 1 and "error:" in p.stderr:
             refused += 1
             os.remove(path)
