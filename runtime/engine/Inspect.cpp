@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <set>
+#include <regex>
 #include <sstream>
 
 namespace tpc::runtime {
@@ -257,6 +258,77 @@ const char *planWord(const std::string &role) {
 }
 } // namespace
 
+/// The layer a node belongs to, from the number its name gives it
+/// (".../layers.3/...", "h.3", "block_3", "layer.3"); -1 when it has none.
+/// Names only label the report: the roles themselves come from the dataflow.
+static int layerOf(const std::string &name) {
+  static const std::regex layer(
+      "(?:^|[/._])(?:layers?|h|blocks?|encoder_layer|decoder_layer)[._/]?"
+      "([0-9]+)(?:[/._]|$)");
+  std::smatch m;
+  if (!std::regex_search(name, m, layer))
+    return -1;
+  return std::stoi(m[1].str());
+}
+
+/// "4 column, 4 row, 1 replicated", leaving out zero counts.
+static std::string roleCounts(const std::map<std::string, int> &roles) {
+  std::string out;
+  for (const char *role : {"column", "row", "replicated"}) {
+    auto it = roles.find(role);
+    if (it != roles.end() && it->second > 0)
+      out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " +
+             role;
+  }
+  return out;
+}
+
+/// "per layer: 2 column, 2 row (layers 0-11); not numbered by layer: 1
+/// replicated" when node or weight names number the layers; empty
+/// otherwise.
+static std::string perLayerLine(const std::vector<WeightMatMul> &mms) {
+  std::map<int, std::map<std::string, int>> byLayer;
+  for (const WeightMatMul &w : mms) {
+    int layer = layerOf(w.node);
+    if (layer < 0)
+      layer = layerOf(w.weightTensor);
+    ++byLayer[layer][w.tpRole.empty() ? "replicated" : w.tpRole];
+  }
+  if (byLayer.size() == 1 && byLayer.count(-1))
+    return ""; // no name numbers a layer
+  // Runs of consecutive layers with the same counts.
+  std::string out;
+  int runStart = -1, prev = -1;
+  std::string prevCounts;
+  auto flush = [&]() {
+    if (runStart < 0)
+      return;
+    out += (out.empty() ? "  per layer: " : "; ") + prevCounts + " (layer" +
+           (runStart == prev ? " " + std::to_string(runStart)
+                             : "s " + std::to_string(runStart) + "-" +
+                                   std::to_string(prev)) +
+           ")";
+  };
+  for (const auto &[layer, roles] : byLayer) {
+    if (layer < 0)
+      continue;
+    std::string counts = roleCounts(roles);
+    if (runStart >= 0 && counts == prevCounts && layer == prev + 1) {
+      prev = layer;
+      continue;
+    }
+    flush();
+    runStart = prev = layer;
+    prevCounts = counts;
+  }
+  flush();
+  if (out.empty())
+    return "";
+  if (byLayer.count(-1))
+    out += "; not numbered by layer: " + roleCounts(byLayer[-1]);
+  return out + "\n";
+}
+
 std::string formatShardingSummary(const EngineSummary &s) {
   if (s.ranks.empty())
     return "";
@@ -274,6 +346,7 @@ std::string formatShardingSummary(const EngineSummary &s) {
   os << "sharding: tp=" << s.manifest.tp << ", " << r0.weightMatMuls.size()
      << " weight MatMuls: " << roles["column"] << " column, " << roles["row"]
      << " row, " << roles["replicated"] << " replicated\n";
+  os << perLayerLine(r0.weightMatMuls);
   for (const auto &[why, nodes] : replicated) {
     os << "  replicated (" << why << "):";
     for (size_t i = 0; i < nodes.size() && i < 4; ++i)
