@@ -61,16 +61,8 @@ LogicalResult importSkipLayerNorm(NodeContext &c, Results &results) {
     sum = e.binary<AddOp>(sum, c.input(4));
   Value y = e.layerNorm(sum, c.input(2), c.input(3), eps);
   Value mean, invStd;
-  if (wantsOutput(c, 1) || wantsOutput(c, 2)) {
-    Type f32 = c.b.getF32Type();
-    Value xf = e.cast(sum, f32);
-    int64_t last = cast<RankedTensorType>(c.input(0).getType()).getRank() - 1;
-    mean = e.reduceMean(xf, {last});
-    Value d = e.binary<SubOp>(xf, mean);
-    Value var = e.reduceMean(e.binary<MulOp>(d, d), {last});
-    invStd = e.unary<ReciprocalOp>(
-        e.unary<SqrtOp>(e.binary<AddOp>(var, e.scalar(f32, eps))));
-  }
+  if (wantsOutput(c, 1) || wantsOutput(c, 2))
+    mean = e.layerNormStats(sum, -1, eps, invStd);
   return e.finish({y, mean, invStd, sum}, results);
 }
 

@@ -1,5 +1,6 @@
 //===- ElementwiseImporters.cpp - Elementwise, GEMM and norm nodes --------===//
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/Emitter.h"
 #include "compiler/Importer/NodeImporter.h"
 #include "mlir/IR/Matchers.h"
 #include <cstdio>
@@ -176,56 +177,6 @@ LogicalResult importGemm(NodeContext &c, Results &results) {
       results);
 }
 
-/// LayerNormalization's optional outputs Mean and InvStdDev: the statistics
-/// over the dims [axis, rank), kept as size 1, in float (stash_type 1), from
-/// ReduceMean, Sub, Mul, Add, Sqrt and Reciprocal. Appends both.
-LogicalResult layerNormStats(NodeContext &c, int64_t axis, float epsilon,
-                             Results &results) {
-  Value x = c.input(0);
-  RankedTensorType in = c.inputType(0);
-  Type f32 = c.b.getF32Type();
-  if (in.getElementType() != f32) {
-    SmallVector<Value> cast;
-    if (failed(castTo(c, x, f32, cast)))
-      return failure();
-    x = cast[0];
-  }
-  SmallVector<int64_t> axes;
-  for (int64_t i = axis; i < in.getRank(); ++i)
-    axes.push_back(i);
-  auto reduceMean = [&](Value v) {
-    return c.createInferred<ReduceMeanOp>(
-        v, {c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
-            c.named("keepdims", c.b.getI64IntegerAttr(1)),
-            c.named("noop_with_empty_axes", c.b.getI64IntegerAttr(0))});
-  };
-  FailureOr<SmallVector<Value>> mean = reduceMean(x);
-  if (failed(mean))
-    return failure();
-  FailureOr<SmallVector<Value>> diff = c.createInferred<SubOp>({x, (*mean)[0]});
-  if (failed(diff))
-    return failure();
-  FailureOr<SmallVector<Value>> sq =
-      c.createInferred<MulOp>({(*diff)[0], (*diff)[0]});
-  if (failed(sq))
-    return failure();
-  FailureOr<SmallVector<Value>> var = reduceMean((*sq)[0]);
-  if (failed(var))
-    return failure();
-  auto scalar = RankedTensorType::get({}, f32);
-  Value eps = c.b.create<ConstantOp>(
-      c.loc, scalar, DenseElementsAttr::get(scalar, epsilon));
-  FailureOr<SmallVector<Value>> shifted =
-      c.createInferred<AddOp>({(*var)[0], eps});
-  if (failed(shifted))
-    return failure();
-  Type statType = (*mean)[0].getType();
-  Value sd = c.create(SqrtOp::getOperationName(), statType, (*shifted)[0])[0];
-  results.push_back((*mean)[0]);
-  results.append(c.create(ReciprocalOp::getOperationName(), statType, sd));
-  return success();
-}
-
 LogicalResult importLayerNorm(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
@@ -252,7 +203,12 @@ LogicalResult importLayerNorm(NodeContext &c, Results &results) {
   FailureOr<int64_t> normalized = normalizeAxis(axis, c.inputType(0).getRank());
   if (failed(normalized))
     return c.error() << "axis " << axis << " out of range";
-  return layerNormStats(c, *normalized, epsilon, results);
+  // Mean and InvStdDev: the statistics over [axis, rank) in float
+  // (stash_type 1), dims kept.
+  Emitter e(c);
+  Value invStd;
+  Value mean = e.layerNormStats(c.input(0), *normalized, epsilon, invStd);
+  return e.finish({mean, invStd}, results);
 }
 
 LogicalResult importDropout(NodeContext &c, Results &results) {

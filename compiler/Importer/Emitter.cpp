@@ -157,6 +157,24 @@ Value Emitter::layerNorm(Value x, Value gamma, Value beta, float epsilon) {
                  c.named("epsilon", c.b.getF32FloatAttr(epsilon))}));
 }
 
+Value Emitter::layerNormStats(Value x, int64_t axis, float epsilon,
+                              Value &invStd) {
+  if (!ok({x}))
+    return Value();
+  auto t = llvm::cast<RankedTensorType>(x.getType());
+  Type f32 = c.b.getF32Type();
+  SmallVector<int64_t> axes;
+  for (int64_t a = axis < 0 ? axis + t.getRank() : axis; a < t.getRank(); ++a)
+    axes.push_back(a);
+  Value xf = cast(x, f32);
+  Value mean = reduceMean(xf, axes);
+  Value d = binary<SubOp>(xf, mean);
+  Value var = reduceMean(binary<MulOp>(d, d), axes);
+  invStd = unary<ReciprocalOp>(
+      unary<SqrtOp>(binary<AddOp>(var, scalar(f32, epsilon))));
+  return mean;
+}
+
 Value Emitter::rmsNorm(Value x, Value gamma, float epsilon, int64_t axis,
                        Value *invRms) {
   if (!ok({x, gamma}))

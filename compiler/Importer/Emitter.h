@@ -55,6 +55,11 @@ public:
   mlir::Value gelu(mlir::Value v, llvm::StringRef approximate);
   mlir::Value layerNorm(mlir::Value x, mlir::Value gamma, mlir::Value beta,
                         float epsilon);
+  /// LayerNormalization's statistics over the dims [axis, rank) of x, in
+  /// float, dims kept: returns the mean and sets `invStd` to
+  /// 1 / sqrt(mean((x_f - mean)^2) + eps).
+  mlir::Value layerNormStats(mlir::Value x, int64_t axis, float epsilon,
+                             mlir::Value &invStd);
   /// Cast(x_f * (1 / sqrt(mean(x_f * x_f) + eps)), T) * gamma over the dims
   /// [axis, rank), x_f being x in float; the inverse RMS (float, dims kept)
   /// is returned through `invRms` when asked for.
