@@ -134,14 +134,13 @@ int spawn(const std::vector<std::string> &argv, bool quiet = false) {
   return WEXITSTATUS(status);
 }
 
-/// The paths engine.json's options record for the check: the source model
-/// and the --const-input files.
-Status checkSources(const std::string &engineDir, std::string &model,
-                    std::vector<std::string> &constSpecs) {
+/// What engine.json's options record for the check: `opts` itself, the
+/// source model and the --const-input files.
+Status checkSources(const std::string &engineDir, nlohmann::json &opts,
+                    std::string &model, std::vector<std::string> &constSpecs) {
   runtime::EngineManifest manifest;
   TPC_RETURN_IF_ERROR(runtime::EngineManifest::load(engineDir, manifest));
-  nlohmann::json opts =
-      nlohmann::json::parse(manifest.optionsJson, nullptr, false);
+  opts = nlohmann::json::parse(manifest.optionsJson, nullptr, false);
   if (!opts.is_object() || !opts.contains("source_path") ||
       !opts["source_path"].is_string())
     return Status::error("--check: engine.json records no source model path "
@@ -163,16 +162,12 @@ Status checkSources(const std::string &engineDir, std::string &model,
 }
 
 /// The reference outputs of --check-against tp1: the source model compiled
-/// at tp 1 with the engine's input shapes, const inputs and dtype (by this
-/// driver), run on `inputs` into `dir`/out.
-Status tp1Reference(const std::string &engineDir, const std::string &model,
+/// at tp 1 with the engine's input shapes, const inputs and dtype (`opts`,
+/// engine.json's options; by this driver), run on `inputs` into `dir`/out.
+Status tp1Reference(const nlohmann::json &opts, const std::string &model,
                     const std::vector<std::string> &constSpecs,
                     const std::vector<std::string> &inputs,
                     const std::string &dir) {
-  runtime::EngineManifest manifest;
-  TPC_RETURN_IF_ERROR(runtime::EngineManifest::load(engineDir, manifest));
-  nlohmann::json opts =
-      nlohmann::json::parse(manifest.optionsJson, nullptr, false);
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0)
@@ -216,9 +211,10 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
   if (against != "onnxruntime" && against != "tp1")
     return fail(cmd, "--check-against must be 'onnxruntime' or 'tp1', got '" +
                          against + "'");
+  nlohmann::json opts;
   std::string model;
   std::vector<std::string> constSpecs;
-  if (Status st = checkSources(o.engineDir, model, constSpecs); !st)
+  if (Status st = checkSources(o.engineDir, opts, model, constSpecs); !st)
     return fail(cmd, st.message());
   std::string tempDir;
   if (o.outputDir.empty()) {
@@ -257,7 +253,7 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
       if (!mkdtemp(pattern.data()))
         return fail(cmd, "--check: cannot create a temporary folder");
       refDir = pattern;
-      if (Status st = tp1Reference(o.engineDir, model, constSpecs, runFlags,
+      if (Status st = tp1Reference(opts, model, constSpecs, runFlags,
                                    refDir);
           !st) {
         fail(cmd, st.message());
