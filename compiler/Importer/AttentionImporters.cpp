@@ -188,17 +188,9 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
       // Per batch, the frontier is nonpad_kv_seqlen[b] - Sq: with diff =
       // i + nonpad[b] - Sq - j, causal keeps diff >= 0, the windows
       // diff <= left and -diff <= right.
-      SmallVector<int64_t> iota, jota;
-      for (int64_t i = 0; i < qLen; ++i)
-        iota.push_back(i - qLen);
-      for (int64_t j = 0; j < kvLen; ++j)
-        jota.push_back(j);
       Type i64 = c.b.getI64Type();
-      Value qi = e.constant(DenseElementsAttr::get(
-          RankedTensorType::get({1, 1, qLen, 1}, i64), ArrayRef<int64_t>(iota)));
-      Value kj = e.constant(DenseElementsAttr::get(
-          RankedTensorType::get({1, 1, 1, kvLen}, i64),
-          ArrayRef<int64_t>(jota)));
+      Value qi = e.range({1, 1, qLen, 1}, i64, -qLen);
+      Value kj = e.range({1, 1, 1, kvLen}, i64);
       Value frontier = e.binary<AddOp>(
           qi, e.reshape(e.cast(nonpad, i64), {batch, 1, 1, 1}));
       Value diff = e.binary<SubOp>(frontier, kj);
@@ -230,12 +222,8 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
     }
   }
   if (nonpad) {
-    SmallVector<int64_t> jota;
-    for (int64_t j = 0; j < kvLen; ++j)
-      jota.push_back(j);
     Type i64 = c.b.getI64Type();
-    Value kj = e.constant(DenseElementsAttr::get(
-        RankedTensorType::get({1, kvLen}, i64), ArrayRef<int64_t>(jota)));
+    Value kj = e.range({1, kvLen}, i64);
     Value valid = e.binary<LessOp>(kj, e.reshape(e.cast(nonpad, i64),
                                                  {batch, 1}));
     Value pad = e.reshape(

@@ -169,13 +169,8 @@ LogicalResult importEmbedLayerNorm(NodeContext &c, Results &results) {
   };
   Value sum = gather(c.input(2), c.input(0));
   Value positions = c.input(8);
-  if (!positions) {
-    SmallVector<int64_t> iota;
-    for (int64_t i = 0; i < seq; ++i)
-      iota.push_back(i);
-    auto t = RankedTensorType::get({1, seq}, c.b.getI64Type());
-    positions = e.constant(DenseElementsAttr::get(t, ArrayRef<int64_t>(iota)));
-  }
+  if (!positions)
+    positions = e.range({1, seq}, c.b.getI64Type());
   sum = e.binary<AddOp>(sum, gather(c.input(3), positions));
   if (c.input(1))
     sum = e.binary<AddOp>(sum, gather(c.input(4), c.input(1)));
@@ -209,14 +204,7 @@ Value attentionMask(NodeContext &c, Emitter &e, Value mask, int64_t batch,
   Value masked; // true where the score is masked
   SmallVector<int64_t> shape;
   if (t.getRank() == 1 && t.getDimSize(0) == batch) {
-    SmallVector<int32_t> iota;
-    for (int64_t i = 0; i < seq; ++i)
-      iota.push_back(int32_t(i));
-    auto it = RankedTensorType::get({1, seq}, t.getElementType());
-    Value keys = e.cast(e.constant(DenseElementsAttr::get(
-                            RankedTensorType::get({1, seq}, c.b.getI32Type()),
-                            ArrayRef<int32_t>(iota))),
-                        it.getElementType());
+    Value keys = e.cast(e.range({1, seq}, c.b.getI32Type()), t.getElementType());
     Value ends = e.reshape(mask, {batch, 1});
     masked = e.binary<GreaterOrEqualOp>(keys, ends);
     shape = {batch, 1, 1, seq};

@@ -139,6 +139,14 @@ Value Emitter::constant(DenseElementsAttr value) {
   return c.b.create<ConstantOp>(c.loc, value.getType(), value);
 }
 
+Value Emitter::range(ArrayRef<int64_t> shape, Type elem, int64_t start) {
+  auto t = RankedTensorType::get(shape, elem);
+  SmallVector<APInt> values;
+  for (int64_t i = 0; i < t.getNumElements(); ++i)
+    values.push_back(APInt(elem.getIntOrFloatBitWidth(), start + i, true));
+  return constant(DenseElementsAttr::get(t, values));
+}
+
 Value Emitter::gelu(Value v, StringRef approximate) {
   if (!ok({v}))
     return Value();

@@ -52,6 +52,10 @@ public:
   mlir::Value cast(mlir::Value v, mlir::Type elem);
   mlir::Value scalar(mlir::Type elem, double value);
   mlir::Value constant(mlir::DenseElementsAttr value);
+  /// A constant of integer type `elem` and `shape` (one dimension not 1)
+  /// holding start, start + 1, ... in order.
+  mlir::Value range(llvm::ArrayRef<int64_t> shape, mlir::Type elem,
+                    int64_t start = 0);
   mlir::Value gelu(mlir::Value v, llvm::StringRef approximate);
   mlir::Value layerNorm(mlir::Value x, mlir::Value gamma, mlir::Value beta,
                         float epsilon);
