@@ -204,7 +204,8 @@ Value attentionMask(NodeContext &c, Emitter &e, Value mask, int64_t batch,
   Value masked; // true where the score is masked
   SmallVector<int64_t> shape;
   if (t.getRank() == 1 && t.getDimSize(0) == batch) {
-    Value keys = e.cast(e.range({1, seq}, c.b.getI32Type()), t.getElementType());
+    Value keys =
+        e.cast(e.range({1, seq}, c.b.getI32Type()), t.getElementType());
     Value ends = e.reshape(mask, {batch, 1});
     masked = e.binary<GreaterOrEqualOp>(keys, ends);
     shape = {batch, 1, 1, seq};
