@@ -66,7 +66,17 @@ bool isValidDType(int32_t v) {
 int64_t numElements(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      return INT64_MAX;
+  return n;
+}
+
+std::optional<uint64_t> checkedByteSize(const int64_t *dims, size_t rank,
+                                        uint64_t elemBytes) {
+  uint64_t n = elemBytes;
+  for (size_t i = 0; i < rank; ++i)
+    if (dims[i] < 0 || __builtin_mul_overflow(n, uint64_t(dims[i]), &n))
+      return std::nullopt;
   return n;
 }
 

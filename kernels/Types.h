@@ -43,7 +43,19 @@ bool isValidDType(int32_t v);
 
 using Shape = std::vector<int64_t>;
 
+/// The product of the dimensions, for shapes already validated (every
+/// size check of an untrusted shape uses checkedByteSize). Saturates at
+/// INT64_MAX instead of overflowing.
 int64_t numElements(const Shape &shape);
+/// `elemBytes` times the product of the `rank` dimensions at `dims`, or
+/// nullopt when a dimension is negative or the product does not fit in
+/// uint64: the one checked size computation for shapes read from files.
+std::optional<uint64_t> checkedByteSize(const int64_t *dims, size_t rank,
+                                        uint64_t elemBytes);
+inline std::optional<uint64_t> checkedByteSize(const Shape &shape,
+                                               uint64_t elemBytes) {
+  return checkedByteSize(shape.data(), shape.size(), elemBytes);
+}
 std::string shapeToString(const Shape &shape); // "2x3x4", "scalar" for rank 0
 
 struct TensorDesc {

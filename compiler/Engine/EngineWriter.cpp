@@ -105,8 +105,11 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
       return error() << "weight '" << w.tensor << "': cannot convert "
                      << dtypeName(w.sourceDType) << " to "
                      << dtypeName(w.desc.dtype);
-    int64_t srcBytes = numElements(w.sourceShape) * int64_t(elem);
-    if (w.offset < 0 || size_t(w.offset + srcBytes) > (*src)->size())
+    std::optional<uint64_t> srcBytes = checkedByteSize(w.sourceShape, elem);
+    uint64_t end = 0;
+    if (w.offset < 0 || !srcBytes ||
+        __builtin_add_overflow(uint64_t(w.offset), *srcBytes, &end) ||
+        end > (*src)->size())
       return error() << "weight '" << w.tensor << "' lies outside '"
                      << w.file << "'";
     const uint8_t *base = (*src)->data() + w.offset;
@@ -153,7 +156,7 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
         if (failed(copy(base + (o * axisDim + ranges[r]) * inner,
                         ranges[r + 1] * inner)))
           return failure();
-    (void)(*src)->adviseDontNeed(size_t(w.offset), size_t(srcBytes));
+    (void)(*src)->adviseDontNeed(size_t(w.offset), size_t(*srcBytes));
   }
   if (Status st = writer.close(); !st.isOk())
     return error() << st.message();
@@ -270,6 +273,12 @@ LogicalResult Writer::run() {
       return error() << "cannot write engine.json: " << wec.message();
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
        << "\n";
+  }
+  if (options.check) {
+    std::string refused = options.check(out.temp().string());
+    if (!refused.empty())
+      return error() << "the engine would not load, so it was not written: "
+                     << refused;
   }
   if (!out.commit(why))
     return error() << why;

@@ -3,6 +3,7 @@
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Importer/ModelFile.h"
 #include "compiler/Importer/NodeImporter.h"
+#include "kernels/Types.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -204,20 +205,17 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
   int64_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
   // Checked: 2^31 x 2^31 x 4 bytes must not wrap to a small size.
-  int64_t count = 1;
-  bool tooLarge = false;
-  for (int64_t d : dims) {
+  for (int64_t d : dims)
     if (d < 0)
       return error() << "initializer '" << t.name()
                      << "' has a negative dimension (" << d << ")";
-    tooLarge |= d > 0 && count > (int64_t(1) << 50) / d;
-    count = tooLarge ? 0 : count * d;
-  }
-  if (tooLarge || count > (int64_t(1) << 50) / elemBytes)
+  std::optional<uint64_t> checkedBytes =
+      tpc::checkedByteSize(dims.data(), dims.size(), uint64_t(elemBytes));
+  if (!checkedBytes || *checkedBytes > kMaxTensorBytes)
     return error() << "initializer '" << t.name()
                    << "' is too large (more than 2^50 bytes)";
   auto type = RankedTensorType::get(dims, elem);
-  int64_t bytes = count * elemBytes;
+  int64_t bytes = int64_t(*checkedBytes);
   Location loc = NameLoc::get(b.getStringAttr(t.name()),
                               FileLineColLoc::get(&ctx, path, 0, 0));
   WeightLocation where;

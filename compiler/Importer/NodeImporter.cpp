@@ -1,6 +1,7 @@
 //===- NodeImporter.cpp - Helpers for importing ONNX nodes ----------------===//
 #include "compiler/Importer/NodeImporter.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "kernels/Types.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -92,21 +93,20 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
   size_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
   // Negative dimensions, or a size whose bytes overflow, are a broken file.
-  int64_t n = 1;
-  bool tooLarge = false;
   for (int64_t d : dims) {
     if (d < 0) {
       error = "tensor '" + t.name() + "' has a negative dimension (" +
               std::to_string(d) + ")";
       return nullptr;
     }
-    tooLarge |= d > 0 && n > (int64_t(1) << 50) / d;
-    n = tooLarge ? 0 : n * d;
   }
-  if (tooLarge || n > (int64_t(1) << 50) / int64_t(elemBytes)) {
+  std::optional<uint64_t> size =
+      tpc::checkedByteSize(dims.data(), dims.size(), elemBytes);
+  if (!size || *size > kMaxTensorBytes) {
     error = "tensor '" + t.name() + "' is too large (more than 2^50 bytes)";
     return nullptr;
   }
+  int64_t n = int64_t(*size / elemBytes);
   auto type = RankedTensorType::get(dims, elem);
   std::vector<uint8_t> bytes;
   if (t.has_raw_data()) {

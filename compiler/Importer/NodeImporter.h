@@ -13,6 +13,10 @@
 
 namespace tpc {
 
+/// The largest tensor (initializer or constant) the importer accepts: a
+/// size above it is a broken file, not a model.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 50;
+
 template <typename T, typename = void>
 struct HasProperties : std::false_type {};
 template <typename T>

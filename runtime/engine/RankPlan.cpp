@@ -3,6 +3,8 @@
 
 #include "runtime/format/plan.pb.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <climits>
 #include <set>
 
@@ -11,16 +13,6 @@ namespace tpc::runtime {
 namespace {
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
-
-/// desc.bytes() without silent overflow; false when it does not fit.
-bool checkedBytes(const TensorDesc &desc, uint64_t &out) {
-  uint64_t n = dtypeSize(desc.dtype);
-  for (int64_t d : desc.shape)
-    if (__builtin_mul_overflow(n, uint64_t(d), &n))
-      return false;
-  out = n;
-  return true;
-}
 
 Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
                      PlanBuffer &out) {
@@ -38,9 +30,12 @@ Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
                            std::to_string(d));
     out.desc.shape.push_back(d);
   }
-  if (!checkedBytes(out.desc, out.bytes))
+  std::optional<uint64_t> bytes =
+      checkedByteSize(out.desc.shape, dtypeSize(out.desc.dtype));
+  if (!bytes)
     return Status::error(what + " of shape " + shapeToString(out.desc.shape) +
                          " is too large");
+  out.bytes = *bytes;
   switch (b.kind()) {
   case plan::Buffer::ARENA: {
     out.kind = BufferKind::Arena;
@@ -195,6 +190,9 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
   if (size > size_t(INT_MAX))
     return fail("plan of " + std::to_string(size) + " bytes is too large");
   plan::Plan p;
+  // A malformed plan is reported by the Status below; protobuf's own log
+  // lines about it (invalid UTF-8 in a string field) would only add noise.
+  google::protobuf::LogSilencer quiet;
   if (!p.ParseFromArray(data, int(size)))
     return fail("not a valid tpc.plan.Plan message (corrupt file?)");
 

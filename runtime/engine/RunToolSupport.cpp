@@ -80,32 +80,45 @@ Status readInputs(const EngineManifest &manifest,
   out.clear();
   std::set<std::string> given;
   // `from` names the flag and file in messages.
-  auto add = [&](const std::string &name, const std::string &from,
-                 NpyArray array) -> Status {
+  auto check = [&](const std::string &name, const std::string &from,
+                   const TensorDesc &desc) -> Status {
     const TensorSpec *spec = manifest.findInput(name);
     if (!spec)
       return Status::error(from + ": the engine has no input '" + name +
                            "' (its inputs: " + inputList(manifest) + ")");
-    if (!given.insert(name).second)
+    if (given.count(name))
       return Status::error("input '" + name + "' is given twice (" + from +
                            ")");
-    if (array.desc.dtype != spec->desc.dtype ||
-        array.desc.shape != spec->desc.shape)
+    if (desc.dtype != spec->desc.dtype || desc.shape != spec->desc.shape)
       return Status::error("input '" + name + "': " + from + " holds " +
-                           array.desc.str() + ", but the engine expects " +
+                           desc.str() + ", but the engine expects " +
                            spec->desc.str());
+    return Status::ok();
+  };
+  auto add = [&](const std::string &name, const std::string &from,
+                 NpyArray array) -> Status {
+    TPC_RETURN_IF_ERROR(check(name, from, array.desc));
+    given.insert(name);
     NamedArray a;
     a.name = name;
     a.array = std::move(array);
     out.push_back(std::move(a));
     return Status::ok();
   };
-  for (const auto &[name, file] : options.inputs) {
-    NpyArray array;
+  for (const auto &spec : options.inputs) {
+    const std::string &name = spec.first, &file = spec.second;
     if (!manifest.findInput(name))
-      TPC_RETURN_IF_ERROR(add(name, "--input " + name + "=" + file, {}));
-    TPC_RETURN_IF_ERROR(readNpy(file, array)
-                            .withContext("input '" + name + "': "));
+      return check(name, "--input " + name + "=" + file, TensorDesc());
+    // The header is checked against the engine before any data is read.
+    NpyArray array;
+    Status refused;
+    Status read = readNpy(file, array, [&](const TensorDesc &desc) {
+      refused = check(name, file, desc);
+      return refused;
+    });
+    if (!refused)
+      return refused;
+    TPC_RETURN_IF_ERROR(read.withContext("input '" + name + "': "));
     TPC_RETURN_IF_ERROR(add(name, file, std::move(array)));
   }
   for (const std::string &archive : options.inputArchives) {

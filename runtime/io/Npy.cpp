@@ -304,16 +304,11 @@ Status parseNpyHeader(const uint8_t *bytes, size_t size,
 
   // Element count with overflow checks: a corrupted shape must not wrap
   // around to a small size that then passes the length check.
-  uint64_t elems = 1;
-  for (int64_t d : shape->ints) {
-    if (d != 0 && elems > std::numeric_limits<uint64_t>::max() / uint64_t(d))
-      return fail("shape " + shapeToString(shape->ints) + " is too large");
-    elems *= uint64_t(d);
-  }
-  uint64_t itemSize = dtypeSize(*dtype);
-  if (elems > std::numeric_limits<uint64_t>::max() / itemSize)
+  std::optional<uint64_t> dataSize =
+      checkedByteSize(shape->ints, dtypeSize(*dtype));
+  if (!dataSize)
     return fail("shape " + shapeToString(shape->ints) + " is too large");
-  uint64_t dataBytes = elems * itemSize;
+  uint64_t dataBytes = *dataSize;
   size_t dataOffset = preamble + headerSize;
   uint64_t available = size - dataOffset;
   if (available < dataBytes)
@@ -333,10 +328,16 @@ Status parseNpyHeader(const uint8_t *bytes, size_t size,
 }
 
 Status readNpy(const std::string &path, NpyArray &out) {
+  return readNpy(path, out, [](const TensorDesc &) { return Status::ok(); });
+}
+
+Status readNpy(const std::string &path, NpyArray &out,
+               const std::function<Status(const TensorDesc &)> &accept) {
   MappedFile file;
   TPC_RETURN_IF_ERROR(MappedFile::open(path, file));
   NpyHeader header;
   TPC_RETURN_IF_ERROR(parseNpyHeader(file.data(), file.size(), path, header));
+  TPC_RETURN_IF_ERROR(accept(header.desc));
   out.desc = header.desc;
   out.data.assign(file.data() + header.dataOffset, file.data() + file.size());
   return Status::ok();

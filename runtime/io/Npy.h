@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ Status parseNpyHeader(const uint8_t *bytes, size_t size,
 
 /// Reads the .npy file at `path`.
 Status readNpy(const std::string &path, NpyArray &out);
+/// Reads the .npy file at `path` once `accept` has approved what its header
+/// describes; when `accept` refuses, its error is returned and no data is
+/// read (a huge file of the wrong shape costs nothing).
+Status readNpy(const std::string &path, NpyArray &out,
+               const std::function<Status(const TensorDesc &)> &accept);
 
 /// Writes `desc.bytes()` bytes at `data` as a .npy file at `path`, atomically
 /// (on failure the path is left as it was).

@@ -28,19 +28,6 @@ constexpr DTypeName kDTypeNames[] = {
     {"F64", DType::F64}, {"I64", DType::I64}, {"I32", DType::I32},
     {"I8", DType::I8},   {"U8", DType::U8},   {"BOOL", DType::Bool}};
 
-/// Number of bytes of `shape` x `elemSize`, or nullopt on overflow.
-std::optional<uint64_t> checkedBytes(const Shape &shape, size_t elemSize) {
-  uint64_t n = elemSize;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return std::nullopt;
-    if (d != 0 && n > std::numeric_limits<uint64_t>::max() / uint64_t(d))
-      return std::nullopt;
-    n *= uint64_t(d);
-  }
-  return n;
-}
-
 std::string rangeString(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
 }
@@ -85,7 +72,7 @@ SafetensorsWriter::open(const std::string &path,
     if (!isValidDType(int32_t(e.desc.dtype)))
       return fail("tensor '" + e.name + "' has an invalid dtype");
     std::optional<uint64_t> bytes =
-        checkedBytes(e.desc.shape, dtypeSize(e.desc.dtype));
+        checkedByteSize(e.desc.shape, dtypeSize(e.desc.dtype));
     if (!bytes)
       return fail("tensor '" + e.name + "' has an invalid shape " +
                   shapeToString(e.desc.shape));
@@ -360,7 +347,7 @@ Status SafetensorsFile::open(const std::string &path, SafetensorsFile &out) {
       return fail(where + "data_offsets " + rangeString(begin, end) +
                   " are out of bounds of the " + std::to_string(bufferSize) +
                   "-byte data buffer");
-    std::optional<uint64_t> bytes = checkedBytes(shape, dtypeSize(*dtype));
+    std::optional<uint64_t> bytes = checkedByteSize(shape, dtypeSize(*dtype));
     if (!bytes)
       return fail(where + "shape " + shapeToString(shape) + " is too large");
     if (*bytes != end - begin)
