@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
+#include <functional>
 #include <string>
 
 namespace tpc {
@@ -16,6 +17,10 @@ struct EngineWriteOptions {
   llvm::json::Object compileOptions;
   /// Print per-rank progress on stderr.
   bool progress = false;
+  /// Called on the complete engine in its temporary folder before it is
+  /// moved into place; a non-empty result is an error message, and the
+  /// engine is then discarded (the folder it would replace is kept).
+  std::function<std::string(const std::string &dir)> check;
 };
 
 /// Writes engine.json, rankN.plan and rankN.safetensors for a planned module:

@@ -17,10 +17,11 @@ namespace tpc::runtime {
 
 namespace {
 
-Status summarizeRank(const EngineManifest &m, int rank, RankSummary &out) {
+Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
+                     RankSummary &out) {
   const RankRecord &rec = m.ranks[size_t(rank)];
   TPC_RETURN_IF_ERROR(verifyFile(m, rec.plan));
-  TPC_RETURN_IF_ERROR(verifyFile(m, rec.weights, /*checkDigest=*/false));
+  TPC_RETURN_IF_ERROR(verifyFile(m, rec.weights, verifyWeights));
   MappedFile file;
   TPC_RETURN_IF_ERROR(MappedFile::open(m.pathOf(rec.plan.file), file)
                           .withContext(rec.plan.file + ": "));
@@ -146,12 +147,15 @@ std::string humanBytes(uint64_t n) {
   return buf;
 }
 
-Status inspectEngine(const std::string &dir, EngineSummary &out) {
+Status inspectEngine(const std::string &dir, EngineSummary &out,
+                     bool verifyWeights) {
   out = EngineSummary();
   TPC_RETURN_IF_ERROR(EngineManifest::load(dir, out.manifest));
   out.ranks.resize(size_t(out.manifest.tp));
+  out.weightsVerified = verifyWeights;
   for (int r = 0; r < out.manifest.tp; ++r)
-    TPC_RETURN_IF_ERROR(summarizeRank(out.manifest, r, out.ranks[size_t(r)]));
+    TPC_RETURN_IF_ERROR(summarizeRank(out.manifest, r, verifyWeights,
+                                      out.ranks[size_t(r)]));
   return Status::ok();
 }
 
@@ -164,6 +168,8 @@ std::string formatSummaryText(const EngineSummary &s) {
     os << ", produced by " << m.producerName << " " << m.producerVersion;
   os << "\n";
   os << "tp       " << m.tp << "\n";
+  os << "files    sizes and plan digests checked; weight digests "
+     << (s.weightsVerified ? "checked" : "not checked (--no-verify)") << "\n";
   os << "inputs   " << specList(m.inputs) << "\n";
   os << "outputs  " << specList(m.outputs) << "\n";
   for (const RankSummary &r : s.ranks) {
@@ -206,6 +212,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                {"producer", {{"name", m.producerName},
                              {"version", m.producerVersion}}},
                {"tp", m.tp},
+               {"weights_verified", s.weightsVerified},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};
   json ranks = json::array();

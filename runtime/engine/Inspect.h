@@ -62,13 +62,19 @@ struct RankSummary {
 struct EngineSummary {
   EngineManifest manifest;
   std::vector<RankSummary> ranks;
+  /// Whether the weight files' SHA-256 digests were checked (the plans'
+  /// always are; sizes always are).
+  bool weightsVerified = false;
 };
 
 /// Bytes for people: "512 B", "475136 (464.0 KiB)".
 std::string humanBytes(uint64_t bytes);
 
-/// Reads and summarises the engine in `dir`.
-Status inspectEngine(const std::string &dir, EngineSummary &out);
+/// Reads and summarises the engine in `dir`, checking every rank file's
+/// size and SHA-256 against engine.json (the weights' digests only when
+/// `verifyWeights`: hashing reads every weight byte).
+Status inspectEngine(const std::string &dir, EngineSummary &out,
+                     bool verifyWeights = true);
 
 /// The summary as a human-readable report.
 std::string formatSummaryText(const EngineSummary &summary);

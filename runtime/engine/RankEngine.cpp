@@ -55,8 +55,9 @@ Status RankEngine::load(const EngineManifest &manifest, int rank,
                          " does not exist in an engine with tp " +
                          std::to_string(manifest.tp));
   const RankRecord &rec = manifest.ranks[size_t(rank)];
-  TPC_RETURN_IF_ERROR(verifyFile(manifest, rec.plan));
-  TPC_RETURN_IF_ERROR(verifyFile(manifest, rec.weights));
+  TPC_RETURN_IF_ERROR(verifyFile(manifest, rec.plan, options.verifyDigests));
+  TPC_RETURN_IF_ERROR(
+      verifyFile(manifest, rec.weights, options.verifyDigests));
 
   std::unique_ptr<RankEngine> e(new RankEngine());
   e->manifest_ = manifest;
@@ -105,8 +106,20 @@ Status RankEngine::bindWeights() {
                            t->desc.str() + " in " + weightsFile);
     // Steps never write weight buffers (parseRankPlan refuses that), so the
     // read-only mapping may be handed out as a mutable pointer.
-    bufferPtrs_[b.id] =
-        const_cast<uint8_t *>(static_cast<const uint8_t *>(t->data));
+    auto *data = const_cast<uint8_t *>(static_cast<const uint8_t *>(t->data));
+    // Kernels load elements with typed (vector) loads. A file laid out by
+    // tpc aligns every tensor; one whose header was edited by hand may not,
+    // and such a tensor is read from an aligned copy instead.
+    if (reinterpret_cast<uintptr_t>(data) % dtypeSize(t->desc.dtype) != 0) {
+      auto [it, fresh] = alignedCopies_.try_emplace(b.tensor);
+      if (fresh) {
+        TPC_RETURN_IF_ERROR(it->second.allocate(
+            t->size, "an aligned copy of weight '" + b.tensor + "'"));
+        std::memcpy(it->second.data(), data, t->size);
+      }
+      data = it->second.data();
+    }
+    bufferPtrs_[b.id] = data;
     if (counted.insert(b.tensor).second)
       weightBytes_ += t->size;
   }
@@ -201,7 +214,7 @@ Status RankEngine::prepareSteps() {
       continue;
     }
 
-    if (!options_.hostExecution)
+    if (!options_.hostExecution && !options_.checkKernels)
       continue;
     const cpu::KernelDef *def = cpu::lookupKernel(ps.kernel);
     if (!def)
@@ -219,6 +232,8 @@ Status RankEngine::prepareSteps() {
       return fail(ps.kernel + " rejected its operands (inputs " +
                   describeDescs(in) + "; outputs " + describeDescs(out) +
                   "): " + st.message());
+    if (!options_.hostExecution)
+      step.kernel.reset();
   }
 
   if (!options_.hostExecution)

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,13 @@ struct RankEngineOptions {
   /// plan, the mapped weights and the validated collectives are still
   /// loaded).
   bool hostExecution = true;
+  /// Without hostExecution, still prepare every CPU kernel (and then drop
+  /// it), so that a step the runtime would refuse is found: `tpc compile`
+  /// loads each rank this way before it publishes an engine.
+  bool checkKernels = false;
+  /// Check the rank files' SHA-256 against engine.json (their sizes are
+  /// always checked). Off only where the caller has just written them.
+  bool verifyDigests = true;
 };
 
 class RankEngine {
@@ -110,6 +118,8 @@ private:
   std::string planFile_;
   RankPlan plan_;
   SafetensorsFile weights_;
+  /// Aligned copies of the weight tensors the file stores misaligned.
+  std::map<std::string, AlignedBuffer> alignedCopies_;
   AlignedBuffer arena_;
   AlignedBuffer scratch_;
   std::vector<uint8_t *> bufferPtrs_;

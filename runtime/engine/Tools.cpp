@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <sched.h>
 
@@ -107,6 +108,7 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
 
   LocalEngineOptions lo;
   lo.threadsPerRank = o.threadsPerRank;
+  lo.commTimeout = std::chrono::seconds(o.commTimeoutSeconds);
   std::unique_ptr<LocalEngine> engine;
   auto loadStart = std::chrono::steady_clock::now();
   if (Status st = LocalEngine::load(o.engineDir, lo, engine); !st)
@@ -134,6 +136,15 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
     }
     return Status::ok();
   });
+  if (!st && engine->abandoned()) {
+    // A rank's thread is still inside the engine: end the process now
+    // rather than wait for it (destroying the engine would pull its memory
+    // from under that thread).
+    toolError(err, st.message());
+    err.flush();
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
   if (!st)
     return toolError(err, st.message());
 
@@ -172,10 +183,10 @@ int runTool(const RunToolOptions &options, std::ostream &out,
 #endif
 }
 
-int inspectTool(const std::string &engineDir, bool json, std::ostream &out,
-                std::ostream &err) {
+int inspectTool(const std::string &engineDir, bool json, bool verifyWeights,
+                std::ostream &out, std::ostream &err) {
   EngineSummary summary;
-  if (Status st = inspectEngine(engineDir, summary); !st) {
+  if (Status st = inspectEngine(engineDir, summary, verifyWeights); !st) {
     err << "tpc inspect: error: " << st.message() << "\n";
     return 1;
   }

@@ -43,6 +43,9 @@ struct RunToolOptions {
   int iterations = 1;
   bool json = false;
   CommMode comm = CommMode::Auto;
+  /// How long a rank waits for its peers in a collective before the run
+  /// fails (in process and under MPI).
+  int commTimeoutSeconds = 60;
   /// Allow ranks x threads to exceed the cores this process may use.
   bool oversubscribe = false;
   /// Inputs without an --input file are generated: integer ids uniform
@@ -62,8 +65,8 @@ int runTool(const RunToolOptions &options, std::ostream &out,
             std::ostream &err);
 
 /// `tpc inspect`. Returns the exit status.
-int inspectTool(const std::string &engineDir, bool json, std::ostream &out,
-                std::ostream &err);
+int inspectTool(const std::string &engineDir, bool json, bool verifyWeights,
+                std::ostream &out, std::ostream &err);
 
 /// Splits "NAME=FILE.npy".
 Status parseInputSpec(const std::string &spec, std::string &name,

@@ -4,6 +4,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
 #include "runtime/engine/Inspect.h"
+#include "runtime/engine/RankEngine.h"
 #include "tools/tpc/Commands.h"
 #include "tools/tpc/Diagnostics.h"
 
@@ -129,7 +130,10 @@ static int reportSharding(const Command &cmd, const ParsedArgs &args,
   bool quiet = args.has("--quiet");
   bool print = tp > 1 && !quiet;
   runtime::EngineSummary summary;
-  if (Status st = runtime::inspectEngine(dir, summary); !st)
+  // The engine was checked before it was published: no need to hash the
+  // weights again.
+  if (Status st = runtime::inspectEngine(dir, summary, /*verifyWeights=*/false);
+      !st)
     return fail(cmd, st.message());
   if (!quiet) {
     // The closing line, on stderr so that stdout stays the report.
@@ -224,6 +228,23 @@ int runCompile(const ParsedArgs &args) {
   EngineWriteOptions wopts;
   wopts.outDir = args.get("-o");
   wopts.progress = ::isatty(2);
+  // The runtime's own checks, applied before the engine is published: an
+  // engine `tpc run` would refuse is a compile error, not a surprise later.
+  wopts.check = [](const std::string &dir) -> std::string {
+    runtime::EngineManifest manifest;
+    if (Status st = runtime::EngineManifest::load(dir, manifest); !st)
+      return st.message();
+    runtime::RankEngineOptions ro;
+    ro.hostExecution = false;
+    ro.checkKernels = true;
+    ro.verifyDigests = false; // just computed by the writer
+    for (int r = 0; r < manifest.tp; ++r) {
+      std::unique_ptr<runtime::RankEngine> rank;
+      if (Status st = runtime::RankEngine::load(manifest, r, ro, rank); !st)
+        return st.message();
+    }
+    return "";
+  };
   llvm::json::Object shapes;
   for (const auto &[name, shape] : importOpts.inputShapes) {
     llvm::json::Array dims;

@@ -201,14 +201,14 @@ TEST(InspectTool, TextAndJson) {
   MlpCase c = mlpCase(2, 4, 5);
   ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
   std::ostringstream out, err;
-  ASSERT_EQ(inspectTool(dir.path(), false, out, err), 0) << err.str();
+  ASSERT_EQ(inspectTool(dir.path(), false, true, out, err), 0) << err.str();
   EXPECT_TRUE(contains(out.str(), "tp       2")) << out.str();
   EXPECT_TRUE(contains(out.str(), "AllReduce x1")) << out.str();
   EXPECT_TRUE(contains(out.str(), "weight matmuls:")) << out.str();
   EXPECT_TRUE(contains(out.str(), "  mm    w f32[2x5]      row")) << out.str();
 
   out.str("");
-  ASSERT_EQ(inspectTool(dir.path(), true, out, err), 0) << err.str();
+  ASSERT_EQ(inspectTool(dir.path(), true, true, out, err), 0) << err.str();
   nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["tp"], 2);
   ASSERT_EQ(j["ranks"].size(), 2u);
@@ -234,10 +234,27 @@ TEST(InspectTool, BrokenEngine) {
   ASSERT_OK(mlpEngine(mlpCase()).write(dir.path()));
   flipByte(dir.file("rank0.plan"), 0);
   std::ostringstream out, err;
-  EXPECT_EQ(inspectTool(dir.path(), true, out, err), 1);
+  EXPECT_EQ(inspectTool(dir.path(), true, true, out, err), 1);
   EXPECT_TRUE(contains(err.str(), "tpc inspect: error: rank0.plan: sha256"))
       << err.str();
   EXPECT_TRUE(out.str().empty());
+}
+
+// A weight byte changed in place (same size): inspect reports the digest
+// mismatch, and --no-verify, which skips the weights' digests, says so.
+TEST(InspectTool, CorruptWeights) {
+  TempDir dir;
+  ASSERT_OK(mlpEngine(mlpCase()).write(dir.path()));
+  flipByte(dir.file("rank0.safetensors"), -1);
+  std::ostringstream out, err;
+  EXPECT_EQ(inspectTool(dir.path(), false, true, out, err), 1);
+  EXPECT_TRUE(
+      contains(err.str(), "tpc inspect: error: rank0.safetensors: sha256"))
+      << err.str();
+  err.str("");
+  ASSERT_EQ(inspectTool(dir.path(), false, false, out, err), 0) << err.str();
+  EXPECT_TRUE(contains(out.str(), "weight digests not checked (--no-verify)"))
+      << out.str();
 }
 
 } // namespace
