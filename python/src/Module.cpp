@@ -98,6 +98,14 @@ public:
     }
   }
 
+  ~PyEngine() {
+    // A stuck rank's thread may still use the engine: it must outlive it.
+    if (local_ && local_->abandoned())
+      (void)local_.release();
+  }
+  PyEngine(const PyEngine &) = delete;
+  PyEngine &operator=(const PyEngine &) = delete;
+
   int tp() const { return manifest_.tp; }
   nb::list inputs() const { return specList(manifest_.inputs); }
   nb::list outputs() const { return specList(manifest_.outputs); }
@@ -135,6 +143,9 @@ public:
       if (!manifest_.findInput(name))
         raise(Status::error("'" + name + "' is not an input of the engine"));
     }
+    if (local_ && local_->abandoned())
+      raise(Status::error("the engine cannot run again: a rank of an earlier "
+                          "run never stopped"));
     Status st;
     {
       nb::gil_scoped_release release;

@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <memory>
 
 namespace tpc {
@@ -26,6 +27,9 @@ struct MpiOptions {
   /// corrupting memory. Costs one latency per collective; meant for tests
   /// and debugging.
   bool validateCalls = false;
+  /// How long a collective waits for the other ranks before it fails (the
+  /// job should then be aborted); zero waits forever.
+  std::chrono::milliseconds timeout{60000};
 };
 
 /// Initialises MPI for use by one thread at a time (MPI_THREAD_SERIALIZED)
@@ -71,6 +75,9 @@ private:
   MpiCommunicator() = default;
 
   Status mpiError(const std::string &what, int code) const;
+  /// Waits for the nonblocking collective `req` (started with status
+  /// `startCode`) up to the timeout.
+  Status complete(const std::string &what, int startCode, MPI_Request &req);
   Status validate(const std::string &what, int op, DType dtype,
                   uint64_t countKey, const std::string &localError);
   Status fail(const std::string &what, const std::string &msg) const;

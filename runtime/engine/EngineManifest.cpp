@@ -175,6 +175,7 @@ Status EngineManifest::parse(const std::string &text, const std::string &dir,
                              EngineManifest &out) {
   out = EngineManifest();
   out.dir = dir;
+  out.engineId = Sha256::hashHex(text);
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded())
     return manifestError("not valid JSON");

@@ -55,6 +55,10 @@ struct EngineManifest {
   std::vector<RankRecord> ranks;
   /// The "options" object as compact JSON text ("{}" when absent).
   std::string optionsJson;
+  /// SHA-256 of the engine.json text, as 64 hex digits: it names every rank
+  /// file by digest, so two processes with the same id run the same
+  /// compile. Ranks of an MPI job compare ids before they run.
+  std::string engineId;
 
   /// Reads and validates DIR/engine.json.
   static Status load(const std::string &dir, EngineManifest &out);

@@ -1,6 +1,7 @@
 //===- LocalEngine.cpp - Every rank of an engine in one process -----------===//
 #include "runtime/engine/LocalEngine.h"
 
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -11,6 +12,7 @@ Status LocalEngine::load(const std::string &dir,
                          std::unique_ptr<LocalEngine> &out) {
   out.reset();
   std::unique_ptr<LocalEngine> e(new LocalEngine());
+  e->options_ = options;
   TPC_RETURN_IF_ERROR(EngineManifest::load(dir, e->manifest_));
   const int tp = e->manifest_.tp;
   e->ranks_.resize(size_t(tp));
@@ -60,36 +62,82 @@ Status LocalEngine::run() {
 }
 
 Status LocalEngine::forEachRank(const std::function<Status(int)> &fn) {
-  std::mutex mu;
-  Status first, firstLocal;
-  bool haveFirst = false, haveLocal = false;
-  auto body = [&](int r) {
-    Status st = fn(r);
-    if (st)
-      return;
-    // A failure outside a Session (or one a Session did not report to its
-    // peers) must still release them.
-    group_.abort(st.message());
-    std::lock_guard<std::mutex> lock(mu);
-    if (!haveFirst) {
-      first = st;
-      haveFirst = true;
-    }
-    if (!haveLocal &&
-        session(r).lastFailureOrigin() == Session::FailureOrigin::Local) {
-      firstLocal = st;
-      haveLocal = true;
-    }
+  // What the rank threads share lives on the heap and is owned by every
+  // thread, so that a thread that never returns (a rank stuck in a kernel)
+  // can be left behind without touching this frame.
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable done;
+    int running = 0;
+    std::vector<bool> finished;
+    Status first, firstLocal;
+    bool haveFirst = false, haveLocal = false;
+    std::function<Status(int)> fn;
   };
+  auto shared = std::make_shared<Shared>();
+  shared->fn = fn;
+  shared->running = tp();
+  shared->finished.assign(size_t(tp()), false);
+  auto body = [this, shared](int r) {
+    Status st = shared->fn(r);
+    if (!st)
+      // A failure outside a Session (or one a Session did not report to its
+      // peers) must still release them.
+      group_.abort(st.message());
+    std::lock_guard<std::mutex> lock(shared->mu);
+    if (!st && !shared->haveFirst) {
+      shared->first = st;
+      shared->haveFirst = true;
+    }
+    if (!st && !shared->haveLocal &&
+        session(r).lastFailureOrigin() == Session::FailureOrigin::Local) {
+      shared->firstLocal = st;
+      shared->haveLocal = true;
+    }
+    shared->finished[size_t(r)] = true;
+    --shared->running;
+    shared->done.notify_all();
+  };
+  // Every rank on a thread of its own, so that this one can stop waiting
+  // for a stuck rank, whichever it is.
   std::vector<std::thread> threads;
-  for (int r = 1; r < tp(); ++r)
+  for (int r = 0; r < tp(); ++r)
     threads.emplace_back(body, r);
-  body(0);
+
+  std::unique_lock<std::mutex> lock(shared->mu);
+  // Healthy ranks run as long as they need. Once the group is aborted, every
+  // rank must stop within the grace period: one that does not is stuck
+  // outside any collective and is left behind.
+  while (shared->running > 0) {
+    if (!shared->haveFirst) {
+      shared->done.wait(lock);
+      continue;
+    }
+    if (!shared->done.wait_for(lock, options_.stopGrace,
+                               [&] { return shared->running == 0; }))
+      break;
+  }
+  if (shared->running > 0) {
+    std::string stuck;
+    for (int r = 0; r < tp(); ++r)
+      if (!shared->finished[size_t(r)])
+        stuck += (stuck.empty() ? "" : ", ") + std::to_string(r);
+    abandoned_ = true;
+    Status cause = shared->haveLocal ? shared->firstLocal : shared->first;
+    lock.unlock();
+    for (std::thread &t : threads)
+      t.detach();
+    return Status::error(
+        cause.message() + "; rank(s) " + stuck + " did not stop within " +
+        std::to_string(options_.stopGrace.count()) +
+        " ms of the abort and were left running (the process must exit)");
+  }
+  lock.unlock();
   for (std::thread &t : threads)
     t.join();
-  if (haveLocal)
-    return firstLocal;
-  return first;
+  if (shared->haveLocal)
+    return shared->firstLocal;
+  return shared->first;
 }
 
 } // namespace tpc::runtime

@@ -24,6 +24,10 @@ struct LocalEngineOptions {
   /// How long a rank waits for its peers in a collective before the group
   /// is aborted.
   std::chrono::milliseconds commTimeout{60000};
+  /// After a rank fails (and the group is aborted), how long the other
+  /// ranks get to stop. A rank still running then is stuck outside any
+  /// collective (in a kernel); it is left behind, and abandoned() says so.
+  std::chrono::milliseconds stopGrace{5000};
 };
 
 class LocalEngine {
@@ -55,6 +59,12 @@ public:
   /// to the collective failures it caused on its peers.
   Status forEachRank(const std::function<Status(int rank)> &fn);
 
+  /// Whether a forEachRank() left a stuck rank's thread running. Its engine
+  /// may still be in use: the caller must neither run nor destroy this
+  /// LocalEngine again, and should end the process (`tpc run` exits at
+  /// once; the Python API keeps the engine alive forever).
+  bool abandoned() const { return abandoned_; }
+
 private:
   struct Rank {
     std::unique_ptr<RankEngine> engine;
@@ -64,6 +74,8 @@ private:
   LocalEngine() = default;
 
   EngineManifest manifest_;
+  LocalEngineOptions options_;
+  bool abandoned_ = false;
   InProcessGroup group_;
   std::vector<Rank> ranks_;
 };

@@ -78,6 +78,40 @@ int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
   return -1;
 }
 
+/// Every rank must run the same compile: ranks compare their engine ids
+/// (engine.json's digest), so that per-rank folders of two different compiles
+/// fail before the first collective instead of mixing models, deadlocking on
+/// mismatched collectives or corrupting memory. Returns -1 when all agree,
+/// the exit status otherwise (every rank reports its own mismatch).
+int agreeOnEngine(Communicator &comm, const EngineManifest &manifest,
+                  std::ostream &err) {
+  const int rank = comm.rank(), world = comm.size();
+  constexpr size_t kIdBytes = 64;
+  std::string mine = manifest.engineId;
+  mine.resize(kIdBytes, '0');
+  std::vector<uint8_t> all(kIdBytes * size_t(world));
+  if (Status st = comm.allGather(mine.data(), all.data(), kIdBytes, DType::U8);
+      !st)
+    return toolError(err, "rank " + std::to_string(rank) + ": " + st.message());
+  auto idOf = [&](int r) {
+    return std::string(reinterpret_cast<const char *>(all.data()) +
+                           size_t(r) * kIdBytes,
+                       kIdBytes);
+  };
+  for (int r = 0; r < world; ++r)
+    if (idOf(r) != idOf(0)) {
+      if (rank != r && rank != 0)
+        return 1;
+      return toolError(
+          err, "rank " + std::to_string(rank) + ": rank " + std::to_string(r) +
+                   " loaded a different engine than rank 0 (engine ids " +
+                   idOf(r).substr(0, 12) + "... and " + idOf(0).substr(0, 12) +
+                   "...: their engine.json files differ); every rank of a "
+                   "job must run the same compile");
+    }
+  return -1;
+}
+
 int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
             std::ostream &err) {
   const int rank = comm.rank(), world = comm.size();
@@ -89,6 +123,8 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
   // Every rank learns which ranks failed, so that all stop here together
   // instead of the healthy ones waiting in the first collective.
   if (int r = agreeOnFailure(comm, setup, err); r >= 0)
+    return r;
+  if (int r = agreeOnEngine(comm, state.manifest, err); r >= 0)
     return r;
 
   std::vector<double> times;
@@ -155,6 +191,8 @@ int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
     setup = Status::error("the NCCL id does not fit its exchange block");
   if (int r = agreeOnFailure(comm, setup, err); r >= 0)
     return r;
+  if (int r = agreeOnEngine(comm, manifest, err); r >= 0)
+    return r;
   const uint32_t len = uint32_t(id.size());
   std::memcpy(block.data(), &len, 4);
   if (len)
@@ -219,7 +257,9 @@ int runMpiTool(const RunToolOptions &options, std::ostream &out,
   int result = 1;
   {
     std::unique_ptr<MpiCommunicator> comm;
-    if (Status st = MpiCommunicator::createWorld(comm); !st)
+    MpiOptions mo;
+    mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
+    if (Status st = MpiCommunicator::createWorld(comm, mo); !st)
       result = toolError(err, st.message());
     else
       result = options.backend == Backend::Cuda

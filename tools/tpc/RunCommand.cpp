@@ -25,6 +25,7 @@ const Command kRunCommand = {
     "ENGINE_DIR --input NAME=FILE.npy ... [--inputs FILE.npz] "
     "[--output-dir DIR] [--threads N] "
     "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
+    "[--comm-timeout SECONDS] "
     "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
     "[--device N] [--random-inputs [--seed N]] [--check [--check-against "
     "onnxruntime|tp1] [--atol A] [--rtol R]]",
@@ -46,6 +47,10 @@ const Command kRunCommand = {
          "how ranks communicate (default: mpi under mpirun, else inprocess)"},
         {"--oversubscribe", nullptr,
          "allow ranks x threads to exceed the available cores"},
+        {"--comm-timeout", "SECONDS",
+         "how long a rank waits in a collective for its peers before the run "
+         "fails, naming the collective (default 60; CPU backend, in process "
+         "and under mpirun)"},
         {"--backend", "cpu|cuda",
          "where kernels run (default cpu); cuda: one GPU per rank with NCCL, "
          "or one rank per process under mpirun"},
@@ -302,6 +307,7 @@ int runRun(const ParsedArgs &args) {
     int min;
     int *value;
   } ints[] = {{"--threads", 1, &o.threadsPerRank},
+              {"--comm-timeout", 1, &o.commTimeoutSeconds},
               {"--warmup", 0, &o.warmup},
               {"--iterations", 1, &o.iterations}};
   for (const IntFlag &f : ints)

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 using namespace tpc;
 using namespace tpc::runtime;
@@ -118,6 +119,41 @@ TEST(RankFailure, PeerStopsPromptlyInsteadOfHanging) {
   EXPECT_TRUE(contains(rank0.message(), "rank 1 aborted")) << rank0.message();
   EXPECT_EQ(engine->session(0).lastFailureOrigin(),
             Session::FailureOrigin::Collective);
+}
+
+// A rank stuck outside any collective (here: in its own code, forever)
+// must not keep the others, or the caller, waiting: its peer times out in
+// the collective, and forEachRank returns within the stop grace after that,
+// naming the stuck rank and marking the engine abandoned.
+TEST(RankFailure, StuckRankIsLeftBehindWithinTheGrace) {
+  TempDir dir;
+  MlpCase c = mlpCase();
+  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
+  std::unique_ptr<LocalEngine> engine;
+  LocalEngineOptions options;
+  options.commTimeout = std::chrono::milliseconds(1000);
+  options.stopGrace = std::chrono::milliseconds(500);
+  ASSERT_OK(LocalEngine::load(dir.path(), options, engine));
+  ASSERT_OK(engine->setInput("x", c.xDesc(), c.x.data()));
+  auto start = std::chrono::steady_clock::now();
+  Status st = engine->forEachRank([&](int r) -> Status {
+    if (r == 1)
+      for (;;)
+        std::this_thread::sleep_for(std::chrono::hours(1));
+    return engine->session(r).run();
+  });
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_LT(seconds, 4.0);
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), "rank 0: step 2 (AllReduce"))
+      << st.message();
+  EXPECT_TRUE(contains(st.message(), "rank(s) 1 did not stop within 500 ms"))
+      << st.message();
+  EXPECT_TRUE(engine->abandoned());
+  // The stuck thread still refers to the engine: it must never be freed.
+  (void)engine.release();
 }
 
 TEST(RankFailure, MismatchedCollectivesFailOnEveryRank) {
