@@ -16,6 +16,10 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src", config.tpc_src_root))
 # Where pass plugins (TPCMlpOnlyShardingPlugin.so) are built.
 config.substitutions.append(("%plugin_dir", config.tpc_lib_dir))
+# The sanitizer build: memory bounds do not hold under AddressSanitizer
+# (shadow memory, quarantine), so tests of peak RSS are unsupported there.
+if "address" in getattr(config, "tpc_sanitize", ""):
+    config.available_features.add("asan")
 if config.tpc_have_mpi:
     config.available_features.add("mpi")
 if config.tpc_have_cuda:
