@@ -500,6 +500,7 @@ def main():
             tests = {n: t for n, t in tests.items() if args.only in n}
         results = {}
         runs = os.path.join(work, "runs")
+        shutil.rmtree(runs, ignore_errors=True)  # an interrupted run's
         os.makedirs(runs)
         jobs = max(1, min(2, args.jobs))
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:

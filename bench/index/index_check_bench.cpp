@@ -1,0 +1,102 @@
+//===- index_check_bench.cpp - What the run-time index check costs --------===//
+//
+// tpc's Gather kernels check every index against its axis after each run
+// (kernels/cpu/GatherKernels.cpp). This measures that check where it is
+// largest relative to the work: an embedding lookup (Gather of rows of a
+// [vocab, hidden] table), timed through the registry (lookup + check) and
+// as the bare lookup kernel (cpu::gatherKernel, no check), on the same
+// data, alternating, best of several rounds. Prints one line per shape:
+//   tokens hidden  checked_us  bare_us  check_us
+//
+//   tpc_index_check_bench [--rounds N]
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/Movement.h"
+#include "kernels/cpu/Registry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+using namespace tpc;
+using namespace tpc::cpu;
+
+namespace {
+
+double bestMicros(int rounds, int reps, const std::function<void()> &fn) {
+  double best = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i)
+      fn();
+    double us = std::chrono::duration<double, std::micro>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count() /
+                reps;
+    best = std::min(best, us);
+  }
+  return best;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int rounds = 15;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--rounds") == 0)
+      rounds = std::max(1, std::atoi(argv[++i]));
+  const KernelDef *def = lookupKernel("Gather");
+  if (!def) {
+    std::fprintf(stderr, "no Gather kernel\n");
+    return 1;
+  }
+  std::printf("tokens hidden  checked_us  bare_us  check_us\n");
+  const int64_t vocab = 50257;
+  for (int64_t hidden : {64, 768})
+    for (int64_t tokens : {1, 128, 2048}) {
+      std::vector<float> table(size_t(vocab * hidden), 1.0f);
+      std::vector<int64_t> ids(static_cast<size_t>(tokens), 0);
+      std::mt19937_64 rng(1);
+      for (int64_t &v : ids)
+        v = int64_t(rng() % uint64_t(vocab));
+      std::vector<float> out(size_t(tokens * hidden));
+      std::vector<TensorDesc> in = {{DType::F32, {vocab, hidden}},
+                                    {DType::I64, {1, tokens}}};
+      std::vector<TensorDesc> outs = {{DType::F32, {1, tokens, hidden}}};
+      std::unique_ptr<PreparedKernel> k;
+      Status st = def->prepare(in, outs, Attrs(), k);
+      if (!st) {
+        std::fprintf(stderr, "prepare: %s\n", st.message().c_str());
+        return 1;
+      }
+      const void *ins[] = {table.data(), ids.data()};
+      void *os[] = {out.data()};
+      ExecContext ctx;
+      GatherParams p;
+      p.outer = 1;
+      p.axisDim = vocab;
+      p.numIndices = tokens;
+      p.innerBytes = hidden * int64_t(sizeof(float));
+      p.indexType = DType::I64;
+      const int reps = tokens >= 2048 ? 50 : 2000;
+      double checked = 0, bare = 0;
+      // Alternate the two so that drift affects both alike.
+      for (int pass = 0; pass < 3; ++pass) {
+        checked += bestMicros(rounds, reps, [&] { k->run(ins, os, ctx); });
+        bare += bestMicros(rounds, reps, [&] {
+          gatherKernel(p, table.data(), ids.data(), out.data());
+        });
+      }
+      checked /= 3;
+      bare /= 3;
+      std::printf("%6lld %6lld  %10.3f  %7.3f  %8.3f\n", (long long)tokens,
+                  (long long)hidden, checked, bare,
+                  std::max(0.0, checked - bare));
+    }
+  return 0;
+}
