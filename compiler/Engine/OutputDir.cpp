@@ -5,12 +5,15 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <set>
+#include <sys/file.h>
 #include <sys/syscall.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -179,6 +182,26 @@ bool OutputDir::prepare(const std::string &outDir, std::string &error,
   return true;
 }
 
+namespace {
+/// Removes an old engine folder once no reader is opening its files: tpc's
+/// readers hold a shared flock on the folder while they do (the runtime's
+/// EngineFolder), so wait for an exclusive one, at most `patience`, then
+/// remove it anyway (a reader that held it longer was not a tpc loader).
+void removeOldEngine(const fs::path &dir, std::chrono::seconds patience) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    auto deadline = std::chrono::steady_clock::now() + patience;
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (fd >= 0)
+    ::close(fd);
+}
+} // namespace
+
 bool OutputDir::commit(std::string &error) {
   std::error_code ec;
   bool replace = fs::exists(targetPath, ec);
@@ -189,7 +212,7 @@ bool OutputDir::commit(std::string &error) {
                     RENAME_EXCHANGE) == 0) {
       committed = true;
       disarmSignals();
-      fs::remove_all(tempPath, ec);
+      removeOldEngine(tempPath, std::chrono::seconds(30));
       return true;
     }
     // A file system without exchange: the old engine goes first.
@@ -198,7 +221,7 @@ bool OutputDir::commit(std::string &error) {
               "': " + std::strerror(errno);
       return false;
     }
-    fs::remove_all(targetPath, ec);
+    removeOldEngine(targetPath, std::chrono::seconds(30));
   }
   fs::rename(tempPath, targetPath, ec);
   if (ec) {

@@ -83,7 +83,9 @@ Status CudaEngine::load(const std::string &dir,
   out.reset();
   std::unique_ptr<CudaEngine> e(new CudaEngine());
   e->options_ = options;
-  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, e->manifest_));
+  TPC_RETURN_IF_ERROR(
+      EngineManifest::load(dir, e->manifest_, /*holdFolder=*/true));
+  FolderRelease release(e->manifest_);
   int count = 0;
   TPC_RETURN_IF_ERROR(deviceCount(count));
   const int tp = e->manifest_.tp;

@@ -8,7 +8,12 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace tpc::runtime {
 
@@ -221,13 +226,15 @@ Status EngineManifest::parse(const std::string &text, const std::string &dir,
   return parseRanks(root, out);
 }
 
-Status EngineManifest::load(const std::string &dir, EngineManifest &out) {
-  std::string path = dir + "/" + kManifestName;
+Status EngineManifest::load(const std::string &dir, EngineManifest &out,
+                            bool holdFolder) {
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return Status::error("'" + dir + "' is not an engine folder (no such "
                          "directory)");
-  std::ifstream in(path, std::ios::binary);
+  std::shared_ptr<EngineFolder> folder;
+  TPC_RETURN_IF_ERROR(EngineFolder::open(dir, folder));
+  std::ifstream in(folder->pathOf(kManifestName), std::ios::binary);
   if (!in)
     return Status::error(std::string(kManifestName) + ": missing in '" + dir +
                          "' (not an engine folder?)");
@@ -235,11 +242,55 @@ Status EngineManifest::load(const std::string &dir, EngineManifest &out) {
   text << in.rdbuf();
   if (in.bad())
     return manifestError("read error");
-  return parse(text.str(), dir, out);
+  TPC_RETURN_IF_ERROR(parse(text.str(), dir, out));
+  if (!holdFolder)
+    folder->release();
+  out.folder = std::move(folder);
+  return Status::ok();
 }
 
 std::string EngineManifest::pathOf(const std::string &file) const {
-  return dir + "/" + file;
+  return folder ? folder->pathOf(file) : dir + "/" + file;
+}
+
+Status EngineFolder::open(const std::string &dir,
+                          std::shared_ptr<EngineFolder> &out) {
+  // A compile swaps the new engine in first and takes the old one's lock
+  // exclusively before deleting it: a reader that locked the old folder
+  // after that swap finds it gone from `dir`, and opens what is there now.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::shared_ptr<EngineFolder> f(new EngineFolder());
+    f->fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (f->fd_ < 0)
+      return Status::error("'" + dir + "' is not an engine folder (" +
+                           std::strerror(errno) + ")");
+    if (::flock(f->fd_, LOCK_SH) != 0)
+      return Status::error("cannot lock the engine folder '" + dir +
+                           "': " + std::strerror(errno));
+    f->locked_ = true;
+    struct stat held, now;
+    if (::fstat(f->fd_, &held) == 0 && ::stat(dir.c_str(), &now) == 0 &&
+        held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+      out = std::move(f);
+      return Status::ok();
+    }
+  }
+  return Status::error("the engine folder '" + dir +
+                       "' kept being replaced while it was opened");
+}
+
+EngineFolder::~EngineFolder() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+std::string EngineFolder::pathOf(const std::string &file) const {
+  return "/proc/self/fd/" + std::to_string(fd_) + "/" + file;
+}
+
+void EngineFolder::release() {
+  if (locked_ && ::flock(fd_, LOCK_UN) == 0)
+    locked_ = false;
 }
 
 const TensorSpec *EngineManifest::findInput(const std::string &name) const {

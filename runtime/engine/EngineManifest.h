@@ -13,10 +13,39 @@
 #include "kernels/Types.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace tpc::runtime {
+
+/// An engine folder held open while its files are read. Files are opened
+/// through the folder's descriptor (/proc/self/fd/N/FILE), so a compile that
+/// swaps a new engine into the same path meanwhile cannot make a reader mix
+/// the two; and a shared lock (flock) on the folder tells that compile to
+/// wait before it deletes the old engine, until release().
+class EngineFolder {
+public:
+  /// Opens and share-locks `dir`, the folder that is at that path once the
+  /// lock is held (a folder swapped away meanwhile is let go, and the new
+  /// one taken).
+  static Status open(const std::string &dir,
+                     std::shared_ptr<EngineFolder> &out);
+  ~EngineFolder();
+  EngineFolder(const EngineFolder &) = delete;
+  EngineFolder &operator=(const EngineFolder &) = delete;
+
+  /// A path that names `file` in this folder, whatever is at its old path.
+  std::string pathOf(const std::string &file) const;
+  /// Drops the lock once every file has been opened (mappings stay valid
+  /// after the files are deleted). Idempotent.
+  void release();
+
+private:
+  EngineFolder() = default;
+  int fd_ = -1;
+  bool locked_ = false;
+};
 
 /// The engine format version this runtime reads; newer engines are refused.
 constexpr int kEngineFormatVersion = 1;
@@ -45,6 +74,9 @@ struct RankRecord {
 struct EngineManifest {
   /// The engine folder the manifest was read from.
   std::string dir;
+  /// That folder, open and share-locked by load() (null after parse()):
+  /// the rank files are read through it. Shared by copies of the manifest.
+  std::shared_ptr<EngineFolder> folder;
   int formatVersion = 0;
   std::string producerName;
   std::string producerVersion;
@@ -60,16 +92,39 @@ struct EngineManifest {
   /// compile. Ranks of an MPI job compare ids before they run.
   std::string engineId;
 
-  /// Reads and validates DIR/engine.json.
-  static Status load(const std::string &dir, EngineManifest &out);
+  /// Reads and validates DIR/engine.json. With `holdFolder`, the folder's
+  /// shared lock is kept until releaseFolder(), for a caller that goes on to
+  /// open the rank files; otherwise it is dropped before returning.
+  static Status load(const std::string &dir, EngineManifest &out,
+                     bool holdFolder = false);
   /// Validates engine.json text; `dir` is recorded, not read.
   static Status parse(const std::string &text, const std::string &dir,
                       EngineManifest &out);
 
-  /// DIR/FILE.
+  /// A path of FILE in the engine folder: through `folder` when it is
+  /// open, DIR/FILE otherwise.
   std::string pathOf(const std::string &file) const;
+  /// Lets a compile replace the folder now that its files are open (see
+  /// EngineFolder::release). Loaders call it when they are done.
+  void releaseFolder() const {
+    if (folder)
+      folder->release();
+  }
   const TensorSpec *findInput(const std::string &name) const;
   const TensorSpec *findOutput(const std::string &name) const;
+};
+
+/// Calls manifest.releaseFolder() when it goes out of scope: what a loader
+/// holds while it opens the rank files.
+class FolderRelease {
+public:
+  explicit FolderRelease(const EngineManifest &manifest) : m_(manifest) {}
+  ~FolderRelease() { m_.releaseFolder(); }
+  FolderRelease(const FolderRelease &) = delete;
+  FolderRelease &operator=(const FolderRelease &) = delete;
+
+private:
+  const EngineManifest &m_;
 };
 
 /// Checks that DIR/record.file exists with the recorded size and, when

@@ -150,7 +150,9 @@ std::string humanBytes(uint64_t n) {
 Status inspectEngine(const std::string &dir, EngineSummary &out,
                      bool verifyWeights) {
   out = EngineSummary();
-  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, out.manifest));
+  TPC_RETURN_IF_ERROR(
+      EngineManifest::load(dir, out.manifest, /*holdFolder=*/true));
+  FolderRelease release(out.manifest);
   out.ranks.resize(size_t(out.manifest.tp));
   out.weightsVerified = verifyWeights;
   for (int r = 0; r < out.manifest.tp; ++r)

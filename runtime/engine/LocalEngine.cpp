@@ -13,7 +13,10 @@ Status LocalEngine::load(const std::string &dir,
   out.reset();
   std::unique_ptr<LocalEngine> e(new LocalEngine());
   e->options_ = options;
-  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, e->manifest_));
+  TPC_RETURN_IF_ERROR(
+      EngineManifest::load(dir, e->manifest_, /*holdFolder=*/true));
+  // Every rank file is open once the ranks are loaded.
+  FolderRelease release(e->manifest_);
   const int tp = e->manifest_.tp;
   e->ranks_.resize(size_t(tp));
 

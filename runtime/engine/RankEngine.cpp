@@ -37,8 +37,10 @@ RankEngine::~RankEngine() = default;
 Status RankEngine::load(const std::string &dir, int rank,
                         std::unique_ptr<RankEngine> &out) {
   EngineManifest manifest;
-  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, manifest));
-  return load(manifest, rank, out);
+  TPC_RETURN_IF_ERROR(EngineManifest::load(dir, manifest, /*holdFolder=*/true));
+  Status st = load(manifest, rank, out);
+  manifest.releaseFolder();
+  return st;
 }
 
 Status RankEngine::load(const EngineManifest &manifest, int rank,

@@ -39,7 +39,9 @@ struct RankState {
 };
 
 Status setUp(const RunToolOptions &o, Communicator &comm, RankState &s) {
-  TPC_RETURN_IF_ERROR(EngineManifest::load(o.engineDir, s.manifest));
+  TPC_RETURN_IF_ERROR(
+      EngineManifest::load(o.engineDir, s.manifest, /*holdFolder=*/true));
+  FolderRelease release(s.manifest);
   if (comm.size() != s.manifest.tp)
     return Status::error("mpirun started " + std::to_string(comm.size()) +
                          " process(es), but the engine has tp " +
