@@ -3,6 +3,7 @@
 
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/LocalEngine.h"
+#include "runtime/engine/Profile.h"
 #include "runtime/engine/RunToolSupport.h"
 
 #include <algorithm>
@@ -92,6 +93,9 @@ Status checkOptions(const RunToolOptions &o) {
     return Status::error("--emulate-ranks needs --backend cuda");
   if (o.backend == Backend::Cpu && o.gpu.syncEachStep)
     return Status::error("--sync-steps needs --backend cuda");
+  if (o.backend == Backend::Cuda && !o.profilePath.empty())
+    return Status::error("--profile times CPU steps; with --backend cuda use "
+                         "Nsight Systems (nsys profile tpc run ...)");
   return Status::ok();
 }
 
@@ -109,6 +113,7 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
   LocalEngineOptions lo;
   lo.threadsPerRank = o.threadsPerRank;
   lo.commTimeout = std::chrono::seconds(o.commTimeoutSeconds);
+  lo.profile = !o.profilePath.empty();
   std::unique_ptr<LocalEngine> engine;
   auto loadStart = std::chrono::steady_clock::now();
   if (Status st = LocalEngine::load(o.engineDir, lo, engine); !st)
@@ -121,6 +126,7 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
 
   std::vector<std::vector<double>> times(
       size_t(tp), std::vector<double>(size_t(o.iterations), 0.0));
+  std::vector<RankRuns> profiles(static_cast<size_t>(tp));
   Status st = engine->forEachRank([&](int r) -> Status {
     Session &session = engine->session(r);
     Communicator *comm = tp > 1 ? engine->communicator(r) : nullptr;
@@ -131,8 +137,11 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
         TPC_RETURN_IF_ERROR(comm->barrier().withContext(
             "rank " + std::to_string(r) + ": "));
       TPC_RETURN_IF_ERROR(session.run());
-      if (i >= o.warmup)
+      if (i >= o.warmup) {
         times[size_t(r)][size_t(i - o.warmup)] = session.lastRunMillis();
+        if (lo.profile)
+          profiles[size_t(r)].push_back(session.stepTimes());
+      }
     }
     return Status::ok();
   });
@@ -160,14 +169,47 @@ int runInProcess(const RunToolOptions &o, std::ostream &out,
       !ws)
     return toolError(err, ws.message());
   printLatency(latency, loadMillis, tp, o, out);
+  if (lo.profile) {
+    std::vector<std::string> events;
+    for (int r = 0; r < tp; ++r)
+      events.push_back(traceEventsJson(engine->rankEngine(r).plan(), r,
+                                       profiles[size_t(r)]));
+    if (Status ws = writeChromeTrace(o.profilePath, events); !ws)
+      return toolError(err, ws.message());
+    printProfileSummary(engine->rankEngine(0).plan(), profiles[0], o, out);
+  }
   return 0;
 }
 
 } // namespace
 
+/// torchrun (and torch.distributed.launch) start WORLD_SIZE processes with
+/// RANK and WORLD_SIZE set. tpc's ranks are threads of one process or MPI
+/// processes, so each of those processes would run the whole engine:
+/// refuse, saying how to launch instead.
+Status checkTorchrunLaunch() {
+  const char *world = std::getenv("WORLD_SIZE");
+  const char *rank = std::getenv("RANK");
+  if (!world || !rank || launchedByMpi())
+    return Status::ok();
+  char *end = nullptr;
+  long w = std::strtol(world, &end, 10);
+  if (*end != '\0' || w <= 1)
+    return Status::ok();
+  return Status::error(
+      std::string("this process looks started by torchrun (RANK=") + rank +
+      ", WORLD_SIZE=" + world +
+      "), which would make each of its processes run the whole engine; tpc's "
+      "ranks are threads of one process or MPI processes: run `tpc run "
+      "ENGINE` once (every rank in this process) or `mpirun -np TP tpc run "
+      "ENGINE` (one rank per process)");
+}
+
 int runTool(const RunToolOptions &options, std::ostream &out,
             std::ostream &err) {
   if (Status st = checkOptions(options); !st)
+    return toolError(err, st.message());
+  if (Status st = checkTorchrunLaunch(); !st)
     return toolError(err, st.message());
   CommMode mode = options.comm;
   if (mode == CommMode::Auto)

@@ -46,6 +46,9 @@ struct RunToolOptions {
   /// How long a rank waits for its peers in a collective before the run
   /// fails (in process and under MPI).
   int commTimeoutSeconds = 60;
+  /// Where to write a Chrome trace of every step of every rank over the
+  /// timed runs ("" for none); a table of the slowest steps is printed.
+  std::string profilePath;
   /// Allow ranks x threads to exceed the cores this process may use.
   bool oversubscribe = false;
   /// Inputs without an --input file are generated: integer ids uniform

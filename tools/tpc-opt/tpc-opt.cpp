@@ -2,11 +2,14 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
 
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 /// Loads the --load-pass-plugin libraries before MlirOptMain builds its
@@ -44,6 +47,35 @@ static bool loadPassPlugins(std::vector<char *> &args) {
   return true;
 }
 
+/// tpc's passes, in the order `tpc compile` runs them: the head of
+/// --help lists them (MLIR's own list is long and alphabetical).
+static const char *const kTpcPasses[] = {
+    "tpc-compile-pipeline",  "tpc-tp-shard",          "tpc-spmd-partition",
+    "tpc-fuse-layer-norm",   "tpc-fuse-rms-norm",     "tpc-fuse-add-norm",
+    "tpc-fuse-gelu",         "tpc-fuse-swiglu",       "tpc-fuse-attention",
+    "tpc-fuse-matmul-bias",  "tpc-convert-float-type", "tpc-lower-to-plan",
+    "tpc-plan-memory",
+};
+
+/// "tpc optimizer driver" and one line per tpc pass with its summary.
+static std::string overview() {
+  std::string text = "tpc optimizer driver\n\ntpc's passes and pipeline (each "
+                     "is an option below; any slice of `tpc compile`):\n";
+  for (const char *name : kTpcPasses) {
+    llvm::StringRef summary;
+    if (const mlir::PassInfo *info = mlir::PassInfo::lookup(name))
+      summary = info->getPassDescription();
+    else if (const mlir::PassPipelineInfo *p =
+                 mlir::PassPipelineInfo::lookup(name))
+      summary = p->getPassDescription();
+    text += "  --" + std::string(name);
+    const int pad = std::max(2, 26 - int(std::strlen(name)));
+    text += std::string(size_t(pad), ' ');
+    text += summary.str() + "\n";
+  }
+  return text;
+}
+
 int main(int argc, char **argv) {
   // --version names tpc as well as the LLVM it is built on.
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
@@ -58,5 +90,5 @@ int main(int argc, char **argv) {
   int count = int(args.size());
   args.push_back(nullptr);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
-      count, args.data(), "tpc optimizer driver\n", registry));
+      count, args.data(), overview(), registry));
 }
