@@ -40,6 +40,7 @@ Status LocalEngine::load(const std::string &dir,
   TPC_RETURN_IF_ERROR(InProcessGroup::create(tp, e->group_, commOptions));
   SessionOptions sessionOptions;
   sessionOptions.numThreads = options.threadsPerRank;
+  sessionOptions.profile = options.profile;
   for (int r = 0; r < tp; ++r) {
     Rank &rank = e->ranks_[size_t(r)];
     rank.comm = e->group_.take(r);

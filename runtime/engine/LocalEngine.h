@@ -21,6 +21,8 @@ namespace tpc::runtime {
 struct LocalEngineOptions {
   /// Kernel threads per rank.
   int threadsPerRank = 1;
+  /// Time every step (Session::stepTimes()).
+  bool profile = false;
   /// How long a rank waits for its peers in a collective before the group
   /// is aborted.
   std::chrono::milliseconds commTimeout{60000};

@@ -52,6 +52,7 @@ Status setUp(const RunToolOptions &o, Communicator &comm, RankState &s) {
   TPC_RETURN_IF_ERROR(RankEngine::load(s.manifest, comm.rank(), s.engine));
   SessionOptions so;
   so.numThreads = o.threadsPerRank;
+  so.profile = !o.profilePath.empty();
   TPC_RETURN_IF_ERROR(Session::create(*s.engine, &comm, so, s.session));
   return setInputs(*s.session, s.inputs);
 }
@@ -78,6 +79,30 @@ int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
     return 1;
   }
   return -1;
+}
+
+/// Every rank's `text`, in rank order, on every rank (lengths first, then
+/// the bytes).
+Status gatherText(Communicator &comm, const std::string &text,
+                  std::vector<std::string> &out) {
+  const int world = comm.size();
+  std::vector<int64_t> lengths(size_t(world), 0);
+  int64_t mine = int64_t(text.size());
+  TPC_RETURN_IF_ERROR(comm.allGather(&mine, lengths.data(), 1, DType::I64));
+  std::vector<size_t> counts(lengths.begin(), lengths.end());
+  size_t total = 0;
+  for (size_t c : counts)
+    total += c;
+  std::vector<char> all(total);
+  TPC_RETURN_IF_ERROR(
+      comm.allGatherV(text.data(), all.data(), counts, DType::U8));
+  out.clear();
+  size_t at = 0;
+  for (size_t c : counts) {
+    out.emplace_back(all.data() + at, c);
+    at += c;
+  }
+  return Status::ok();
 }
 
 /// Every rank must run the same compile: ranks compare their engine ids
@@ -130,6 +155,7 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
     return r;
 
   std::vector<double> times;
+  RankRuns profile;
   for (int i = 0; i < o.warmup + o.iterations; ++i) {
     if (Status st = comm.barrier(); !st)
       return toolError(err, "rank " + std::to_string(rank) + ": " +
@@ -138,9 +164,21 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
     // message is printed before.
     if (Status st = state.session->run(); !st)
       return toolError(err, st.message());
-    if (i >= o.warmup)
+    if (i >= o.warmup) {
       times.push_back(state.session->lastRunMillis());
+      if (!o.profilePath.empty())
+        profile.push_back(state.session->stepTimes());
+    }
   }
+  std::vector<std::string> events;
+  if (!o.profilePath.empty())
+    if (Status st = gatherText(comm,
+                               traceEventsJson(state.engine->plan(), rank,
+                                               profile),
+                               events);
+        !st)
+      return toolError(err, "rank " + std::to_string(rank) + ": " +
+                                st.message());
   if (rank != 0)
     return 0;
   if (Status st = saveGeneratedInputs(o, state.inputs); !st)
@@ -150,6 +188,11 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
       !st)
     return toolError(err, st.message());
   printLatency(times, loadMillis, world, o, out);
+  if (!o.profilePath.empty()) {
+    if (Status st = writeChromeTrace(o.profilePath, events); !st)
+      return toolError(err, st.message());
+    printProfileSummary(state.engine->plan(), profile, o, out);
+  }
   return 0;
 }
 

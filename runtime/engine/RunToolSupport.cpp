@@ -296,4 +296,15 @@ void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
   out.flush();
 }
 
+void printProfileSummary(const RankPlan &plan, const RankRuns &runs,
+                         const RunToolOptions &options, std::ostream &out) {
+  if (options.json)
+    return;
+  out << "profile: " << options.profilePath << " (Chrome trace: Perfetto, "
+      << "chrome://tracing); rank 0's slowest steps, mean of " << runs.size()
+      << " run" << (runs.size() == 1 ? "" : "s") << ":\n"
+      << formatTopSteps(plan, runs);
+  out.flush();
+}
+
 } // namespace tpc::runtime

@@ -8,6 +8,7 @@
 #ifndef TPC_RUNTIME_ENGINE_RUNTOOLSUPPORT_H
 #define TPC_RUNTIME_ENGINE_RUNTOOLSUPPORT_H
 
+#include "runtime/engine/Profile.h"
 #include "runtime/engine/Session.h"
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
@@ -87,6 +88,11 @@ inline double millisSince(std::chrono::steady_clock::time_point start) {
 /// text otherwise.
 void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
                   const RunToolOptions &options, std::ostream &out);
+
+/// After a --profile run: where the trace went and rank 0's slowest steps
+/// (not with --json, whose stdout is the JSON object alone).
+void printProfileSummary(const RankPlan &plan, const RankRuns &runs,
+                         const RunToolOptions &options, std::ostream &out);
 
 /// Prints "tpc run: error: MSG" and returns 1.
 int toolError(std::ostream &err, const std::string &msg);

@@ -97,8 +97,21 @@ Status Session::run() {
     if (in.desc.bytes())
       std::memcpy(engine_.bufferData(in.buffer), in.data, in.desc.bytes());
 
-  for (size_t i = 0; i < engine_.steps().size(); ++i) {
+  const size_t steps = engine_.steps().size();
+  stepTimes_.assign(options_.profile ? steps : 0, StepTime());
+  auto micros = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch())
+        .count();
+  };
+  for (size_t i = 0; i < steps; ++i) {
+    std::chrono::steady_clock::time_point t0;
+    if (options_.profile)
+      t0 = std::chrono::steady_clock::now();
     Status st = runStep(i);
+    if (options_.profile) {
+      auto t1 = std::chrono::steady_clock::now();
+      stepTimes_[i] = {micros(t0), micros(t1) - micros(t0)};
+    }
     if (!st)
       return fail(st.withContext(who + engine_.plan().describeStep(i) + ": "),
                   engine_.steps()[i].kernel ? FailureOrigin::Local

@@ -27,6 +27,16 @@ namespace tpc::runtime {
 struct SessionOptions {
   /// Threads each kernel may use.
   int numThreads = 1;
+  /// Time every step of every run (stepTimes()); two clock reads a step.
+  bool profile = false;
+};
+
+/// When a step of the last run started and how long it took, in
+/// microseconds of the steady clock (one timeline for every rank of a
+/// process).
+struct StepTime {
+  double startMicros = 0;
+  double micros = 0;
 };
 
 class Session {
@@ -63,6 +73,9 @@ public:
 
   /// Wall time of the last run(), in milliseconds (steady clock).
   double lastRunMillis() const { return lastRunMillis_; }
+  /// With SessionOptions::profile, one entry per plan step of the last
+  /// successful run(); empty otherwise.
+  const std::vector<StepTime> &stepTimes() const { return stepTimes_; }
   RankEngine &engine() const { return engine_; }
   Communicator *communicator() const { return comm_; }
 
@@ -93,6 +106,7 @@ private:
   bool hasRun_ = false;
   FailureOrigin lastFailure_ = FailureOrigin::None;
   double lastRunMillis_ = 0;
+  std::vector<StepTime> stepTimes_;
 };
 
 } // namespace tpc::runtime

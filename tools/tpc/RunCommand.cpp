@@ -25,7 +25,7 @@ const Command kRunCommand = {
     "ENGINE_DIR --input NAME=FILE.npy ... [--inputs FILE.npz] "
     "[--output-dir DIR] [--threads N] "
     "[--warmup W] [--iterations N] [--json] [--comm inprocess|mpi] "
-    "[--comm-timeout SECONDS] "
+    "[--comm-timeout SECONDS] [--profile TRACE.json] "
     "[--backend cpu|cuda] [--cuda-graph on|off] [--emulate-ranks] "
     "[--device N] [--random-inputs [--seed N]] [--check [--check-against "
     "onnxruntime|tp1] [--atol A] [--rtol R]]",
@@ -47,6 +47,10 @@ const Command kRunCommand = {
          "how ranks communicate (default: mpi under mpirun, else inprocess)"},
         {"--oversubscribe", nullptr,
          "allow ranks x threads to exceed the available cores"},
+        {"--profile", "TRACE.json",
+         "time every step of every rank over the timed runs: a Chrome trace "
+         "(open it in Perfetto) and a table of the 10 slowest steps (CPU "
+         "backend)"},
         {"--comm-timeout", "SECONDS",
          "how long a rank waits in a collective for its peers before the run "
          "fails, naming the collective (default 60; CPU backend, in process "
@@ -302,6 +306,9 @@ int runRun(const ParsedArgs &args) {
   }
   o.inputArchives = args.all("--inputs");
   o.outputDir = args.get("--output-dir");
+  o.profilePath = args.get("--profile");
+  if (args.has("--profile") && o.profilePath.empty())
+    return fail(cmd, "--profile needs a file name");
   struct IntFlag {
     const char *name;
     int min;
