@@ -15,19 +15,27 @@
 
 namespace tpc::runtime {
 
+Status readRankPlan(const EngineManifest &m, int rank, RankPlan &out) {
+  if (rank < 0 || rank >= m.tp)
+    return Status::error("rank " + std::to_string(rank) +
+                         " does not exist in an engine with tp " +
+                         std::to_string(m.tp));
+  const RankRecord &rec = m.ranks[size_t(rank)];
+  TPC_RETURN_IF_ERROR(verifyFile(m, rec.plan));
+  MappedFile file;
+  TPC_RETURN_IF_ERROR(MappedFile::open(m.pathOf(rec.plan.file), file)
+                          .withContext(rec.plan.file + ": "));
+  return parseRankPlan(file.data(), file.size(), rec.plan.file, out);
+}
+
 namespace {
 
 Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
                      RankSummary &out) {
   const RankRecord &rec = m.ranks[size_t(rank)];
-  TPC_RETURN_IF_ERROR(verifyFile(m, rec.plan));
   TPC_RETURN_IF_ERROR(verifyFile(m, rec.weights, verifyWeights));
-  MappedFile file;
-  TPC_RETURN_IF_ERROR(MappedFile::open(m.pathOf(rec.plan.file), file)
-                          .withContext(rec.plan.file + ": "));
   RankPlan plan;
-  TPC_RETURN_IF_ERROR(
-      parseRankPlan(file.data(), file.size(), rec.plan.file, plan));
+  TPC_RETURN_IF_ERROR(readRankPlan(m, rank, plan));
 
   out.rank = rank;
   out.planFile = rec.plan.file;

@@ -10,6 +10,7 @@
 #define TPC_RUNTIME_ENGINE_INSPECT_H
 
 #include "runtime/engine/EngineManifest.h"
+#include "runtime/engine/RankPlan.h"
 
 #include <cstdint>
 #include <map>
@@ -66,6 +67,10 @@ struct EngineSummary {
   /// always are; sizes always are).
   bool weightsVerified = false;
 };
+
+/// Reads rank `rank`'s plan from the engine `m` describes, after checking
+/// its size and digest.
+Status readRankPlan(const EngineManifest &m, int rank, RankPlan &out);
 
 /// Bytes for people: "512 B", "475136 (464.0 KiB)".
 std::string humanBytes(uint64_t bytes);

@@ -2,7 +2,6 @@
 #include "runtime/engine/Pictures.h"
 
 #include "runtime/support/AtomicFile.h"
-#include "runtime/support/MappedFile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -199,18 +198,8 @@ Status writeGraph(const std::string &dir, int rank, const std::string &path) {
   EngineManifest manifest;
   TPC_RETURN_IF_ERROR(EngineManifest::load(dir, manifest, /*holdFolder=*/true));
   FolderRelease release(manifest);
-  if (rank < 0 || rank >= manifest.tp)
-    return Status::error("--rank " + std::to_string(rank) +
-                         " does not exist in an engine with tp " +
-                         std::to_string(manifest.tp));
-  const RankRecord &rec = manifest.ranks[size_t(rank)];
-  TPC_RETURN_IF_ERROR(verifyFile(manifest, rec.plan));
-  MappedFile file;
-  TPC_RETURN_IF_ERROR(MappedFile::open(manifest.pathOf(rec.plan.file), file)
-                          .withContext(rec.plan.file + ": "));
   RankPlan plan;
-  TPC_RETURN_IF_ERROR(
-      parseRankPlan(file.data(), file.size(), rec.plan.file, plan));
+  TPC_RETURN_IF_ERROR(readRankPlan(manifest, rank, plan).withContext("--"));
   std::string dot = planToDot(plan, "rank " + std::to_string(rank) + " of " +
                                         std::to_string(manifest.tp));
   return svg ? renderSvg(dot, path) : writeText(path, dot);
