@@ -155,8 +155,36 @@ int main(int argc, char **argv) {
   setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
 
   std::vector<Library> libs;
-  libs.push_back({"tpc", std::string("packed weights, ") + sgemmKernelName() +
-                             " micro-kernel", {}, {}});
+  // tpc once per micro-kernel this CPU runs (the first is the one engines
+  // use), so that the instruction-set paths are compared in the same run.
+  PackedMatrix packed;
+  for (const char *kernel : sgemmAvailableKernels()) {
+    if (std::strcmp(kernel, "generic") == 0 &&
+        sgemmAvailableKernels().size() > 1)
+      continue;
+    Library lib{libs.empty() ? "tpc" : std::string("tpc-") + kernel,
+                std::string("packed weights, ") + kernel + " micro-kernel",
+                {}, {}};
+    lib.prepare = [&packed, kernel](const Shape &s, const float *b) {
+      (void)sgemmUseKernel(kernel);
+      packed.pack(b, s.k, s.n, s.transB ? s.k : s.n, s.transB);
+    };
+    lib.run = [&packed, kernel, threads](const Shape &s, const float *a,
+                                         const float *, float *c) {
+      (void)sgemmUseKernel(kernel);
+      SgemmArgs g;
+      g.m = s.m;
+      g.n = s.n;
+      g.k = s.k;
+      g.a = a;
+      g.lda = s.k;
+      g.packedB = &packed;
+      g.c = c;
+      g.ldc = s.n;
+      sgemm(g, threads);
+    };
+    libs.push_back(std::move(lib));
+  }
   libs.push_back(cblasLibrary("OpenBLAS", "libopenblas.so.0",
                               "openblas_set_num_threads", threads));
   libs.push_back(cblasLibrary("BLIS", "libblis.so.4",
@@ -166,22 +194,6 @@ int main(int argc, char **argv) {
   libs.push_back({"libxsmm", "not available: Debian's libxsmm 1.17 package "
                              "has only the kernel generator, no GEMM library",
                   {}, {}});
-  PackedMatrix packed;
-  libs[0].prepare = [&](const Shape &s, const float *b) {
-    packed.pack(b, s.k, s.n, s.transB ? s.k : s.n, s.transB);
-  };
-  libs[0].run = [&](const Shape &s, const float *a, const float *, float *c) {
-    SgemmArgs g;
-    g.m = s.m;
-    g.n = s.n;
-    g.k = s.k;
-    g.a = a;
-    g.lda = s.k;
-    g.packedB = &packed;
-    g.c = c;
-    g.ldc = s.n;
-    sgemm(g, threads);
-  };
 
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> dist(-1, 1);

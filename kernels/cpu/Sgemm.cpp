@@ -17,9 +17,11 @@ namespace {
 /// it adds to, which for wide outputs comes from L3, so fewer blocks beat
 /// keeping the B micro-panel (kc x Nr, 48 KiB at most) inside L1; it
 /// streams from L2 at well under L2's bandwidth. The mc x kc block of A
-/// (at most 432 KiB) stays in L2.
+/// (about 144 rows: at most 432 KiB) stays in L2.
 constexpr int64_t kMaxKc = 768;
-constexpr int64_t kMc = 24 * kSgemmMr;
+
+/// The M block for tiles of `mr` rows: a multiple of mr near 144.
+int64_t mBlock(int64_t mr) { return std::max<int64_t>(1, 144 / mr) * mr; }
 
 int64_t kBlock(int64_t k) {
   const int64_t blocks = (k + kMaxKc - 1) / kMaxKc;
@@ -49,32 +51,39 @@ struct Scratch {
   }
 };
 
-const MicroKernels &kernels() {
-  static const MicroKernels k = selectMicroKernels();
+const std::vector<MicroKernels> &allKernels() {
+  static const std::vector<MicroKernels> all = availableMicroKernels();
+  return all;
+}
+
+const MicroKernels *&current() {
+  static const MicroKernels *k = &allKernels().front();
   return k;
 }
 
-/// op(A)[ic + i, pc + p] for i < mc, p < kc into panels of Mr rows.
-void packA(const SgemmArgs &g, int64_t ic, int64_t mc, int64_t pc, int64_t kc,
-           float *dst) {
-  for (int64_t i0 = 0; i0 < mc; i0 += kSgemmMr) {
-    const int64_t rows = std::min(kSgemmMr, mc - i0);
+const MicroKernels &kernels() { return *current(); }
+
+/// op(A)[ic + i, pc + p] for i < mc, p < kc into panels of mr rows.
+void packA(const SgemmArgs &g, int64_t mr, int64_t ic, int64_t mc, int64_t pc,
+           int64_t kc, float *dst) {
+  for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+    const int64_t rows = std::min(mr, mc - i0);
     float *panel = dst + i0 * kc;
-    for (int64_t r = 0; r < kSgemmMr; ++r) {
+    for (int64_t r = 0; r < mr; ++r) {
       if (r >= rows) {
         for (int64_t p = 0; p < kc; ++p)
-          panel[p * kSgemmMr + r] = 0.0f;
+          panel[p * mr + r] = 0.0f;
         continue;
       }
       const int64_t row = ic + i0 + r;
       if (g.transA) {
         const float *src = g.a + pc * g.lda + row;
         for (int64_t p = 0; p < kc; ++p)
-          panel[p * kSgemmMr + r] = src[p * g.lda];
+          panel[p * mr + r] = src[p * g.lda];
       } else {
         const float *src = g.a + row * g.lda + pc;
         for (int64_t p = 0; p < kc; ++p)
-          panel[p * kSgemmMr + r] = src[p];
+          panel[p * mr + r] = src[p];
       }
     }
   }
@@ -103,16 +112,16 @@ void packBPanel(const float *b, int64_t ldb, bool trans, int64_t n,
   }
 }
 
-/// A tile of at most Mr x Nr at c: the micro-kernel on a full tile,
+/// A tile of at most mr x Nr at c: the micro-kernel on a full tile,
 /// through a local tile at the edges.
 void tile(const MicroKernels &mk, int64_t kc, const float *ap, const float *bp,
           float *c, int64_t ldc, int64_t rows, int64_t cols, float alpha,
           bool acc) {
-  if (rows == kSgemmMr && cols == kSgemmNr) {
+  if (rows == mk.mr && cols == kSgemmNr) {
     mk.tile(kc, ap, bp, c, ldc, alpha, acc);
     return;
   }
-  alignas(64) float t[kSgemmMr * kSgemmNr];
+  alignas(64) float t[kSgemmMaxMr * kSgemmNr];
   mk.tile(kc, ap, bp, t, kSgemmNr, alpha, false);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j)
@@ -123,10 +132,10 @@ void tile(const MicroKernels &mk, int64_t kc, const float *ap, const float *bp,
 /// Panels [p0, p1) of C: the whole product for those columns.
 void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
   const MicroKernels &mk = kernels();
+  const int64_t mr = mk.mr, kMc = mBlock(mr);
   thread_local Scratch aBuf, bBuf;
-  float *ap = aBuf.get(size_t(std::min(kMc, (g.m + kSgemmMr - 1) / kSgemmMr *
-                                               kSgemmMr) *
-                              kBlock(g.k)));
+  float *ap = aBuf.get(
+      size_t(std::min(kMc, (g.m + mr - 1) / mr * mr) * kBlock(g.k)));
   float *bp = g.packedB ? nullptr
                         : bBuf.get(size_t((p1 - p0) * kSgemmNr *
                                           kBlock(g.k)));
@@ -140,15 +149,15 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
                    bp + (p - p0) * kc * kSgemmNr);
     for (int64_t ic = 0; ic < g.m; ic += kMc) {
       const int64_t mc = std::min(kMc, g.m - ic);
-      packA(g, ic, mc, pc, kc, ap);
+      packA(g, mr, ic, mc, pc, kc, ap);
       for (int64_t p = p0; p < p1; ++p) {
         const float *panel = g.packedB ? g.packedB->panel(p, pc)
                                        : bp + (p - p0) * kc * kSgemmNr;
         const int64_t cols = std::min(kSgemmNr, g.n - p * kSgemmNr);
-        for (int64_t i0 = 0; i0 < mc; i0 += kSgemmMr)
+        for (int64_t i0 = 0; i0 < mc; i0 += mr)
           tile(mk, kc, ap + i0 * kc, panel,
                g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc,
-               std::min(kSgemmMr, mc - i0), cols, g.alpha, acc);
+               std::min(mr, mc - i0), cols, g.alpha, acc);
       }
     }
   }
@@ -223,5 +232,21 @@ void sgemm(const SgemmArgs &g, int numThreads) {
 }
 
 const char *sgemmKernelName() { return kernels().name; }
+
+std::vector<const char *> sgemmAvailableKernels() {
+  std::vector<const char *> names;
+  for (const MicroKernels &k : allKernels())
+    names.push_back(k.name);
+  return names;
+}
+
+bool sgemmUseKernel(const char *name) {
+  for (const MicroKernels &k : allKernels())
+    if (std::strcmp(k.name, name) == 0) {
+      current() = &k;
+      return true;
+    }
+  return false;
+}
 
 } // namespace tpc::cpu

@@ -1,9 +1,11 @@
 //===- Sgemm.h - tpc's own fp32 matrix product ------------------*- C++ -*-===//
 //
 // C = alpha * op(A) op(B) (+ C), row-major, the way BLIS structures it: B in
-// panels of kSgemmNr columns, A in panels of kSgemmMr rows, a register-tiled
-// micro-kernel (AVX2 + FMA when the CPU has them, chosen at run time; plain
-// C++ otherwise) and cache blocking over K and M. A weight B is packed once
+// panels of kSgemmNr columns, A in panels of as many rows as the
+// micro-kernel takes, a register-tiled micro-kernel chosen at run time from
+// what the CPU has (AVX-512: 16 x 16, one zmm per row, A broadcast from
+// memory; AVX2 + FMA: 6 x 16; plain C++ otherwise) and cache blocking over K
+// and M. A weight B is packed once
 // (PackedMatrix) when its kernel is bound to the engine's weights; other
 // operands are packed per call, each thread packing only what it uses.
 // Threads split the columns, so no two write the same output.
@@ -14,11 +16,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace tpc::cpu {
 
-constexpr int64_t kSgemmMr = 6;
+/// Columns of a B panel, for every micro-kernel (so packed weights do not
+/// depend on the CPU).
 constexpr int64_t kSgemmNr = 16;
+/// The most rows any micro-kernel's tile has.
+constexpr int64_t kSgemmMaxMr = 16;
 
 /// A K x N matrix stored as ceil(N / kSgemmNr) panels, panel p holding
 /// columns [p * Nr, p * Nr + Nr) as K rows of Nr floats (zero past N).
@@ -63,8 +69,17 @@ struct SgemmArgs {
 /// One product on `numThreads` threads (parallelRun).
 void sgemm(const SgemmArgs &args, int numThreads);
 
-/// Which micro-kernel sgemm uses on this CPU: "avx2-fma" or "generic".
+/// Which micro-kernel sgemm uses: "avx512f", "avx2-fma" or "generic", the
+/// fastest this CPU runs unless sgemmUseKernel() chose another.
 const char *sgemmKernelName();
+
+/// The micro-kernels this CPU can run, fastest first.
+std::vector<const char *> sgemmAvailableKernels();
+/// Makes sgemm use the micro-kernel `name` (one of sgemmAvailableKernels);
+/// false, changing nothing, for a name this CPU cannot run. For tests and
+/// benchmarks that compare the paths; not thread-safe against running
+/// products.
+bool sgemmUseKernel(const char *name);
 
 } // namespace tpc::cpu
 

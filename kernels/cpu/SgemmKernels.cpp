@@ -1,19 +1,24 @@
-//===- SgemmKernels.cpp - sgemm micro-kernels: AVX2 + FMA, and generic ----===//
+//===- SgemmKernels.cpp - sgemm micro-kernels: AVX-512, AVX2, generic -----===//
 //
-// The AVX2 kernels are compiled for that instruction set with function
-// attributes, so the rest of the library keeps the baseline target and the
-// choice is made at run time (__builtin_cpu_supports).
+// The AVX-512 and AVX2 kernels are compiled for their instruction sets with
+// function attributes, so the rest of the library keeps the baseline target
+// and the choice is made at run time (__builtin_cpu_supports).
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/SgemmKernels.h"
 
 #include <immintrin.h>
+#include <vector>
 
 namespace tpc::cpu {
 namespace {
 
-constexpr int kMr = int(kSgemmMr);
+/// Rows of the AVX2 and generic tiles.
+constexpr int kMr = 6;
 constexpr int kNr = int(kSgemmNr);
+/// Rows of the AVX-512 tile.
+constexpr int kMr512 = 16;
+static_assert(kMr512 <= kSgemmMaxMr && kMr <= kSgemmMaxMr, "tile too tall");
 
 void tileGeneric(int64_t kc, const float *ap, const float *bp, float *c,
                  int64_t ldc, float alpha, bool acc) {
@@ -149,17 +154,79 @@ TPC_AVX2 void gemvAvx2(int64_t k, const float *a, const float *panels,
   _mm256_storeu_ps(out + 48, x30);
   _mm256_storeu_ps(out + 56, x31);
 }
+
+#define TPC_AVX512 __attribute__((target("avx512f")))
+
+/// 16 x 16: a row of the tile is one zmm, so sixteen accumulators; per step
+/// of k one load of B and sixteen FMAs that take their A element as an
+/// embedded broadcast from memory (no register for it), which keeps the
+/// loads per FMA near one and both 512-bit FMA pipes busy.
+TPC_AVX512 void tileAvx512(int64_t kc, const float *ap, const float *bp,
+                           float *c, int64_t ldc, float alpha, bool acc) {
+  for (int r = 0; r < kMr512; ++r)
+    _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc), _MM_HINT_T0);
+  __m512 x[kMr512];
+  for (int r = 0; r < kMr512; ++r)
+    x[r] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m512 b = _mm512_loadu_ps(bp);
+#pragma GCC unroll 16
+    for (int r = 0; r < kMr512; ++r)
+      x[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b, x[r]);
+    ap += kMr512;
+    bp += kNr;
+  }
+  const __m512 va = _mm512_set1_ps(alpha);
+  for (int r = 0; r < kMr512; ++r) {
+    __m512 v = _mm512_mul_ps(x[r], va);
+    if (acc)
+      v = _mm512_add_ps(v, _mm512_loadu_ps(c + r * ldc));
+    _mm512_storeu_ps(c + r * ldc, v);
+  }
+}
+
+/// Four panels at once, one zmm each, two accumulators per panel (even and
+/// odd k) so that the FMA latency is hidden behind eight chains.
+TPC_AVX512 void gemvAvx512(int64_t k, const float *a, const float *panels,
+                           int64_t stride, int64_t count, float *out) {
+  __m512 even[kGemvPanels], odd[kGemvPanels];
+  for (int q = 0; q < kGemvPanels; ++q)
+    even[q] = odd[q] = _mm512_setzero_ps();
+  int64_t p = 0;
+  for (; p + 1 < k; p += 2) {
+    const __m512 a0 = _mm512_set1_ps(a[p]), a1 = _mm512_set1_ps(a[p + 1]);
+    for (int q = 0; q < kGemvPanels; ++q) {
+      if (q >= count)
+        break;
+      const float *b = panels + q * stride + p * kNr;
+      even[q] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(b), even[q]);
+      odd[q] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(b + kNr), odd[q]);
+    }
+  }
+  for (; p < k; ++p) {
+    const __m512 a0 = _mm512_set1_ps(a[p]);
+    for (int q = 0; q < count; ++q)
+      even[q] = _mm512_fmadd_ps(
+          a0, _mm512_loadu_ps(panels + q * stride + p * kNr), even[q]);
+  }
+  for (int q = 0; q < count; ++q)
+    _mm512_storeu_ps(out + q * kNr, _mm512_add_ps(even[q], odd[q]));
+}
 #endif
 
 } // namespace
 
-MicroKernels selectMicroKernels() {
+std::vector<MicroKernels> availableMicroKernels() {
+  std::vector<MicroKernels> all;
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    all.push_back({"avx512f", kMr512, tileAvx512, gemvAvx512});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return {"avx2-fma", tileAvx2, gemvAvx2};
+    all.push_back({"avx2-fma", kMr, tileAvx2, gemvAvx2});
 #endif
-  return {"generic", tileGeneric, gemvGeneric};
+  all.push_back({"generic", kMr, tileGeneric, gemvGeneric});
+  return all;
 }
 
 } // namespace tpc::cpu

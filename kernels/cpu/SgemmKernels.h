@@ -16,8 +16,10 @@ constexpr int64_t kGemvPanels = 4;
 
 struct MicroKernels {
   const char *name;
-  /// c[r * ldc + j] = alpha * sum_p ap[p * Mr + r] * bp[p * Nr + j], plus
-  /// c's old value with acc, for r < Mr and j < Nr.
+  /// Rows of the tile (at most kSgemmMaxMr): A is packed in panels of mr.
+  int64_t mr;
+  /// c[r * ldc + j] = alpha * sum_p ap[p * mr + r] * bp[p * Nr + j], plus
+  /// c's old value with acc, for r < mr and j < Nr.
   void (*tile)(int64_t kc, const float *ap, const float *bp, float *c,
                int64_t ldc, float alpha, bool acc);
   /// out[q * Nr + j] = sum_p a[p] * panels[q * stride + p * Nr + j] for
@@ -26,8 +28,8 @@ struct MicroKernels {
                int64_t count, float *out);
 };
 
-/// The fastest set this CPU runs.
-MicroKernels selectMicroKernels();
+/// Every set this CPU runs, fastest first (generic is always last).
+std::vector<MicroKernels> availableMicroKernels();
 
 } // namespace tpc::cpu
 

@@ -1,6 +1,8 @@
 //===- RunToolSupport.cpp - Pieces shared by the run modes ----------------===//
 #include "runtime/engine/RunToolSupport.h"
 
+#include "kernels/cpu/Sgemm.h"
+
 #include "runtime/io/Npz.h"
 #include "runtime/support/Half.h"
 
@@ -279,7 +281,8 @@ void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
                         {"load_ms", loadMillis},
                         {"tp", tp},
                         {"threads", options.threadsPerRank},
-                        {"iterations", options.iterations}};
+                        {"iterations", options.iterations},
+                        {"gemm_kernel", cpu::sgemmKernelName()}};
     out << j.dump() << "\n";
     out.flush();
     return;
@@ -287,11 +290,13 @@ void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
   char tail[200];
   std::snprintf(tail, sizeof(tail),
                 "; load %.1f ms (%d iteration%s after %d warmup; tp %d, %d "
-                "thread%s per rank)\n",
+                "thread%s per rank; %s GEMM)\n",
                 loadMillis, options.iterations,
                 options.iterations == 1 ? "" : "s", options.warmup, tp,
                 options.threadsPerRank,
-                options.threadsPerRank == 1 ? "" : "s");
+                options.threadsPerRank == 1 ? "" : "s",
+                options.backend == Backend::Cuda ? "cuBLASLt"
+                                                 : cpu::sgemmKernelName());
   out << "latency: " << formatLatency(s) << tail;
   out.flush();
 }

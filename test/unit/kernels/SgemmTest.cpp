@@ -91,10 +91,28 @@ void check(const Case &c) {
 
 } // namespace
 
-TEST(Sgemm, MatchesDoubleReference) {
-  // Edges in every dimension: m not a multiple of 6 or of the M block, n
-  // not a multiple of 16, k not a multiple of the K block, and one row.
-  const int64_t ms[] = {1, 5, 6, 13, 150};
+/// Every micro-kernel this CPU runs (AVX-512, AVX2, generic), each forced in
+/// turn, against the double reference: the paths a machine does not have
+/// are skipped, and say so.
+class SgemmKernel : public ::testing::TestWithParam<const char *> {
+protected:
+  void SetUp() override {
+    saved_ = sgemmKernelName();
+    if (!sgemmUseKernel(GetParam()))
+      GTEST_SKIP() << "this CPU cannot run the " << GetParam()
+                   << " micro-kernel";
+  }
+  void TearDown() override { (void)sgemmUseKernel(saved_); }
+
+private:
+  const char *saved_ = nullptr;
+};
+
+TEST_P(SgemmKernel, MatchesDoubleReference) {
+  // Edges in every dimension: m not a multiple of any tile height (6, 16)
+  // or of the M block, n not a multiple of 16, k not a multiple of the K
+  // block, and one row.
+  const int64_t ms[] = {1, 5, 6, 13, 16, 33, 150};
   const int64_t ns[] = {1, 16, 37, 100};
   const int64_t ks[] = {1, 7, 300};
   for (int64_t m : ms)
@@ -109,7 +127,7 @@ TEST(Sgemm, MatchesDoubleReference) {
         }
 }
 
-TEST(Sgemm, AlphaAccumulateAndThreads) {
+TEST_P(SgemmKernel, AlphaAccumulateAndThreads) {
   for (int threads : {1, 2, 3})
     for (bool packed : {false, true})
       for (bool acc : {false, true}) {
@@ -117,7 +135,28 @@ TEST(Sgemm, AlphaAccumulateAndThreads) {
         check({77, 200, 513, true, false, packed, acc, -2.0f, threads});
         // Several K blocks, the last one shorter.
         check({9, 40, 1700, false, false, packed, acc, 1.0f, threads});
+        // Several M blocks of every tile height.
+        check({300, 48, 65, false, false, packed, acc, 1.0f, threads});
       }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, SgemmKernel,
+                         ::testing::Values("avx512f", "avx2-fma", "generic"),
+                         [](const auto &info) {
+                           std::string n = info.param;
+                           for (char &ch : n)
+                             if (ch == '-')
+                               ch = '_';
+                           return n;
+                         });
+
+TEST(Sgemm, FastestKernelIsTheDefault) {
+  std::vector<const char *> all = sgemmAvailableKernels();
+  ASSERT_FALSE(all.empty());
+  EXPECT_STREQ(all.back(), "generic");
+  EXPECT_STREQ(sgemmKernelName(), all.front());
+  EXPECT_FALSE(sgemmUseKernel("no-such-kernel"));
+  EXPECT_STREQ(sgemmKernelName(), all.front());
 }
 
 TEST(Sgemm, ZeroK) {

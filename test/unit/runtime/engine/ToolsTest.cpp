@@ -4,6 +4,7 @@
 #include "../StatusAssert.h"
 #include "../TempDir.h"
 #include "runtime/engine/RunToolSupport.h"
+#include "kernels/cpu/Sgemm.h"
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
 
@@ -85,6 +86,8 @@ TEST_F(RunToolTest, JsonIsTheOnlyStdout) {
   EXPECT_EQ(j["tp"], 2);
   EXPECT_EQ(j["threads"], 1);
   EXPECT_EQ(j["iterations"], 4);
+  // The GEMM path that ran: the fastest this CPU has.
+  EXPECT_EQ(j["gemm_kernel"], tpc::cpu::sgemmAvailableKernels().front());
   const nlohmann::json &lat = j["latency_ms"];
   EXPECT_LE(lat["min"].get<double>(), lat["median"].get<double>());
   EXPECT_LE(lat["median"].get<double>(), lat["p90"].get<double>());
