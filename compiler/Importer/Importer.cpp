@@ -149,6 +149,17 @@ LogicalResult GraphImporter::checkOpsets() {
   return success();
 }
 
+/// Whether a tensor of `dims` and `elem` has at most kMaxTensorBytes: a
+/// shape beyond that is a broken file, and its element count would
+/// overflow the arithmetic that follows.
+static bool fitsTensor(ArrayRef<int64_t> dims, Type elem) {
+  uint64_t elemBytes =
+      elem.isInteger(1) ? 1 : std::max(1u, elem.getIntOrFloatBitWidth() / 8);
+  std::optional<uint64_t> bytes =
+      tpc::checkedByteSize(dims.data(), dims.size(), elemBytes);
+  return bytes && *bytes <= kMaxTensorBytes;
+}
+
 FailureOr<RankedTensorType>
 GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
   if (!vi.type().has_tensor_type())
@@ -172,6 +183,9 @@ GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
                        << i << " to " << given[i] << ", the model fixes it to "
                        << d.dim_value();
     }
+    if (!fitsTensor(given, elem))
+      return error() << "--input-shape " << vi.name()
+                     << " is too large (more than 2^50 bytes)";
     return RankedTensorType::get(given, elem);
   }
   if (!tt.has_shape() && !isInput)
@@ -194,6 +208,9 @@ GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
     }
     dims.push_back(d.dim_value());
   }
+  if (!fitsTensor(dims, elem))
+    return error() << "graph value '" << vi.name()
+                   << "' is too large (more than 2^50 bytes)";
   return RankedTensorType::get(dims, elem);
 }
 

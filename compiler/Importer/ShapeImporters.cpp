@@ -63,7 +63,9 @@ LogicalResult importReshape(NodeContext &c, Results &results) {
     }
     if (shape[i] < 0)
       return c.error() << "shape entry " << shape[i] << " is invalid";
-    known *= shape[i];
+    if (__builtin_mul_overflow(known, shape[i], &known))
+      return c.error() << "shape entries multiply to more elements than an "
+                          "int64 holds";
   }
   if (inferIdx >= 0) {
     if (known == 0 || in.getNumElements() % known != 0)

@@ -12,7 +12,8 @@ OUT_DIR/<harness>/ gets real files of the kind each harness reads:
   engine_tp2   at tp 1 and tp 2 (OUT_DIR/engines/tp1 and tp2 are the
                engines fuzz_engine loads them into)
   onnx         ONNX's node-test models (every op, static shapes), the
-               committed malformed models, and the small block
+               committed malformed models, the inputs fuzzing once crashed
+               on (test/fuzz/regressions), and the small block
 """
 import argparse
 import glob
@@ -112,6 +113,8 @@ def onnx_seeds(out, block):
     shutil.copy(block, os.path.join(d, "block.onnx"))
     for f in glob.glob(os.path.join(REPO, "test", "models", "bad", "*.onnx")):
         shutil.copy(f, os.path.join(d, "bad_" + os.path.basename(f)))
+    for f in glob.glob(os.path.join(REPO, "test", "fuzz", "regressions", "*.onnx")):
+        shutil.copy(f, os.path.join(d, "regression_" + os.path.basename(f)))
     from onnx.backend.test.case import node as node_cases
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
