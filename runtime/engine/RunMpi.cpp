@@ -304,6 +304,10 @@ int runMpiTool(const RunToolOptions &options, std::ostream &out,
     std::unique_ptr<MpiCommunicator> comm;
     MpiOptions mo;
     mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
+    // One small extra all-reduce per collective: ranks that disagree on the
+    // collective, its dtype or its count fail with both calls named instead
+    // of hanging or corrupting memory.
+    mo.validateCalls = options.checkCollectives;
     if (Status st = MpiCommunicator::createWorld(comm, mo); !st)
       result = toolError(err, st.message());
     else

@@ -46,6 +46,9 @@ struct RunToolOptions {
   /// How long a rank waits for its peers in a collective before the run
   /// fails (in process and under MPI).
   int commTimeoutSeconds = 60;
+  /// Under MPI, check before every collective that all ranks make the same
+  /// call (one small extra all-reduce each).
+  bool checkCollectives = true;
   /// Where to write a Chrome trace of every step of every rank over the
   /// timed runs ("" for none); a table of the slowest steps is printed.
   std::string profilePath;

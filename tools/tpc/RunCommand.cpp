@@ -51,6 +51,9 @@ const Command kRunCommand = {
          "time every step of every rank over the timed runs: a Chrome trace "
          "(open it in Perfetto) and a table of the 10 slowest steps (CPU "
          "backend)"},
+        {"--no-collective-checks", nullptr,
+         "under mpirun, skip the check that every rank makes the same "
+         "collective call (one small all-reduce per collective)"},
         {"--comm-timeout", "SECONDS",
          "how long a rank waits in a collective for its peers before the run "
          "fails, naming the collective (default 60; CPU backend, in process "
@@ -346,6 +349,7 @@ int runRun(const ParsedArgs &args) {
   o.gpu.allowTf32 = args.has("--tf32");
   o.json = args.has("--json");
   o.oversubscribe = args.has("--oversubscribe");
+  o.checkCollectives = !args.has("--no-collective-checks");
   o.randomInputs = args.has("--random-inputs");
   if (args.has("--seed")) {
     if (!o.randomInputs)
