@@ -103,10 +103,14 @@ Status LocalEngine::forEachRank(const std::function<Status(int)> &fn) {
     shared->done.notify_all();
   };
   // Every rank on a thread of its own, so that this one can stop waiting
-  // for a stuck rank, whichever it is.
+  // for a stuck rank, whichever it is. A lone rank has no peers to abort
+  // it: it runs here.
   std::vector<std::thread> threads;
-  for (int r = 0; r < tp(); ++r)
-    threads.emplace_back(body, r);
+  if (tp() == 1)
+    body(0);
+  else
+    for (int r = 0; r < tp(); ++r)
+      threads.emplace_back(body, r);
 
   std::unique_lock<std::mutex> lock(shared->mu);
   // Healthy ranks run as long as they need. Once the group is aborted, every
