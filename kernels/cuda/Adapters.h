@@ -67,6 +67,15 @@ std::unique_ptr<PreparedKernel> makeLaunch(const char *name, Fn fn) {
   return std::make_unique<LaunchKernel<Fn>>(name, std::move(fn));
 }
 
+/// `inner` followed by the scan of its indices (input `input`, `indices`
+/// describing them) into `ctx`'s index record, with bounds `dims` cycling
+/// per element (one for Gather and GatherElements, the tuple's for
+/// GatherND and ScatterND).
+std::unique_ptr<PreparedKernel>
+indexChecked(const KernelContext &ctx, std::unique_ptr<PreparedKernel> inner,
+             size_t input, const TensorDesc &indices,
+             const std::vector<int64_t> &dims);
+
 } // namespace tpc::cuda
 
 #endif // TPC_KERNELS_CUDA_ADAPTERS_H

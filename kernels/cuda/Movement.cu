@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cuda/DeviceUtil.cuh"
+#include "kernels/cuda/IndexCheck.h"
 #include "kernels/cuda/Kernels.h"
 
 #include <algorithm>
@@ -252,6 +253,33 @@ __global__ void gatherNDKernelTyped(const __grid_constant__ GatherNDGeometry g,
     out[i] = inRange ? data[(b * g.slicesPerBatch + slice) * g.sliceUnits + u]
                      : U{};
   }
+}
+
+/// The index scan after an index-reading step: the first kernel of the
+/// forward to find a bad index claims the record with its slot; the
+/// smallest bad element of that kernel wins (atomicMin), so the report does
+/// not depend on thread order.
+__global__ void checkIndicesTyped(const IndexCheck c, const void *indices,
+                                  unsigned long long *record) {
+  for (int64_t k = threadIndex(); k < c.count; k += gridThreads()) {
+    const int64_t v = loadIndex(c.indexType, indices, k);
+    const int64_t dim = c.dims[k % c.depth];
+    if (v >= -dim && v < dim)
+      continue;
+    const unsigned long long mine = (unsigned long long)(c.slot + 1);
+    const unsigned long long prev = atomicCAS(&record[0], 0ull, mine);
+    if (prev == 0ull || prev == mine)
+      atomicMin(&record[1], (unsigned long long)k);
+  }
+}
+
+/// Copies the value of the recorded element into the record (one thread,
+/// after the scan, on the same stream).
+__global__ void recordIndexValue(const IndexCheck c, const void *indices,
+                                 unsigned long long *record) {
+  if (record[0] == (unsigned long long)(c.slot + 1))
+    record[2] =
+        (unsigned long long)loadIndex(c.indexType, indices, int64_t(record[1]));
 }
 
 //===----------------------------------------------------------------------===//
@@ -522,6 +550,17 @@ cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
         v, static_cast<U *>(out), numel);
     return cudaGetLastError();
   });
+}
+
+cudaError_t checkIndicesKernel(const IndexCheck &c, const void *indices,
+                               int64_t *record, cudaStream_t stream) {
+  if (c.count <= 0)
+    return cudaSuccess;
+  auto *r = reinterpret_cast<unsigned long long *>(record);
+  checkIndicesTyped<<<blocksFor(c.count), kThreads, 0, stream>>>(c, indices,
+                                                                  r);
+  recordIndexValue<<<1, 1, 0, stream>>>(c, indices, r);
+  return cudaGetLastError();
 }
 
 } // namespace tpc::cuda

@@ -245,7 +245,8 @@ Status prepareSplit(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-Status prepareGather(const KernelContext &, const std::vector<TensorDesc> &in,
+Status prepareGather(const KernelContext &ctx,
+                     const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
   TPC_RETURN_IF_ERROR(validateWithCpu("Gather", in, out, attrs, false));
@@ -260,14 +261,17 @@ Status prepareGather(const KernelContext &, const std::vector<TensorDesc> &in,
   p.innerBytes = cpu::product(s, size_t(axis) + 1, s.size()) *
                  int64_t(dtypeSize(in[0].dtype));
   p.indexType = in[1].dtype;
-  kernel = makeLaunch("Gather", [p](const void *const *i, void *const *o,
-                                    cudaStream_t st) {
-    return gatherKernel(p, i[0], i[1], o[0], st);
-  });
+  kernel = indexChecked(
+      ctx,
+      makeLaunch("Gather",
+                 [p](const void *const *i, void *const *o, cudaStream_t st) {
+                   return gatherKernel(p, i[0], i[1], o[0], st);
+                 }),
+      1, in[1], {p.axisDim});
   return Status::ok();
 }
 
-Status prepareGatherElements(const KernelContext &,
+Status prepareGatherElements(const KernelContext &ctx,
                              const std::vector<TensorDesc> &in,
                              const std::vector<TensorDesc> &out,
                              const Attrs &attrs,
@@ -286,14 +290,18 @@ Status prepareGatherElements(const KernelContext &,
   dataStrides[size_t(axis)] = 0;
   TPC_RETURN_IF_ERROR(cpu::makeLayout<2>(
       is, {cpu::denseStrides(is), dataStrides}, p.layout));
-  kernel = makeLaunch("GatherElements", [p](const void *const *i,
-                                            void *const *o, cudaStream_t st) {
-    return gatherElementsKernel(p, i[0], i[1], o[0], st);
-  });
+  kernel = indexChecked(ctx,
+                        makeLaunch("GatherElements",
+                                   [p](const void *const *i, void *const *o,
+                                       cudaStream_t st) {
+                                     return gatherElementsKernel(p, i[0], i[1],
+                                                                 o[0], st);
+                                   }),
+                        1, in[1], {p.axisDim});
   return Status::ok();
 }
 
-Status prepareGatherND(const KernelContext &,
+Status prepareGatherND(const KernelContext &ctx,
                        const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, const Attrs &attrs,
                        std::unique_ptr<PreparedKernel> &kernel) {
@@ -314,14 +322,17 @@ Status prepareGatherND(const KernelContext &,
   p.sliceBytes = cpu::product(s, size_t(b + depth), s.size()) *
                  int64_t(dtypeSize(in[0].dtype));
   p.indexType = in[1].dtype;
-  kernel = makeLaunch("GatherND", [p](const void *const *i, void *const *o,
-                                      cudaStream_t st) {
-    return gatherNDKernel(p, i[0], i[1], o[0], st);
-  });
+  kernel = indexChecked(
+      ctx,
+      makeLaunch("GatherND",
+                 [p](const void *const *i, void *const *o, cudaStream_t st) {
+                   return gatherNDKernel(p, i[0], i[1], o[0], st);
+                 }),
+      1, in[1], p.dims);
   return Status::ok();
 }
 
-Status prepareScatterND(const KernelContext &,
+Status prepareScatterND(const KernelContext &ctx,
                         const std::vector<TensorDesc> &in,
                         const std::vector<TensorDesc> &out, const Attrs &attrs,
                         std::unique_ptr<PreparedKernel> &kernel) {
@@ -331,10 +342,13 @@ Status prepareScatterND(const KernelContext &,
     return Status::error("ScatterND tuples of depth " +
                          std::to_string(p.depth) + " exceed the CUDA kernel's " +
                          std::to_string(kMaxGatherNDDepth));
-  kernel = makeLaunch("ScatterND", [p](const void *const *i, void *const *o,
-                                       cudaStream_t st) {
-    return scatterNDKernel(p, i[0], i[1], i[2], o[0], st);
-  });
+  kernel = indexChecked(
+      ctx,
+      makeLaunch("ScatterND",
+                 [p](const void *const *i, void *const *o, cudaStream_t st) {
+                   return scatterNDKernel(p, i[0], i[1], i[2], o[0], st);
+                 }),
+      1, in[1], p.dims);
   return Status::ok();
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 namespace tpc::cuda {
@@ -45,7 +46,25 @@ Status KernelContext::create(size_t workspaceBytes, bool allowTf32,
     c->workspaceBytes_ = workspaceBytes;
   }
   c->allowTf32_ = allowTf32;
+  TPC_CUDA_CHECK(
+      cudaMalloc(reinterpret_cast<void **>(&c->indexRecord_),
+                 kIndexRecordWords * sizeof(int64_t)));
+  const int64_t clear[kIndexRecordWords] = {0, INT64_MAX, 0};
+  TPC_CUDA_CHECK(cudaMemcpy(c->indexRecord_, clear, sizeof(clear),
+                            cudaMemcpyHostToDevice));
   out = std::move(c);
+  return Status::ok();
+}
+
+Status KernelContext::readIndexRecord(int64_t out[kIndexRecordWords]) const {
+  TPC_CUDA_CHECK(cudaMemcpy(out, indexRecord_,
+                            kIndexRecordWords * sizeof(int64_t),
+                            cudaMemcpyDeviceToHost));
+  if (out[0] != 0) {
+    const int64_t clear[kIndexRecordWords] = {0, INT64_MAX, 0};
+    TPC_CUDA_CHECK(cudaMemcpy(indexRecord_, clear, sizeof(clear),
+                              cudaMemcpyHostToDevice));
+  }
   return Status::ok();
 }
 
@@ -53,8 +72,50 @@ KernelContext::~KernelContext() {
   // Destructors cannot report; a failure here leaks at worst.
   if (workspace_)
     (void)cudaFree(workspace_);
+  if (indexRecord_)
+    (void)cudaFree(indexRecord_);
   if (lt_)
     (void)cublasLtDestroy(lt_);
+}
+
+namespace {
+class IndexCheckedLaunch final : public PreparedKernel {
+public:
+  IndexCheckedLaunch(std::unique_ptr<PreparedKernel> inner, IndexCheck check,
+                     int64_t *record)
+      : inner_(std::move(inner)), check_(check), record_(record) {}
+  Status run(const void *const *inputs, void *const *outputs,
+             cudaStream_t stream) override {
+    TPC_RETURN_IF_ERROR(inner_->run(inputs, outputs, stream));
+    cudaError_t err =
+        checkIndicesKernel(check_, inputs[check_.input], record_, stream);
+    return err == cudaSuccess ? Status::ok()
+                              : cudaStatus(err, "index check launch");
+  }
+  const IndexCheck *indexCheck() const override { return &check_; }
+
+private:
+  std::unique_ptr<PreparedKernel> inner_;
+  IndexCheck check_;
+  int64_t *record_;
+};
+} // namespace
+
+std::unique_ptr<PreparedKernel>
+indexChecked(const KernelContext &ctx, std::unique_ptr<PreparedKernel> inner,
+             size_t input, const TensorDesc &indices,
+             const std::vector<int64_t> &dims) {
+  IndexCheck c;
+  c.slot = ctx.newIndexSlot();
+  c.input = input;
+  c.count = indices.numel();
+  c.indexType = indices.dtype;
+  c.depth = int(std::min<size_t>(std::max<size_t>(dims.size(), 1),
+                                 size_t(kMaxIndexDepth)));
+  for (int i = 0; i < c.depth; ++i)
+    c.dims[i] = dims.empty() ? 0 : dims[size_t(i)];
+  return std::make_unique<IndexCheckedLaunch>(std::move(inner), c,
+                                              ctx.indexRecord());
 }
 
 std::vector<TensorDesc> halfAsF32(const std::vector<TensorDesc> &descs) {

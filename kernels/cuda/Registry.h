@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/cuda/IndexCheck.h"
+
 namespace tpc::cuda {
 
 /// Resources of one stream that prepared kernels may use: a cuBLASLt handle
@@ -48,6 +50,17 @@ public:
   bool allowTf32() const { return allowTf32_; }
   int device() const { return device_; }
 
+  /// Where kernels that read indices record the first one out of range:
+  /// kIndexRecordWords int64 on the device, {slot + 1 of the first kernel
+  /// that found one (0: none), the smallest bad element of that kernel, its
+  /// value}. The runtime reads it after each forward (readIndexRecord).
+  int64_t *indexRecord() const { return indexRecord_; }
+  static constexpr int kIndexRecordWords = 3;
+  /// A new slot number for a kernel that checks indices.
+  int64_t newIndexSlot() const { return nextIndexSlot_++; }
+  /// Copies the record to `out` and, when it holds a finding, clears it.
+  Status readIndexRecord(int64_t out[kIndexRecordWords]) const;
+
 private:
   KernelContext() = default;
   cublasLtHandle_t lt_ = nullptr;
@@ -55,6 +68,8 @@ private:
   size_t workspaceBytes_ = 0;
   bool allowTf32_ = false;
   int device_ = 0;
+  int64_t *indexRecord_ = nullptr;
+  mutable int64_t nextIndexSlot_ = 0;
 };
 
 /// A kernel bound to fixed operand shapes and attributes.
@@ -67,6 +82,9 @@ public:
   /// happen while the kernel runs surface at the next synchronisation.
   virtual Status run(const void *const *inputs, void *const *outputs,
                      cudaStream_t stream) = 0;
+  /// For kernels that read indices: what they check into the context's
+  /// index record; nullptr otherwise.
+  virtual const IndexCheck *indexCheck() const { return nullptr; }
 };
 
 struct KernelDef {

@@ -521,6 +521,13 @@ Status CudaEngine::run() {
     }
     return fail(st);
   }
+  // Indices out of range read zeros on the GPU: report them as the CPU
+  // does. The forward itself completed, so the engine can run again.
+  for (auto &rank : ranks_) {
+    (void)cudaSetDevice(rank->device());
+    if (Status is = rank->checkIndices(); !is)
+      return is;
+  }
   for (Output &o : outputs_)
     if (!o.data.empty())
       std::memcpy(o.data.data(), o.pinned, o.data.size());

@@ -232,4 +232,28 @@ Status CudaRank::collectiveAfter(size_t i) {
       .withContext(where(i));
 }
 
+Status CudaRank::checkIndices() {
+  int64_t record[cuda::KernelContext::kIndexRecordWords];
+  TPC_RETURN_IF_ERROR(context_->readIndexRecord(record));
+  if (record[0] == 0)
+    return Status::ok();
+  const int64_t slot = record[0] - 1, k = record[1], v = record[2];
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const cuda::IndexCheck *c =
+        steps_[i].kernel ? steps_[i].kernel->indexCheck() : nullptr;
+    if (!c || c->slot != slot)
+      continue;
+    const int64_t dim = c->dims[size_t(k % c->depth)];
+    return Status::error(where(i) + "indices (input " +
+                         std::to_string(c->input) + ") element " +
+                         std::to_string(k) + " is " + std::to_string(v) +
+                         ", outside [" + std::to_string(-dim) + ", " +
+                         std::to_string(dim) + ")");
+  }
+  return Status::error("rank " + std::to_string(rank()) +
+                       ": an index was out of range in a step this rank "
+                       "does not know (index slot " +
+                       std::to_string(slot) + ")");
+}
+
 } // namespace tpc::runtime

@@ -81,6 +81,12 @@ public:
   /// "rank R: step N (Kernel, node '...'): " for messages.
   std::string where(size_t step) const;
 
+  /// After a forward has finished on the stream: the first index out of
+  /// range that an index-reading step found, as the CPU reports it
+  /// ("indices (input 1) element 3 is 100000, outside [-512, 512)", with the
+  /// step); the record is cleared for the next forward.
+  Status checkIndices();
+
 private:
   struct Step {
     std::unique_ptr<cuda::PreparedKernel> kernel;
