@@ -1,6 +1,8 @@
 //===- Inspect.cpp - What an engine folder holds --------------------------===//
 #include "runtime/engine/Inspect.h"
 
+#include "kernels/cpu/Sgemm.h"
+
 #include "runtime/engine/RankPlan.h"
 #include "runtime/support/MappedFile.h"
 
@@ -178,6 +180,8 @@ std::string formatSummaryText(const EngineSummary &s) {
     os << ", produced by " << m.producerName << " " << m.producerVersion;
   os << "\n";
   os << "tp       " << m.tp << "\n";
+  os << "cpu      " << cpu::sgemmKernelName()
+     << " GEMM on this machine (chosen at load)\n";
   os << "files    sizes and plan digests checked; weight digests "
      << (s.weightsVerified ? "checked" : "not checked (--no-verify)") << "\n";
   os << "inputs   " << specList(m.inputs) << "\n";
@@ -223,6 +227,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                              {"version", m.producerVersion}}},
                {"tp", m.tp},
                {"weights_verified", s.weightsVerified},
+               {"gemm_kernel", cpu::sgemmKernelName()},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};
   json ranks = json::array();

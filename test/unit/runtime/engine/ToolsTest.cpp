@@ -206,6 +206,9 @@ TEST(InspectTool, TextAndJson) {
   std::ostringstream out, err;
   ASSERT_EQ(inspectTool(dir.path(), false, true, out, err), 0) << err.str();
   EXPECT_TRUE(contains(out.str(), "tp       2")) << out.str();
+  EXPECT_TRUE(contains(out.str(), std::string("cpu      ") +
+                                      tpc::cpu::sgemmKernelName() + " GEMM"))
+      << out.str();
   EXPECT_TRUE(contains(out.str(), "AllReduce x1")) << out.str();
   EXPECT_TRUE(contains(out.str(), "weight matmuls:")) << out.str();
   EXPECT_TRUE(contains(out.str(), "  mm    w f32[2x5]      row")) << out.str();
@@ -214,6 +217,7 @@ TEST(InspectTool, TextAndJson) {
   ASSERT_EQ(inspectTool(dir.path(), true, true, out, err), 0) << err.str();
   nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["tp"], 2);
+  EXPECT_EQ(j["gemm_kernel"], tpc::cpu::sgemmKernelName());
   ASSERT_EQ(j["ranks"].size(), 2u);
   const nlohmann::json &r1 = j["ranks"][1];
   EXPECT_EQ(r1["steps"], 5);
