@@ -179,6 +179,14 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
   Value bias;
   bool runtimeBias = false;
   if (Value mask = c.input(3)) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    if (mt.getRank() < 1)
+      return c.error() << "attn_mask must have rank >= 1 (its last dim is "
+                          "the key length; it broadcasts over the rest), got "
+                       << mt;
+    if (mt.getDimSize(mt.getRank() - 1) > kvLen)
+      return c.error() << "attn_mask " << mt << " has more keys than the "
+                       << kvLen << " attended";
     bias = maskBias(c, e, mask, elem, kvLen);
     runtimeBias = !matchPattern(mask, m_Constant());
   }
