@@ -165,15 +165,24 @@ Value Emitter::layerNorm(Value x, Value gamma, Value beta, float epsilon) {
                  c.named("epsilon", c.b.getF32FloatAttr(epsilon))}));
 }
 
+namespace {
+/// Axes `axis` (negative counts from the end) to the last of `x`: what
+/// layer and RMS norms normalise over.
+SmallVector<int64_t> axesFrom(Value x, int64_t axis) {
+  auto t = llvm::cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> axes;
+  for (int64_t a = axis < 0 ? axis + t.getRank() : axis; a < t.getRank(); ++a)
+    axes.push_back(a);
+  return axes;
+}
+} // namespace
+
 Value Emitter::layerNormStats(Value x, int64_t axis, float epsilon,
                               Value &invStd) {
   if (!ok({x}))
     return Value();
-  auto t = llvm::cast<RankedTensorType>(x.getType());
   Type f32 = c.b.getF32Type();
-  SmallVector<int64_t> axes;
-  for (int64_t a = axis < 0 ? axis + t.getRank() : axis; a < t.getRank(); ++a)
-    axes.push_back(a);
+  SmallVector<int64_t> axes = axesFrom(x, axis);
   Value xf = cast(x, f32);
   Value mean = reduceMean(xf, axes);
   Value d = binary<SubOp>(xf, mean);
@@ -189,9 +198,7 @@ Value Emitter::rmsNorm(Value x, Value gamma, float epsilon, int64_t axis,
     return Value();
   auto t = llvm::cast<RankedTensorType>(x.getType());
   Type f32 = c.b.getF32Type();
-  SmallVector<int64_t> axes;
-  for (int64_t a = axis < 0 ? axis + t.getRank() : axis; a < t.getRank(); ++a)
-    axes.push_back(a);
+  SmallVector<int64_t> axes = axesFrom(x, axis);
   Value xf = cast(x, f32);
   Value ms = reduceMean(binary<MulOp>(xf, xf), axes);
   Value inv =

@@ -33,17 +33,10 @@ std::string escaped(const std::string &s, bool xml) {
   return out;
 }
 
-Status writeText(const std::string &path, const std::string &text) {
-  AtomicFile file;
-  TPC_RETURN_IF_ERROR(file.open(path));
-  TPC_RETURN_IF_ERROR(file.write(text.data(), text.size()));
-  return file.commit();
-}
-
 /// Runs `dot -Tsvg -o path` with `text` on its standard input.
 Status renderSvg(const std::string &text, const std::string &path) {
   std::string tmp = path + ".dot.tmp";
-  TPC_RETURN_IF_ERROR(writeText(tmp, text));
+  TPC_RETURN_IF_ERROR(AtomicFile::writeWhole(tmp, text));
   pid_t pid = ::fork();
   if (pid == 0) {
     ::execlp("dot", "dot", "-Tsvg", "-o", path.c_str(), tmp.c_str(),
@@ -202,7 +195,7 @@ Status writeGraph(const std::string &dir, int rank, const std::string &path) {
   TPC_RETURN_IF_ERROR(readRankPlan(manifest, rank, plan).withContext("--"));
   std::string dot = planToDot(plan, "rank " + std::to_string(rank) + " of " +
                                         std::to_string(manifest.tp));
-  return svg ? renderSvg(dot, path) : writeText(path, dot);
+  return svg ? renderSvg(dot, path) : AtomicFile::writeWhole(path, dot);
 }
 
 Status writeMemoryChart(const std::string &dir, const std::string &path) {
@@ -210,7 +203,7 @@ Status writeMemoryChart(const std::string &dir, const std::string &path) {
     return Status::error("--memory writes an .svg, not '" + path + "'");
   EngineSummary summary;
   TPC_RETURN_IF_ERROR(inspectEngine(dir, summary, /*verifyWeights=*/false));
-  return writeText(path, memoryChartSvg(summary));
+  return AtomicFile::writeWhole(path, memoryChartSvg(summary));
 }
 
 } // namespace tpc::runtime

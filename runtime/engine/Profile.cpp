@@ -62,11 +62,7 @@ Status writeChromeTrace(const std::string &path,
                       {"args", {{"name", "rank " + std::to_string(r)}}}});
   nlohmann::json trace = {{"traceEvents", std::move(events)},
                           {"displayTimeUnit", "ms"}};
-  std::string text = trace.dump();
-  AtomicFile file;
-  TPC_RETURN_IF_ERROR(file.open(path));
-  TPC_RETURN_IF_ERROR(file.write(text.data(), text.size()));
-  return file.commit();
+  return AtomicFile::writeWhole(path, trace.dump());
 }
 
 std::string formatTopSteps(const RankPlan &plan, const RankRuns &runs,

@@ -86,6 +86,14 @@ Status AtomicFile::write(const void *data, size_t size) {
   return Status::ok();
 }
 
+Status AtomicFile::writeWhole(const std::string &path,
+                              const std::string &bytes) {
+  AtomicFile file;
+  TPC_RETURN_IF_ERROR(file.open(path));
+  TPC_RETURN_IF_ERROR(file.write(bytes.data(), bytes.size()));
+  return file.commit();
+}
+
 Status AtomicFile::commit() {
   if (fd_ < 0)
     return Status::error(path_ + ": commit of a file that is not open");

@@ -42,6 +42,9 @@ public:
   const std::string &path() const { return path_; }
   uint64_t position() const { return position_; }
 
+  /// open(path), write(bytes), commit(): a whole file written atomically.
+  static Status writeWhole(const std::string &path, const std::string &bytes);
+
 private:
   int fd_ = -1;
   uint64_t position_ = 0;
