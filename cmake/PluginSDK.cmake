@@ -37,6 +37,9 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/passes/Sharding.h
   ${PROJECT_SOURCE_DIR}/passes/ShardingAnalysis.h
   ${PROJECT_SOURCE_DIR}/passes/ShardingMaterialize.h
+  ${PROJECT_SOURCE_DIR}/passes/ShardingRuleInterface.h
+  ${PROJECT_SOURCE_DIR}/passes/ShardingRuleInterface.td
+  ${PROJECT_BINARY_DIR}/passes/ShardingRuleInterface.h.inc
   DESTINATION ${TPC_INSTALL_INCLUDEDIR}/passes)
 
 install(EXPORT TPCTargets NAMESPACE TPC:: DESTINATION ${TPC_INSTALL_CMAKEDIR})

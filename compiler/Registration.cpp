@@ -6,6 +6,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Transforms/Passes.h"
 #include "passes/Passes.h"
+#include "passes/ShardingRuleInterface.h"
 #include "passes/fusion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,7 @@ namespace tpc {
 void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, onnx::ONNXDialect, plan::PlanDialect,
                   tp::TPDialect>();
+  registerShardingRules(registry);
 }
 
 void registerAllPasses() {

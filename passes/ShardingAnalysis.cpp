@@ -1,5 +1,6 @@
 //===- ShardingAnalysis.cpp - Sharding propagation rules ------------------===//
 #include "passes/ShardingAnalysis.h"
+#include "passes/ShardingRuleInterface.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 
@@ -756,196 +757,28 @@ LogicalResult ShardingAnalysis::visit(Operation *op) {
     if (reduced.contains(v) && produced(v).isPartial())
       want[{op, i}] = Sharding::replicated();
   }
-  if (isa<onnx::WeightOp, onnx::ConstantOp>(op)) {
-    set(op->getResult(0), Sharding::replicated());
-    return success();
-  }
   if (isa<func::ReturnOp>(op)) {
     requireAll(op, Sharding::replicated());
     return success();
   }
-  if (isWeightMatMul(op))
-    return visitWeightMatMul(op);
-  if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
-    visitActivationMatMul(mm);
-    return success();
+  if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
+    return rule.propagateSharding(*this);
+  // An op without a rule may run where nothing is distributed; anything
+  // else would be a guess (gathering its operands silently undoes the
+  // sharding that reaches it).
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    Sharding s = of(v);
+    if (s.isReplicated())
+      continue;
+    std::string node = nodeNameOf(op->getLoc());
+    return op->emitError("'")
+           << op->getName() << "'"
+           << (node.empty() ? "" : " (node '" + node + "')")
+           << " has no sharding rule, and its operand " << i << " is "
+           << s.str()
+           << "; its dialect must attach a ShardingRuleOpInterface model "
+              "(see docs/custom-sharding.md)";
   }
-  if (auto r = dyn_cast<onnx::ReshapeOp>(op))
-    return visitReshape(r);
-  if (auto t = dyn_cast<onnx::TransposeOp>(op)) {
-    visitTransposeLike(op, t.getPerm());
-    return success();
-  }
-  if (auto e = dyn_cast<onnx::ExpandOp>(op)) {
-    Sharding s = of(e.getInput());
-    int64_t shift = e.getType().getRank() - e.getInput().getType().getRank();
-    if (s.isSplit() && e.getInput().getType().getDimSize(s.axis) ==
-                           e.getType().getDimSize(s.axis + shift)) {
-      set(e.getResult(), s.onAxis(s.axis + shift), originsOf(e.getInput()));
-      return success();
-    }
-    if (s.isPartial()) {
-      set(e.getResult(), s);
-      return success();
-    }
-    replicate(op);
-    return success();
-  }
-  auto normAxes = [](int64_t axis, int64_t rank) {
-    SmallVector<int64_t> out;
-    for (int64_t a = axis < 0 ? axis + rank : axis; a < rank; ++a)
-      out.push_back(a);
-    return out;
-  };
-  if (auto sm = dyn_cast<onnx::SoftmaxOp>(op)) {
-    int64_t r = sm.getType().getRank();
-    int64_t a = positiveAxis(sm.getAxis(), r);
-    visitAxisOp(op, {a}, true, false);
-    return success();
-  }
-  if (auto sm = dyn_cast<onnx::LogSoftmaxOp>(op)) {
-    int64_t r = sm.getType().getRank();
-    int64_t a = positiveAxis(sm.getAxis(), r);
-    visitAxisOp(op, {a}, true, false);
-    return success();
-  }
-  if (auto ln = dyn_cast<onnx::LayerNormalizationOp>(op)) {
-    visitAxisOp(op, normAxes(ln.getAxis(), ln.getType().getRank()), true,
-                false);
-    return success();
-  }
-  auto reduce = [&](auto r, bool linear) {
-    int64_t rank = tensorType(r.getData()).getRank();
-    SmallVector<int64_t> axes;
-    for (int64_t a : r.getAxes())
-      axes.push_back(a < 0 ? a + rank : a);
-    if (axes.empty() && !r.getNoopWithEmptyAxes())
-      for (int64_t a = 0; a < rank; ++a)
-        axes.push_back(a);
-    visitAxisOp(op, axes, r.getKeepdims(), linear);
-  };
-  if (auto r = dyn_cast<onnx::ReduceSumOp>(op)) {
-    reduce(r, true);
-    return success();
-  }
-  if (auto r = dyn_cast<onnx::ReduceMeanOp>(op)) {
-    reduce(r, false);
-    return success();
-  }
-  if (auto r = dyn_cast<onnx::ReduceMaxOp>(op)) {
-    reduce(r, false);
-    return success();
-  }
-  if (auto s = dyn_cast<onnx::SplitOp>(op)) {
-    visitSplit(s);
-    return success();
-  }
-  if (isa<onnx::SliceOp>(op)) {
-    visitSlice(op);
-    return success();
-  }
-  if (auto cs = dyn_cast<onnx::CumSumOp>(op)) {
-    // A running sum is linear, and independent along the other axes.
-    Sharding s = of(cs.getInput());
-    int64_t axis = positiveAxis(cs.getAxis(), cs.getType().getRank());
-    if (s.isPartial() ||
-        (s.isSplit() && s.axis != axis))
-      set(cs.getResult(), s, originsOf(cs.getInput()));
-    else
-      replicate(op);
-    return success();
-  }
-  if (auto g = dyn_cast<onnx::GatherOp>(op)) {
-    // Picking entries of an axis the split is not on keeps the split (the
-    // indices' dims replace the gathered axis).
-    Sharding s = of(g.getData());
-    int64_t rank = g.getData().getType().getRank();
-    int64_t axis = positiveAxis(g.getAxis(), rank);
-    if (s.isSplit() && s.axis != axis && of(g.getIndices()).isReplicated()) {
-      int64_t shift = g.getIndices().getType().getRank() - 1;
-      set(g.getResult(), s.onAxis(s.axis < axis ? s.axis : s.axis + shift),
-          originsOf(g.getData()));
-      return success();
-    }
-    if (vocabParallelEmbedding && axis == 0 && rank == 2 &&
-        s.isReplicated() && g.getData().getDefiningOp<onnx::WeightOp>() &&
-        of(g.getIndices()).isReplicated()) {
-      Sharding rows = Sharding::split(0, {g.getData().getType().getDimSize(0)},
-                                      tp);
-      require(op, 0, rows);
-      s = rows;
-    }
-    // Constant indices that pick one part of a fused projection: a part
-    // every rank holds whole is whole; a split one (rank-1 indices) stays
-    // split, and partitioning picks the rank's share.
-    if (s.isSplit() && s.axis == axis) {
-      auto range = cutRange(op, axis);
-      int64_t start = 0;
-      for (auto [i, part] : llvm::enumerate(s.parts)) {
-        if (range && range->first == start &&
-            range->second == start + part) {
-          if (s.isWholePart(i)) {
-            set(g.getResult(), Sharding::replicated());
-            return success();
-          }
-          if (g.getIndices().getType().getRank() == 1) {
-            set(g.getResult(), Sharding::split(axis, {part}, tp),
-                originsOf(g.getData()));
-            return success();
-          }
-        }
-        start += part;
-      }
-    }
-    // A lookup in a table split by rows (one part): each rank finds the
-    // rows it holds and zeros for the others (partitioning masks the ids),
-    // so the ranks' results sum to the lookup.
-    if (s.isSplit() && s.axis == axis && s.parts.size() == 1 &&
-        s.whole.empty() && of(g.getIndices()).isReplicated()) {
-      set(g.getResult(), Sharding::partial());
-      return success();
-    }
-    replicate(op);
-    return success();
-  }
-  if (auto c = dyn_cast<onnx::ConcatOp>(op)) {
-    int64_t rank = c.getType().getRank();
-    int64_t axis = positiveAxis(c.getAxis(), rank);
-    std::optional<Sharding> split;
-    OpSet from;
-    bool ok = true;
-    for (Value v : c.getInputs()) {
-      Sharding s = of(v);
-      if (s.isPartial())
-        ok = false;
-      if (!s.isSplit())
-        continue;
-      if (s.axis == axis || (split && *split != s))
-        ok = false;
-      split = s;
-      for (Operation *m : originsOf(v))
-        from.insert(m);
-    }
-    if (!split || !ok)
-      return replicate(op), success();
-    for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      require(op, i, *split);
-    set(c.getResult(), *split, from);
-    return success();
-  }
-  if (op->getNumResults() == 1 &&
-      (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-       isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::PowOp,
-           onnx::WhereOp, onnx::EqualOp, onnx::LessOp, onnx::GreaterOp,
-           onnx::LessOrEqualOp, onnx::GreaterOrEqualOp, onnx::AndOp,
-           onnx::OrOp, onnx::XorOp, onnx::MaxOp, onnx::MinOp, onnx::SumOp,
-           onnx::MeanOp, onnx::CastOp, onnx::PReluOp, onnx::ModOp,
-           onnx::IsNaNOp>(op)) &&
-      !isa<onnx::TriluOp, onnx::SoftmaxOp, onnx::LogSoftmaxOp>(op)) {
-    visitElementwise(op);
-    return success();
-  }
-  // Anything else runs on whole tensors.
   replicate(op);
   return success();
 }

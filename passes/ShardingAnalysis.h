@@ -52,6 +52,8 @@ struct ReplicationReason {
     Blocked,
     /// The user's sharding plan asks for it.
     Requested,
+    /// The model's ONNX sharding annotation keeps its weight whole.
+    Annotated,
   };
   Kind kind = Blocked;
   /// The op that needed the whole value (Blocked) or the reshape to heads
@@ -126,12 +128,20 @@ public:
     return it == state.end() ? Sharding::replicated() : it->second;
   }
 
-private:
+  // The rule API: what a ShardingRuleOpInterface model calls to state how
+  // shardings flow through its op (passes/ShardingRules.cpp holds tpc's own
+  // rules, and a plugin's ops bring theirs).
+
+  /// The tensor-parallel degree.
+  int64_t size() const { return tp; }
+  /// Records that `v` is produced as `s`; `from` are the column MatMuls
+  /// whose split it carries (the ones to replicate if it is gathered).
   void set(mlir::Value v, const Sharding &s, const OpSet &from = {}) {
     state[v] = s;
     if (s.isSplit() && !from.empty())
       origins[v] = from;
   }
+  /// The column MatMuls whose split `v` carries.
   OpSet originsOf(mlir::Value v) {
     auto it = origins.find(v);
     return it == origins.end() ? OpSet() : it->second;
@@ -142,31 +152,40 @@ private:
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
       require(op, i, s);
   }
+  /// The rule of an op that runs on whole tensors: every operand is
+  /// gathered or reduced first, every result is replicated.
   void replicate(mlir::Operation *op) {
     requireAll(op, Sharding::replicated());
     for (mlir::Value r : op->getResults())
       set(r, Sharding::replicated());
   }
+
+  /// The shared rules of op families, for models to call.
+  mlir::LogicalResult visitWeightMatMul(mlir::Operation *op);
+  void visitActivationMatMul(mlir::Operation *op);
+  /// Elementwise ops (with broadcasting): a split passes through, a
+  /// partial one through ops linear in it.
+  void visitElementwise(mlir::Operation *op);
+  mlir::LogicalResult visitReshape(mlir::Operation *op);
+  /// Ops along `reducedAxes` (softmax, norms, reductions): a split on
+  /// another axis passes through.
+  void visitAxisOp(mlir::Operation *op, llvm::ArrayRef<int64_t> reducedAxes,
+                   bool keepDims, bool linearOverReduced);
+  void visitSplit(mlir::Operation *op);
+  void visitSlice(mlir::Operation *op);
+  void visitTransposeLike(mlir::Operation *op, llvm::ArrayRef<int64_t> perm);
+
+private:
   /// Marks the column MatMuls behind split `v` for replication.
   void forceOrigins(mlir::Value v, ReplicationReason why);
   /// Whether the split `s` of a graph output is the unchanged output split
   /// of one of its column MatMuls (an output projection such as an LM head)
   /// rather than a split that reshapes made (heads of a KV cache output).
   bool isOutputProjection(mlir::Value v, const Sharding &s);
-
-  mlir::LogicalResult visitWeightMatMul(mlir::Operation *op);
-  void visitActivationMatMul(mlir::Operation *op);
-  void visitElementwise(mlir::Operation *op);
   /// Add/Sub of a partial value: stays partial, reduces, or (for a later
   /// run) defers the reductions of sums that meet here. Returns false when
   /// `op` is not such an add.
   bool visitPartialAdd(mlir::Operation *op);
-  mlir::LogicalResult visitReshape(mlir::Operation *op);
-  void visitAxisOp(mlir::Operation *op, llvm::ArrayRef<int64_t> reducedAxes,
-                   bool keepDims, bool linearOverReduced);
-  void visitSplit(mlir::Operation *op);
-  void visitSlice(mlir::Operation *op);
-  void visitTransposeLike(mlir::Operation *op, llvm::ArrayRef<int64_t> perm);
 
   mlir::func::FuncOp func;
   int64_t tp;

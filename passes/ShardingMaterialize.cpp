@@ -42,7 +42,7 @@ void annotateShardings(Operation *op, ArrayRef<Sharding> shardings) {
   SmallVector<Attribute> attrs;
   for (const Sharding &s : shardings)
     attrs.push_back(s.toAttr(op->getContext()));
-  op->setAttr("tp.sharding", ArrayAttr::get(op->getContext(), attrs));
+  op->setAttr(tp::kShardingAttr, ArrayAttr::get(op->getContext(), attrs));
 }
 
 void annotateReplicated(func::FuncOp func) {
@@ -51,7 +51,7 @@ void annotateReplicated(func::FuncOp func) {
     if (op.getNumResults())
       annotateShardings(&op, s);
     if (isWeightMatMul(&op))
-      op.setAttr("tp.role", StringAttr::get(op.getContext(), "replicated"));
+      op.setAttr(tp::kRoleAttr, StringAttr::get(op.getContext(), "replicated"));
   }
 }
 
@@ -148,7 +148,7 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
       annotateShardings(&op, rs);
     auto role = a.role.find(&op);
     if (role != a.role.end())
-      op.setAttr("tp.role", StringAttr::get(ctx, role->second));
+      op.setAttr(tp::kRoleAttr, StringAttr::get(ctx, role->second));
   }
 }
 

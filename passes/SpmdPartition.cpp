@@ -24,7 +24,7 @@ namespace {
 
 SmallVector<Sharding> annotated(Operation *op) {
   SmallVector<Sharding> out;
-  auto arr = op->getAttrOfType<ArrayAttr>("tp.sharding");
+  auto arr = op->getAttrOfType<ArrayAttr>(tp::kShardingAttr);
   if (!arr)
     return out;
   for (Attribute a : arr)
@@ -39,7 +39,7 @@ SmallVector<Sharding> annotated(Operation *op) {
 LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
   ShardingHints hints;
   for (Operation &op : func.getBody().front())
-    if (auto role = op.getAttrOfType<StringAttr>("tp.role"))
+    if (auto role = op.getAttrOfType<StringAttr>(tp::kRoleAttr))
       if (role.getValue() == "replicated")
         hints.forced.insert(&op);
   ShardingAnalysis check(func, tp, /*parallelLmHead=*/true, hints);
@@ -163,7 +163,7 @@ DenseElementsAttr shardConstant(DenseElementsAttr value, const Sharding &s,
 struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto sizeAttr = module->getAttrOfType<IntegerAttr>("tp.size");
+    auto sizeAttr = module->getAttrOfType<IntegerAttr>(tp::kSizeAttr);
     func::FuncOp main = module.lookupSymbol<func::FuncOp>("main");
     if (!sizeAttr || !main) {
       module.emitError("tpc-spmd-partition needs a sharded @main (run a "
@@ -178,7 +178,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     for (int64_t r = 0; r < tp; ++r) {
       auto clone = cast<func::FuncOp>(b.clone(*main));
       clone.setSymName("rank" + std::to_string(r));
-      clone->setAttr("tp.rank", b.getI64IntegerAttr(r));
+      clone->setAttr(tp::kRankAttr, b.getI64IntegerAttr(r));
       if (failed(localize(clone, r, tp)))
         return signalPassFailure();
       b.setInsertionPointAfter(clone);
@@ -335,7 +335,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       OpBuilder b(g);
       auto nc = b.create<onnx::ConstantOp>(
           c.getLoc(), newT, DenseElementsAttr::get(newT, vals));
-      nc->setAttr("tp.sharding", c->getAttr("tp.sharding"));
+      nc->setAttr(tp::kShardingAttr, c->getAttr(tp::kShardingAttr));
       g.getIndicesMutable().assign(nc.getResult());
       return;
     }
@@ -357,7 +357,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     Attribute repl = ArrayAttr::get(
         g.getContext(), {Sharding::replicated().toAttr(g.getContext())});
     auto mark = [&](Operation *op) {
-      op->setAttr("tp.sharding", repl);
+      op->setAttr(tp::kShardingAttr, repl);
       return op->getResult(0);
     };
     if (in.sizes[rank] == 0) {
@@ -404,7 +404,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     Value fzero = mark(b.create<onnx::ConstantOp>(
         loc, zt, DenseElementsAttr::get(zt, b.getZeroAttr(zt.getElementType()))));
     auto masked = b.create<onnx::WhereOp>(loc, mask, g.getResult(), fzero);
-    masked->setAttr("tp.sharding", g->getAttr("tp.sharding"));
+    masked->setAttr(tp::kShardingAttr, g->getAttr(tp::kShardingAttr));
     g.getResult().replaceAllUsesExcept(masked.getResult(), masked);
   }
 
@@ -444,7 +444,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       Attribute zero = b.getZeroAttr(type.getElementType());
       auto c = b.create<onnx::ConstantOp>(
           tpOp.getLoc(), type, DenseElementsAttr::get(type, zero));
-      c->setAttr("tp.sharding", tpOp->getAttr("tp.sharding"));
+      c->setAttr(tp::kShardingAttr, tpOp->getAttr(tp::kShardingAttr));
       tpOp.getResult().replaceAllUsesWith(c.getResult());
     }
     tpOp.erase();
@@ -480,16 +480,16 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       auto nw = b.create<onnx::WeightOp>(w.getLoc(), slicedT, w.getNameAttr(),
                                          w.getFileAttr(), w.getOffsetAttr(),
                                          w.getLengthAttr());
-      nw->setAttr("tp.source_shape", b.getDenseI64ArrayAttr(full.getShape()));
-      nw->setAttr("tp.axis", b.getI64IntegerAttr(weightSplit.axis));
-      nw->setAttr("tp.ranges", b.getDenseI64ArrayAttr(ranges));
-      nw->setAttr("tp.sharding",
+      nw->setAttr(tp::kSourceShapeAttr, b.getDenseI64ArrayAttr(full.getShape()));
+      nw->setAttr(tp::kAxisAttr, b.getI64IntegerAttr(weightSplit.axis));
+      nw->setAttr(tp::kRangesAttr, b.getDenseI64ArrayAttr(ranges));
+      nw->setAttr(tp::kShardingAttr,
                   b.getArrayAttr({Sharding::replicated().toAttr(b.getContext())}));
       Value v = nw.getResult();
       if (transpose) {
         auto t = b.create<onnx::TransposeOp>(transpose.getLoc(), localT, v,
                                              transpose.getPermAttr());
-        t->setAttr("tp.sharding", sh->getAttr("tp.sharding"));
+        t->setAttr(tp::kShardingAttr, sh->getAttr(tp::kShardingAttr));
         v = t.getResult();
       }
       sh.getResult().replaceAllUsesWith(v);

@@ -10,7 +10,8 @@ if(NOT DEFINED TPC_PYTHON)
 endif()
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/lit.site.cfg.py.in
                ${CMAKE_CURRENT_BINARY_DIR}/lit.site.cfg.py @ONLY)
-set(TPC_LIT_DEPENDS tpc tpc-opt TPCMlpOnlyShardingPlugin)
+add_subdirectory(plugin/rules)
+set(TPC_LIT_DEPENDS tpc tpc-opt TPCMlpOnlyShardingPlugin TPCTestRulesPlugin)
 add_custom_target(check-lit
   COMMAND ${TPC_PYTHON} ${TPC_LIT} -sv ${CMAKE_CURRENT_BINARY_DIR}
   DEPENDS ${TPC_LIT_DEPENDS}

@@ -3,6 +3,7 @@
 #include "compiler/Engine/OutputDir.h"
 #include "compiler/Engine/PlanSerializer.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/TP/IR/TPOps.h"
 #include "runtime/io/Safetensors.h"
 #include "runtime/support/Half.h"
 #include "runtime/support/MappedFile.h"
@@ -235,8 +236,8 @@ LogicalResult Writer::run() {
     if (!f.isExternal())
       funcs.push_back(f);
   std::sort(funcs.begin(), funcs.end(), [](func::FuncOp a, func::FuncOp b) {
-    auto ra = a->getAttrOfType<IntegerAttr>("tp.rank");
-    auto rb = b->getAttrOfType<IntegerAttr>("tp.rank");
+    auto ra = a->getAttrOfType<IntegerAttr>(tp::kRankAttr);
+    auto rb = b->getAttrOfType<IntegerAttr>(tp::kRankAttr);
     return (ra ? ra.getInt() : 0) < (rb ? rb.getInt() : 0);
   });
   int world = int(funcs.size());

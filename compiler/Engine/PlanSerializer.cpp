@@ -2,6 +2,7 @@
 #include "compiler/Engine/PlanSerializer.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/Plan/IR/PlanOps.h"
+#include "compiler/Dialect/TP/IR/TPOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -184,8 +185,8 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
     for (Value r : k.getResults())
       step->add_outputs(ids.lookup(r));
     addAttrs(onnx::kernelAttrs(k.getAttrs().getValue()), *step);
-    for (auto [from, to] : {std::pair("tp.role", "tp_role"),
-                            std::pair("tp.reason", "tp_reason")})
+    for (auto [from, to] : {std::pair(tp::kRoleAttr, "tp_role"),
+                            std::pair(tp::kReasonAttr, "tp_reason")})
       if (auto text = k->getAttrOfType<StringAttr>(from)) {
         plan::Attr *a = step->add_attrs();
         a->set_name(to);

@@ -1,4 +1,5 @@
 //===- FuseMatMulBias.cpp - bias and activation as a MatMul epilogue ------===//
+#include "compiler/Dialect/TP/IR/TPOps.h"
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
@@ -57,7 +58,7 @@ struct MatMulBiasPattern : OpRewritePattern<onnx::AddOp> {
           fusedLoc({mm, add, last}), add.getType(), mm.getA(), mm.getB(), bias,
           rewriter.getStringAttr(activation));
       // The fused op is still the weight MatMul the sharding pass chose.
-      for (StringRef name : {"tp.role", "tp.reason"})
+      for (StringRef name : {tp::kRoleAttr, tp::kReasonAttr})
         if (Attribute a = mm->getAttr(name))
           fused->setAttr(name, a);
       rewriter.replaceOp(last, fused.getResult());

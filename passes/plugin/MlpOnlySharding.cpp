@@ -108,7 +108,7 @@ LogicalResult shardMlpOnly(ModuleOp module, int64_t tp) {
   func::FuncOp func = module.lookupSymbol<func::FuncOp>("main");
   if (!func || func.isExternal())
     return module.emitError("tpc-mlp-only-shard expects a function @main");
-  module->setAttr("tp.size", OpBuilder(module).getI64IntegerAttr(tp));
+  module->setAttr(tp::kSizeAttr, OpBuilder(module).getI64IntegerAttr(tp));
   if (tp == 1) {
     annotateReplicated(func);
     return success();

@@ -1,6 +1,7 @@
 //===- ONNXOps.cpp - onnx op type inference and verifiers -----------------===//
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Dialect/TP/IR/TPOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -432,7 +433,7 @@ LogicalResult WeightOp::verify() {
   }
   int64_t numel = t.getNumElements();
   // A rank's slice (after partitioning) covers part of the stored tensor.
-  if (auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>("tp.source_shape"))
+  if (auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>(tp::kSourceShapeAttr))
     numel = ShapedType::getNumElements(src.asArrayRef());
   int64_t bytes = numel * (bits == 1 ? 1 : bits / 8);
   if (getLength() != bytes)

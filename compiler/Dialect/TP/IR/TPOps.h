@@ -18,4 +18,33 @@
 #define GET_OP_CLASSES
 #include "compiler/Dialect/TP/IR/TPOps.h.inc"
 
+namespace tpc::tp {
+
+// The attributes the sharding and partitioning passes leave on ops of other
+// dialects, each checked by the tp dialect wherever it appears
+// (TPDialect::verifyOperationAttribute).
+
+/// On a module: the tensor-parallel degree (an integer >= 1).
+inline constexpr llvm::StringLiteral kSizeAttr = "tp.size";
+/// On a rank's function: its rank, in [0, tp.size).
+inline constexpr llvm::StringLiteral kRankAttr = "tp.rank";
+/// On an op with results: one #tp.sharding per result.
+inline constexpr llvm::StringLiteral kShardingAttr = "tp.sharding";
+/// On a weight MatMul or Gemm: "column", "row" or "replicated".
+inline constexpr llvm::StringLiteral kRoleAttr = "tp.role";
+/// On a replicated weight MatMul: why (a sentence for the summary).
+inline constexpr llvm::StringLiteral kReasonAttr = "tp.reason";
+/// On a rank's slice of a weight: the whole weight's shape, the axis it is
+/// cut along, and the [start, size] ranges of that axis the rank holds.
+inline constexpr llvm::StringLiteral kSourceShapeAttr = "tp.source_shape";
+inline constexpr llvm::StringLiteral kAxisAttr = "tp.axis";
+inline constexpr llvm::StringLiteral kRangesAttr = "tp.ranges";
+
+/// The roles kRoleAttr may name.
+inline bool isRoleName(llvm::StringRef role) {
+  return role == "column" || role == "row" || role == "replicated";
+}
+
+} // namespace tpc::tp
+
 #endif

@@ -20,6 +20,9 @@ def TP_Dialect : Dialect {
     with local shapes.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The tp.* attributes that passes leave on ops of other dialects (see
+  // TPOps.h for their names and meaning) are checked where they appear.
+  let hasOperationAttrVerify = 1;
 }
 
 def TP_ShardingAttr : AttrDef<TP_Dialect, "Sharding"> {
@@ -47,6 +50,7 @@ def TP_ShardingAttr : AttrDef<TP_Dialect, "Sharding"> {
                         OptionalArrayRefParameter<"int64_t">:$sizes,
                         OptionalArrayRefParameter<"int64_t">:$parts,
                         OptionalArrayRefParameter<"int64_t">:$whole);
+  let genVerifyDecl = 1;
   let assemblyFormat = "`<` $kind `,` $axis (`,` `sizes` `=` `[` $sizes^ `]`)?"
                        " (`,` `parts` `=` `[` $parts^ `]`)?"
                        " (`,` `whole` `=` `[` $whole^ `]`)? `>`";
