@@ -27,6 +27,7 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
     shard.shardingPlan = opts.shardingPlan;
     shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
     shard.parallelLmHead = opts.parallelLmHead;
+    shard.ignoreShardingAnnotations = opts.ignoreShardingAnnotations;
     pm.addPass(createTpShardPass(shard));
     return success();
   }
@@ -113,6 +114,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "parallel-lm-head",
       llvm::cl::desc("Column-parallel LM head with an all-gather"),
       llvm::cl::init(false)};
+  Option<bool> ignoreShardingAnnotations{
+      *this, "ignore-sharding-annotations",
+      llvm::cl::desc("Ignore the model's ONNX sharding annotations"),
+      llvm::cl::init(false)};
   Option<std::string> sharding{
       *this, "sharding",
       llvm::cl::desc("Registered sharding pass to run instead of "
@@ -151,6 +156,7 @@ void registerCompilePipeline() {
         opts.shardingPlan = o.shardingPlan;
         opts.vocabParallelEmbedding = o.vocabParallelEmbedding;
         opts.parallelLmHead = o.parallelLmHead;
+        opts.ignoreShardingAnnotations = o.ignoreShardingAnnotations;
         opts.shardingPass = o.sharding;
         opts.shardingOptions = o.shardingOptions;
         opts.dtype = o.dtype;

@@ -23,6 +23,9 @@ struct CompileOptions {
   bool vocabParallelEmbedding = false;
   /// Column-parallel LM head with an all-gather of the logits.
   bool parallelLmHead = false;
+  /// Compile as if the model carried no ONNX sharding annotations
+  /// (ShardingSpecProto); tpc-tp-shard honours them otherwise.
+  bool ignoreShardingAnnotations = false;
   /// The sharding pass to run, looked up by name in the pass registry (a
   /// plugin's pass, once the plugin is loaded); "" for tpc-tp-shard with
   /// the three options above.

@@ -54,6 +54,10 @@ def TpShardPass : Pass<"tpc-tp-shard", "mlir::ModuleOp"> {
            "false", "Split embedding tables by vocabulary rows">,
     Option<"parallelLmHead", "parallel-lm-head", "bool", "false",
            "Column-parallel LM head with an all-gather of the logits">,
+    Option<"ignoreShardingAnnotations", "ignore-sharding-annotations",
+           "bool", "false",
+           "Ignore the model's ONNX sharding annotations (ShardingSpecProto) "
+           "instead of honouring them">,
   ];
   let dependentDialects = ["tpc::tp::TPDialect", "tpc::onnx::ONNXDialect"];
 }

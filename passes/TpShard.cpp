@@ -16,6 +16,7 @@
 #include "passes/ShardingPlan.h"
 
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Importer/ShardingAnnotations.h"
 
 #include "compiler/Transforms/Passes.h"
 
@@ -24,6 +25,9 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/GlobPattern.h"
+
+#include <map>
+#include <set>
 
 namespace tpc {
 #define GEN_PASS_DEF_TPSHARDPASS
@@ -34,6 +38,24 @@ using namespace mlir;
 
 namespace tpc {
 namespace {
+
+/// One ONNX sharding annotation (compiler/Importer/ShardingAnnotations.h)
+/// for this tp: the operand or result of `op` it names, and the axis it cuts
+/// into tp shards (-1: whole).
+struct Annotation {
+  Operation *op;
+  bool isResult;
+  unsigned index;
+  int64_t axis;
+  std::string tensor;
+};
+
+/// The axis of a weight MatMul's B operand that its columns run along.
+int64_t weightOutputAxis(Operation *mm) {
+  if (auto g = dyn_cast<onnx::GemmOp>(mm))
+    return g.getTransB() ? 0 : 1;
+  return 1;
+}
 
 struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
   using TpShardPassBase::TpShardPassBase;
@@ -50,7 +72,10 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       return signalPassFailure();
     }
     OpBuilder b(module.getContext());
-    module->setAttr("tp.size", b.getI64IntegerAttr(tp));
+    module->setAttr(tp::kSizeAttr, b.getI64IntegerAttr(tp));
+    SmallVector<Annotation> annotations;
+    if (failed(takeAnnotations(module, func, annotations)))
+      return signalPassFailure();
     if (tp == 1) {
       annotateReplicated(func);
       return;
@@ -91,6 +116,15 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
               hints.keepColumn.insert(&op);
           }
     }
+    // What the model's annotations keep whole or split by columns is so
+    // from the start; every annotation is checked after the analysis.
+    for (const Annotation &an : annotations)
+      if (isWeightMatMul(an.op) && !an.isResult && an.index == 1) {
+        if (an.axis < 0 && hints.forced.insert(an.op))
+          reasons[an.op] = {ReplicationReason::Annotated, nullptr};
+        if (an.axis == weightOutputAxis(an.op))
+          hints.keepColumn.insert(an.op);
+      }
     SmallVector<std::tuple<Operation *, int64_t, int64_t>> fallbacks;
     for (int iteration = 0;; ++iteration) {
       ShardingAnalysis a(func, tp, parallelLmHead, hints);
@@ -110,7 +144,8 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
           return signalPassFailure();
         }
       if (failed(checkReplicated(func, hints.forced, reasons, allowed)) ||
-          failed(checkPlan(func, plan, a)))
+          failed(checkPlan(func, plan, a)) ||
+          failed(checkAnnotations(annotations, a)))
         return signalPassFailure();
       materializeShardings(func, a);
       // Say why each replicated MatMul is replicated, for the compile
@@ -120,11 +155,107 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
         ReplicationReason::Kind kind = it == reasons.end()
                                            ? ReplicationReason::Blocked
                                            : it->second.kind;
-        m->setAttr("tp.reason", StringAttr::get(m->getContext(),
+        m->setAttr(tp::kReasonAttr, StringAttr::get(m->getContext(),
                                                 reasonName(kind)));
       }
       return;
     }
+  }
+
+  /// Takes the model's sharding annotations off the module: the ones for
+  /// this tp's device configuration go to `out`. Annotations only for other
+  /// device counts are an error (unless ignored); at tp 1 there is nothing
+  /// to distribute and they are dropped.
+  LogicalResult takeAnnotations(ModuleOp module, func::FuncOp func,
+                                SmallVectorImpl<Annotation> &out) {
+    std::map<std::string, int64_t> devices;
+    if (auto configs =
+            module->getAttrOfType<ArrayAttr>(kDeviceConfigurationsAttr))
+      for (auto c : configs.getAsRange<DictionaryAttr>())
+        devices[c.getAs<StringAttr>("name").str()] =
+            c.getAs<IntegerAttr>("devices").getInt();
+    module->removeAttr(kDeviceConfigurationsAttr);
+    std::set<std::string> used, matching;
+    Operation *first = nullptr;
+    func.walk([&](Operation *op) {
+      auto specs = op->getAttrOfType<ArrayAttr>(kShardingSpecsAttr);
+      if (!specs)
+        return;
+      op->removeAttr(kShardingSpecsAttr);
+      for (auto d : specs.getAsRange<DictionaryAttr>()) {
+        std::string config = d.getAs<StringAttr>("configuration").str();
+        used.insert(config);
+        first = first ? first : op;
+        if (devices[config] != tp)
+          continue;
+        matching.insert(config);
+        bool isResult = bool(d.get("result"));
+        out.push_back(
+            {op, isResult,
+             unsigned(d.getAs<IntegerAttr>(isResult ? "result" : "operand")
+                          .getInt()),
+             d.getAs<IntegerAttr>("axis").getInt(),
+             d.getAs<StringAttr>("tensor").str()});
+      }
+    });
+    if (used.empty() || tp == 1 || ignoreShardingAnnotations) {
+      out.clear();
+      return success();
+    }
+    if (matching.empty()) {
+      std::string counts;
+      for (const std::string &c : used)
+        counts += (counts.empty() ? "" : ", ") + std::to_string(devices[c]) +
+                  " ('" + c + "')";
+      return first->emitError("the model's sharding annotations "
+                              "(ShardingSpecProto) are for ")
+             << counts << " devices, not --tp " << int64_t(tp)
+             << ": compile with that tp, or pass "
+                "--ignore-sharding-annotations";
+    }
+    if (matching.size() > 1)
+      return first->emitError("the model's sharding annotations name ")
+             << matching.size() << " device configurations of "
+             << int64_t(tp)
+             << " devices ('" << *matching.begin() << "', '"
+             << *std::next(matching.begin())
+             << "'); tpc cannot tell which to honour";
+    return success();
+  }
+
+  /// Every annotation holds in the analysis' result: a split one is split on
+  /// its axis, a whole one is replicated (or a partial sum, which is
+  /// reduced where it is needed whole).
+  static LogicalResult checkAnnotations(ArrayRef<Annotation> annotations,
+                                        const ShardingAnalysis &a) {
+    for (const Annotation &an : annotations) {
+      Sharding s;
+      if (an.isResult) {
+        s = a.produced(an.op->getResult(an.index));
+      } else {
+        auto it = a.want.find({an.op, an.index});
+        s = it != a.want.end() ? it->second
+                               : a.of(an.op->getOperand(an.index));
+      }
+      bool ok = an.axis < 0 ? !s.isSplit()
+                            : s.isSplit() && s.axis == an.axis;
+      if (ok)
+        continue;
+      InFlightDiagnostic diag = an.op->emitError("sharding annotation of ")
+                                << nameOf(an.op) << " asks for tensor '"
+                                << an.tensor << "' ";
+      if (an.axis < 0)
+        diag << "whole on every device";
+      else
+        diag << "split on axis " << an.axis;
+      diag << ", but tpc's sharding makes it " << s.str();
+      auto role = a.role.find(an.op);
+      if (role != a.role.end())
+        diag << " (the MatMul is " << role->second << " by its dataflow)";
+      diag << "; fix the annotation or pass --ignore-sharding-annotations";
+      return failure();
+    }
+    return success();
   }
 
   /// Fails closed: a weight MatMul replicated for no stated policy (an op
@@ -230,6 +361,8 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       return "allowed by --allow-replicated";
     case ReplicationReason::Requested:
       return "sharding plan";
+    case ReplicationReason::Annotated:
+      return "sharding annotation";
     }
     return "";
   }

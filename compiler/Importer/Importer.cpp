@@ -1,5 +1,6 @@
 //===- Importer.cpp - ONNX graphs to onnx-dialect functions ---------------===//
 #include "compiler/Importer/Importer.h"
+#include "compiler/Importer/ShardingAnnotations.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Importer/ModelFile.h"
 #include "compiler/Importer/NodeImporter.h"
@@ -113,6 +114,10 @@ private:
                                         bool isInput);
   LogicalResult importInitializer(const ::onnx::TensorProto &t);
   LogicalResult importNode(const ::onnx::NodeProto &node, size_t index);
+  /// Records the node's IR-11 sharding annotations on the ops it became.
+  LogicalResult annotateNode(const ::onnx::NodeProto &node, Location loc,
+                             const std::string &name, ArrayRef<Value> inputs,
+                             ArrayRef<Value> results);
 
   MLIRContext &ctx;
   OpBuilder b;
@@ -126,6 +131,7 @@ private:
   /// The com.microsoft opset (1 when the model does not import it).
   int microsoftOpset = 1;
   llvm::StringMap<Value> values;
+  std::vector<DeviceConfiguration> deviceConfigs;
 };
 
 LogicalResult GraphImporter::checkOpsets() {
@@ -334,6 +340,100 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
                             << "): output " << i << " is not supported";
     values[node.output(i)] = results[i];
   }
+  return annotateNode(node, loc, name, c.inputs, results);
+}
+
+LogicalResult GraphImporter::annotateNode(const ::onnx::NodeProto &node,
+                                          Location loc,
+                                          const std::string &name,
+                                          ArrayRef<Value> inputs,
+                                          ArrayRef<Value> results) {
+  std::vector<NodeDeviceConfiguration> configs;
+  std::string why;
+  if (!readNodeConfigurations(node, configs, why))
+    return emitError(loc) << "the sharding annotation of node '" << name
+                          << "' (" << node.op_type() << ") " << why;
+  for (const NodeDeviceConfiguration &nc : configs) {
+    auto config = llvm::find_if(deviceConfigs, [&](const auto &d) {
+      return d.name == nc.configuration;
+    });
+    if (config == deviceConfigs.end())
+      return emitError(loc) << "the sharding annotation of node '" << name
+                            << "' names device configuration '"
+                            << nc.configuration
+                            << "', which the model does not define";
+    for (const TensorShardingSpec &spec : nc.specs) {
+      auto bad = [&]() {
+        return emitError(loc)
+               << "the sharding annotation of node '" << name
+               << "' for tensor '" << spec.tensor << "' ";
+      };
+      if (!spec.devices.empty() &&
+          int64_t(spec.devices.size()) != config->numDevices)
+        return bad() << "uses " << spec.devices.size() << " of the "
+                     << config->numDevices << " devices of configuration '"
+                     << config->name << "'; tpc shards over all of them";
+      for (auto [i, d] : llvm::enumerate(spec.devices))
+        if (d != int64_t(i))
+          return bad() << "places its shards on the devices of "
+                       << "configuration '" << config->name
+                       << "' in another order; tpc places shard i on "
+                       << "device i";
+      if (spec.axis >= 0 && spec.shards != config->numDevices)
+        return bad() << "cuts axis " << spec.axis << " into " << spec.shards
+                     << " shards over " << config->numDevices
+                     << " devices; tpc gives each device one shard";
+      Operation *op = nullptr;
+      NamedAttribute slot(b.getStringAttr("result"), b.getI64IntegerAttr(0));
+      Value v;
+      for (int i = 0; i < node.output_size() && !op; ++i)
+        if (node.output(i) == spec.tensor && size_t(i) < results.size() &&
+            results[i] && results[i].getDefiningOp()) {
+          v = results[i];
+          op = v.getDefiningOp();
+          slot = NamedAttribute(
+              b.getStringAttr("result"),
+              b.getI64IntegerAttr(cast<OpResult>(v).getResultNumber()));
+        }
+      for (int i = 0; i < node.input_size() && !op; ++i) {
+        if (node.input(i) != spec.tensor || size_t(i) >= inputs.size() ||
+            !inputs[i])
+          continue;
+        Operation *main =
+            results.empty() || !results[0] ? nullptr
+                                           : results[0].getDefiningOp();
+        for (unsigned j = 0; main && j < main->getNumOperands(); ++j)
+          if (main->getOperand(j) == inputs[i]) {
+            op = main;
+            v = inputs[i];
+            slot = NamedAttribute(b.getStringAttr("operand"),
+                                  b.getI64IntegerAttr(j));
+            break;
+          }
+        if (!op)
+          return bad() << "cannot be checked: the node does not read it "
+                          "directly in tpc's import of it";
+      }
+      if (!op)
+        return bad() << "names no input or output of the node";
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (spec.axis >= 0 && (!t || spec.axis >= t.getRank()))
+        return bad() << "shards axis " << spec.axis << " of " << v.getType();
+      if (spec.axis >= 0 && spec.dimValue >= 0 &&
+          spec.dimValue != t.getDimSize(spec.axis))
+        return bad() << "gives axis " << spec.axis << " the size "
+                     << spec.dimValue << ", but it is " << v.getType();
+      SmallVector<Attribute> entries;
+      if (auto old = op->getAttrOfType<ArrayAttr>(kShardingSpecsAttr))
+        entries.append(old.begin(), old.end());
+      entries.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("configuration", b.getStringAttr(config->name)),
+           b.getNamedAttr("tensor", b.getStringAttr(spec.tensor)), slot,
+           b.getNamedAttr("axis", b.getI64IntegerAttr(spec.axis)),
+           b.getNamedAttr("shards", b.getI64IntegerAttr(spec.shards))}));
+      op->setAttr(kShardingSpecsAttr, b.getArrayAttr(entries));
+    }
+  }
   return success();
 }
 
@@ -353,6 +453,19 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   module->getOperation()->setAttr("onnx.source_dir",
                                   b.getStringAttr(modelDir));
   module->getOperation()->setAttr("onnx.opset", b.getI64IntegerAttr(opset));
+  {
+    std::string why;
+    if (!readDeviceConfigurations(model, deviceConfigs, why))
+      return error() << why, nullptr;
+    SmallVector<Attribute> configs;
+    for (const DeviceConfiguration &d : deviceConfigs)
+      configs.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", b.getStringAttr(d.name)),
+           b.getNamedAttr("devices", b.getI64IntegerAttr(d.numDevices))}));
+    if (!configs.empty())
+      module->getOperation()->setAttr(kDeviceConfigurationsAttr,
+                                      b.getArrayAttr(configs));
+  }
 
   std::set<std::string> initNames;
   for (const ::onnx::TensorProto &t : g.initializer())

@@ -1,6 +1,7 @@
 //===- LowerToPlan.cpp - onnx ops to plan kernels -------------------------===//
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/TP/IR/TPOps.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,7 +20,8 @@ namespace {
 
 /// Attributes that describe where an op came from, not what it computes.
 bool isKernelAttr(StringRef name) {
-  return !name.starts_with("tp.") && !name.starts_with("plan.");
+  return !name.starts_with("tp.") && !name.starts_with("plan.") &&
+         !name.starts_with("onnx.");
 }
 
 struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
@@ -70,13 +72,13 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
             b.getStringAttr("const." + std::to_string(constants++)),
             c.getValue());
       } else if (auto w = dyn_cast<onnx::WeightOp>(op)) {
-        auto src = w->getAttrOfType<DenseI64ArrayAttr>("tp.source_shape");
+        auto src = w->getAttrOfType<DenseI64ArrayAttr>(tp::kSourceShapeAttr);
         auto nw = b.create<plan::WeightOp>(
             op->getLoc(), w.getType(), w.getNameAttr(), w.getFileAttr(),
             w.getOffsetAttr(), w.getLengthAttr(),
             src ? src : b.getDenseI64ArrayAttr(w.getType().getShape()),
-            w->getAttrOfType<IntegerAttr>("tp.axis"),
-            w->getAttrOfType<DenseI64ArrayAttr>("tp.ranges"),
+            w->getAttrOfType<IntegerAttr>(tp::kAxisAttr),
+            w->getAttrOfType<DenseI64ArrayAttr>(tp::kRangesAttr),
             w->getAttrOfType<TypeAttr>("onnx.source_type"));
         repl = nw;
       } else if (op->getDialect() &&
@@ -89,8 +91,6 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
           if (isKernelAttr(a.getName().strref()))
             attrs.push_back(a);
         std::string kernelName = onnx::kernelName(op).str();
-        if (auto k = op->getAttrOfType<StringAttr>("tp.kernel"))
-          kernelName = k.str();
         auto kop = b.create<plan::KernelOp>(
             op->getLoc(), op->getResultTypes(), b.getStringAttr(kernelName),
             op->getOperands(), b.getDictionaryAttr(attrs),

@@ -129,7 +129,7 @@ class Engine:
 def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             const_inputs=None, sharding_plan=None, allow_replicated=None,
             vocab_parallel_embedding=False, parallel_lm_head=False,
-            pass_plugins=None, sharding=None, sharding_options=None,
+            ignore_sharding_annotations=False, pass_plugins=None, sharding=None, sharding_options=None,
             fusion=True, quiet=True, backend="cpu", threads=1):
     """Compiles `model` (an .onnx path) for `tp` ranks into the folder
     `output` and returns the loaded Engine (on `backend`).
@@ -173,6 +173,8 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             args.append("--vocab-parallel-embedding")
         if parallel_lm_head:
             args.append("--parallel-lm-head")
+        if ignore_sharding_annotations:
+            args.append("--ignore-sharding-annotations")
         if not fusion:
             args.append("--no-fusion")
         if quiet:

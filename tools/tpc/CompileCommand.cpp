@@ -1,6 +1,7 @@
 //===- CompileCommand.cpp - tpc compile -----------------------------------===//
 #include "compiler/Engine/EngineWriter.h"
 #include "compiler/Importer/Importer.h"
+#include "compiler/Importer/ShardingAnnotations.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
 #include "runtime/engine/Inspect.h"
@@ -47,6 +48,9 @@ const Command kCompileCommand = {
          "roles for weight MatMuls (colwise, rowwise, replicate) by node or "
          "weight name glob, as --dump-sharding writes or in Hugging Face "
          "tp_plan form; a role the dataflow cannot give is an error"},
+        {"--ignore-sharding-annotations", nullptr,
+         "compile as if the model carried no ONNX sharding annotations "
+         "(ShardingSpecProto), which are otherwise honoured or refused"},
         {"--vocab-parallel-embedding", nullptr,
          "split embedding tables by vocabulary rows (Megatron layout)"},
         {"--parallel-lm-head", nullptr,
@@ -174,6 +178,7 @@ int runCompile(const ParsedArgs &args) {
   opts.shardingPlan = args.get("--sharding-plan");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
+  opts.ignoreShardingAnnotations = args.has("--ignore-sharding-annotations");
   opts.fusion = !args.has("--no-fusion");
   opts.dtype = args.get("--dtype", "fp32");
   if (!isComputeDType(opts.dtype))
@@ -202,6 +207,16 @@ int runCompile(const ParsedArgs &args) {
   importTimer.stop();
   if (!module)
     return 1;
+  // Only tpc-tp-shard reads the model's sharding annotations: another pass
+  // would drop them without a word.
+  if (opts.tp > 1 && !opts.shardingPass.empty() &&
+      !opts.ignoreShardingAnnotations &&
+      (*module)->hasAttr(kDeviceConfigurationsAttr))
+    return fail(cmd, "'" + model + "' carries ONNX sharding annotations "
+                     "(ShardingSpecProto), which tpc-tp-shard honours but "
+                     "--sharding " + opts.shardingPass +
+                     " does not read; pass --ignore-sharding-annotations to "
+                     "compile without them");
   llvm::json::Object inputBounds;
   for (const auto &[name, bound] : inputIndexBounds(*module))
     inputBounds[name] = bound;
@@ -270,6 +285,7 @@ int runCompile(const ParsedArgs &args) {
                                   .string()},
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding},
       {"parallel_lm_head", opts.parallelLmHead},
+      {"ignore_sharding_annotations", opts.ignoreShardingAnnotations},
       {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"
                                              : opts.shardingPass},
       {"sharding_options", opts.shardingOptions},
