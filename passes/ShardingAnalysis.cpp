@@ -221,6 +221,32 @@ FusedParts fusedOutputParts(Operation *mm, int64_t tp) {
             parts.push_back(slots * out.back());
           return withWholeParts(parts, found->first, tp);
         }
+      // [..., groups * slots * dim] -> [..., groups, slots, dim] with the
+      // slots of each group cut (Falcon's grouped query_key_value: per kv
+      // group its q heads, k and v). With fewer groups than ranks, each rank
+      // takes its share of every group's q heads and holds every k and v
+      // whole, as for separate kv projections with kv heads < tp; with
+      // groups that tp divides, the groups are split as one part.
+      if (out.size() == in.size() + 2 && out.drop_back(3) == in.drop_back() &&
+          out[out.size() - 3] * out[out.size() - 2] * out.back() ==
+              in.back()) {
+        int64_t groups = out[out.size() - 3], dim = out.back();
+        if (groups % tp != 0 && tp % groups == 0)
+          if (auto found = partsOfUsers(r.getResult(), out.size() - 2)) {
+            SmallVector<int64_t> heads;
+            for (int64_t slots : found->first)
+              heads.push_back(slots * groups);
+            FusedParts one = withWholeParts(found->first, heads, tp);
+            FusedParts fp;
+            for (int64_t g = 0; g < groups; ++g) {
+              for (int64_t w : one.whole)
+                fp.whole.push_back(g * int64_t(one.parts.size()) + w);
+              for (int64_t slots : one.parts)
+                fp.parts.push_back(slots * dim);
+            }
+            return fp;
+          }
+      }
     }
     // Bias adds and reshapes that keep the last axis lead on to the parts.
     bool keepsLast =
@@ -576,20 +602,97 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
     int64_t majorOut = o0;
     while (majorOut < o && os[majorOut] == 1)
       ++majorOut;
+    int64_t restOut = 1;
+    for (int64_t k = majorOut + 1; k < o; ++k)
+      restOut *= os[k];
+    // Every non-whole part must give each rank the same share before and
+    // after a reshape that scales it.
+    auto evenParts = [&](ArrayRef<int64_t> parts) {
+      for (auto [k, p] : llvm::enumerate(parts))
+        if (!s.isWholePart(k) && p % tp != 0)
+          return false;
+      return true;
+    };
+    if (majorOut < o && restOut == 1 && s.axis > majorIn) {
+      // [outer..., split, inner...] merged into one axis: the axis is the
+      // split axis' parts repeated for each outer index, each scaled by the
+      // inner size (a grouped layout's q heads, merged across groups).
+      int64_t outer = 1, inner = 1;
+      for (int64_t k = majorIn; k < s.axis; ++k)
+        outer *= is[k];
+      for (int64_t k = s.axis + 1; k < i; ++k)
+        inner *= is[k];
+      if (inner != 1 && !evenParts(s.parts)) {
+        replicate(op);
+        return success();
+      }
+      SmallVector<int64_t> parts, whole;
+      for (int64_t g = 0; g < outer; ++g)
+        for (auto [k, p] : llvm::enumerate(s.parts)) {
+          if (s.isWholePart(k))
+            whole.push_back(int64_t(parts.size()));
+          parts.push_back(p * inner);
+        }
+      set(op.getResult(), Sharding::split(majorOut, parts, tp, whole),
+          originsOf(in));
+      return success();
+    }
     if (majorIn != s.axis || majorOut >= o) {
       replicate(op);
       return success();
     }
-    int64_t restIn = 1, restOut = 1;
+    int64_t restIn = 1;
     for (int64_t k = majorIn + 1; k < i; ++k)
       restIn *= is[k];
-    for (int64_t k = majorOut + 1; k < o; ++k)
-      restOut *= os[k];
     int64_t dimOut = os[majorOut];
     if (is[majorIn] == dimOut && restIn == restOut) {
       // The split dim itself is unchanged (only unit dims move).
       set(op.getResult(), s.onAxis(majorOut), originsOf(in));
       return success();
+    }
+    if (s.parts.size() != 1 && restOut == 1 && restIn > 1) {
+      // Heads of several parts merged with their dims into one axis.
+      if (!evenParts(s.parts)) {
+        replicate(op);
+        return success();
+      }
+      SmallVector<int64_t> parts;
+      for (int64_t p : s.parts)
+        parts.push_back(p * restIn);
+      set(op.getResult(), Sharding::split(majorOut, parts, tp, s.whole),
+          originsOf(in));
+      return success();
+    }
+    if (s.parts.size() > 1 && restIn == 1 && majorOut + 1 < o &&
+        s.parts.size() % size_t(dimOut) == 0) {
+      // [groups * slots * dim] -> [groups, slots, dim] where the parts
+      // repeat for each group: the split moves to the slots axis, the
+      // groups are whole.
+      size_t period = s.parts.size() / dimOut;
+      int64_t perSlot = restOut / os[majorOut + 1];
+      bool periodic = true;
+      int64_t groupSize = 0;
+      for (size_t k = 0; k < s.parts.size(); ++k) {
+        periodic &= s.parts[k] == s.parts[k % period] &&
+                    s.isWholePart(k) == s.isWholePart(k % period) &&
+                    s.parts[k] % perSlot == 0;
+        if (k < period)
+          groupSize += s.parts[k];
+      }
+      if (periodic && groupSize == restOut && dimOut > 1) {
+        SmallVector<int64_t> slots, whole;
+        for (size_t k = 0; k < period; ++k) {
+          if (s.isWholePart(k))
+            whole.push_back(int64_t(k));
+          slots.push_back(s.parts[k] / perSlot);
+        }
+        for (auto [k, n] : llvm::enumerate(slots))
+          if (!llvm::is_contained(whole, int64_t(k)) && n % tp != 0)
+            return emitHeadError(op, tp, majorOut + 1, n);
+        set(op.getResult(), Sharding::split(majorOut + 1, slots, tp, whole),
+            originsOf(in));
+        return success();
+      }
     }
     if (s.parts.size() != 1) {
       // A fused projection's axis cut into [slots, dim]: each part becomes

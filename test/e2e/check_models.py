@@ -32,10 +32,10 @@ def heads_allow(meta, tp):
 # start of the error it must give: (model, tp or None for every tp).
 KNOWN_REFUSALS = {
     # Falcon's grouped query_key_value ([groups, q_per_group + 2, head_dim])
-    # splits by groups only: 2 groups over 4 ranks would need each group's
-    # q heads split and its k/v replicated inside one fused weight.
-    ("hf_falcon_gqa_torchscript", 4): "tp=4 does not divide the 2 heads",
-    ("hf_falcon_gqa_torchscript", 8): "tp=8 does not divide the 2 heads",
+    # with fewer groups than ranks gives every rank its share of each
+    # group's q heads (k/v whole); 8 ranks would need each group on 4 ranks
+    # of its own (one q head each), a layout tpc does not make.
+    ("hf_falcon_gqa_torchscript", 8): "tp=8 does not divide the 4 heads",
 }
 
 
