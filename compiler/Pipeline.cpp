@@ -76,6 +76,8 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
                         ", not '" + opts.dtype + "'");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (opts.kvCacheLength > 0)
+    pm.addPass(createKVCachePass());
   if (failed(addShardingPass(pm, opts, errorHandler)))
     return failure();
   // The partitioner checks the shardings first, whichever pass left them.

@@ -23,6 +23,10 @@ struct CompileOptions {
   bool vocabParallelEmbedding = false;
   /// Column-parallel LM head with an all-gather of the logits.
   bool parallelLmHead = false;
+  /// A decode engine with a KV cache of this many positions (0: none): the
+  /// export's past/present pairs become engine state (tpc-kv-cache), before
+  /// sharding, which splits the caches by kv heads.
+  int64_t kvCacheLength = 0;
   /// Compile as if the model carried no ONNX sharding annotations
   /// (ShardingSpecProto); tpc-tp-shard honours them otherwise.
   bool ignoreShardingAnnotations = false;

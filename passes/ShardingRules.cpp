@@ -261,12 +261,33 @@ template <typename OpT> struct ConcatRule : Rule<ConcatRule<OpT>, OpT> {
   }
 };
 
+/// A KV cache write keeps the split of the new entries (kv heads): each
+/// rank's cache holds its heads. The cache itself is a state of the
+/// rank's local shape (partitioning makes a Shard of it a smaller state).
+template <typename OpT>
+struct CacheWriteRule : Rule<CacheWriteRule<OpT>, OpT> {
+  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
+    auto w = cast<onnx::CacheWriteOp>(op);
+    Sharding s = a.of(w.getUpdate());
+    if (s.isSplit() && s.axis != w.getAxis() && s.parts.size() == 1 &&
+        s.whole.empty()) {
+      a.require(op, 0, s);
+      a.require(op, 2, Sharding::replicated());
+      a.set(w.getResult(), s, a.originsOf(w.getUpdate()));
+      return success();
+    }
+    a.replicate(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void registerShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, onnx::ONNXDialect *) {
     using namespace onnx;
-    attach<SourceRule, WeightOp, ConstantOp>(ctx);
+    attach<SourceRule, WeightOp, ConstantOp, KVStateOp>(ctx);
+    attach<CacheWriteRule, CacheWriteOp>(ctx);
     attach<ElementwiseRule, SqrtOp, ReciprocalOp, NegOp, AbsOp, ExpOp, LogOp,
            ErfOp, TanhOp, SigmoidOp, ReluOp, CosOp, SinOp, FloorOp, CeilOp,
            SignOp, SoftplusOp, NotOp, GeluOp, LeakyReluOp, EluOp,

@@ -232,7 +232,8 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     // rank's weight file.
     Block &block = func.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-      if (isOpTriviallyDead(&op))
+      if (isOpTriviallyDead(&op) ||
+          (isa<onnx::KVStateOp>(op) && op.use_empty()))
         op.erase();
     return success();
   }
@@ -493,6 +494,16 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
         v = t.getResult();
       }
       sh.getResult().replaceAllUsesWith(v);
+      sh.erase();
+      return success();
+    }
+    if (auto st = in.getDefiningOp<onnx::KVStateOp>()) {
+      // A cache split by heads: the rank's state holds its heads only.
+      if (s.parts.size() != 1)
+        return sh.emitError("cannot split a KV cache into several parts");
+      auto local = b.create<onnx::KVStateOp>(st.getLoc(), localT,
+                                             st.getNameAttr());
+      sh.getResult().replaceAllUsesWith(local.getResult());
       sh.erase();
       return success();
     }

@@ -267,6 +267,8 @@ LogicalResult Writer::run() {
       {"inputs", std::move(inputs)},
       {"outputs", std::move(outputs)},
       {"ranks", std::move(ranks)}};
+  if (!options.generation.empty())
+    manifest["generation"] = llvm::json::Object(options.generation);
   {
     std::error_code wec;
     llvm::raw_fd_ostream os((out.temp() / "engine.json").string(), wec);

@@ -15,6 +15,9 @@ struct EngineWriteOptions {
   std::string outDir;
   /// The options the engine was compiled with, recorded in engine.json.
   llvm::json::Object compileOptions;
+  /// For a decode engine (--kv-cache), engine.json's "generation" object
+  /// (compiler/Engine/Generation.h); empty otherwise.
+  llvm::json::Object generation;
   /// Print per-rank progress on stderr.
   bool progress = false;
   /// Called on the complete engine in its temporary folder before it is

@@ -149,6 +149,11 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
       out.weights.push_back(std::move(s));
       continue;
     }
+    if (auto st = dyn_cast<plan::StateOp>(op)) {
+      if (failed(addBuffer(st, plan::Buffer::STATE, 0, "", st.getName().str())))
+        return failure();
+      continue;
+    }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       auto names = func->getAttrOfType<ArrayAttr>("onnx.output_names");
       if (!names || names.size() != ret.getNumOperands())
@@ -172,9 +177,14 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
     auto offs = k.getOffsets();
     if (!offs)
       return k.emitOpError("has no arena offsets (run tpc-plan-memory)");
-    for (auto [r, off] : llvm::zip(k.getResults(), *offs))
-      if (failed(addBuffer(r, plan::Buffer::ARENA, off, "", "")))
-        return failure();
+    if (k->hasAttr("plan.state_write")) {
+      // The result is the state operand itself, written in place.
+      ids[k.getResult(0)] = ids.lookup(k.getOperand(0));
+    } else {
+      for (auto [r, off] : llvm::zip(k.getResults(), *offs))
+        if (failed(addBuffer(r, plan::Buffer::ARENA, off, "", "")))
+          return failure();
+    }
     if (k->hasAttr("plan.view"))
       continue; // a view shares its operand's bytes: nothing to run
     plan::Step *step = p.add_steps();

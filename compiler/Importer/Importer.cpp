@@ -11,6 +11,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
@@ -132,7 +133,101 @@ private:
   int microsoftOpset = 1;
   llvm::StringMap<Value> values;
   std::vector<DeviceConfiguration> deviceConfigs;
+  /// Shapes the --kv-cache length implies for inputs with symbolic dims.
+  std::map<std::string, std::vector<int64_t>> kvShapes;
+  /// Fills kvShapes (see ImportOptions::kvCacheLength).
+  LogicalResult resolveKVCacheShapes();
 };
+
+LogicalResult GraphImporter::resolveKVCacheShapes() {
+  const ::onnx::GraphProto &g = model.graph();
+  std::set<std::string> inits, outputs;
+  for (const ::onnx::TensorProto &t : g.initializer())
+    inits.insert(t.name());
+  for (const ::onnx::ValueInfoProto &o : g.output())
+    outputs.insert(o.name());
+  const int64_t length = options.kvCacheLength, batch = options.batch;
+  // The symbols of the past length and the batch, from the past inputs: the
+  // graph inputs a Concat extends into a graph output.
+  std::map<std::string, int64_t> symbols;
+  for (const ::onnx::NodeProto &n : g.node()) {
+    if (n.op_type() != "Concat" || n.input_size() != 2 ||
+        n.output_size() != 1 || !outputs.count(n.output(0)))
+      continue;
+    for (const ::onnx::ValueInfoProto &in : g.input()) {
+      if (in.name() != n.input(0) || inits.count(in.name()) ||
+          !in.type().tensor_type().has_shape())
+        continue;
+      const auto &shape = in.type().tensor_type().shape();
+      int64_t axis = 0;
+      for (const ::onnx::AttributeProto &a : n.attribute())
+        if (a.name() == "axis")
+          axis = a.i();
+      if (axis < 0)
+        axis += shape.dim_size();
+      if (axis < 0 || axis >= shape.dim_size())
+        continue;
+      if (shape.dim(int(axis)).has_dim_param())
+        symbols[shape.dim(int(axis)).dim_param()] = length - 1;
+      if (axis != 0 && shape.dim_size() > 0 && shape.dim(0).has_dim_param())
+        symbols[shape.dim(0).dim_param()] = batch;
+    }
+  }
+  if (symbols.empty())
+    return error() << "--kv-cache: '" << path
+                   << "' has no past inputs with a symbolic length (a graph "
+                      "input that a Concat extends into a graph output); "
+                      "export it with past inputs (optimum's "
+                      "text-generation-with-past)";
+  // Every other symbol is the number of new tokens of a step: one. A sum of
+  // symbols ("past_sequence_length + sequence_length") is evaluated.
+  auto value = [&](const std::string &param) -> std::optional<int64_t> {
+    int64_t total = 0;
+    for (StringRef term : llvm::split(StringRef(param), '+')) {
+      term = term.trim();
+      int64_t n;
+      if (term.empty())
+        return std::nullopt;
+      if (!term.getAsInteger(10, n))
+        total += n;
+      else if (auto it = symbols.find(term.str()); it != symbols.end())
+        total += it->second;
+      else if (term.find_first_of("*/-()") == StringRef::npos)
+        total += 1;
+      else
+        return std::nullopt;
+    }
+    return total;
+  };
+  for (const ::onnx::ValueInfoProto &in : g.input()) {
+    if (inits.count(in.name()) || options.inputShapes.count(in.name()) ||
+        options.constInputs.count(in.name()) ||
+        !in.type().tensor_type().has_shape())
+      continue;
+    std::vector<int64_t> dims;
+    bool symbolic = false;
+    for (const auto &d : in.type().tensor_type().shape().dim()) {
+      if (d.has_dim_value() && d.dim_value() >= 0) {
+        dims.push_back(d.dim_value());
+        continue;
+      }
+      symbolic = true;
+      std::optional<int64_t> v =
+          d.has_dim_param() ? value(d.dim_param()) : std::nullopt;
+      if (!v)
+        return error() << "--kv-cache: cannot tell the size of input '"
+                       << in.name() << "' dimension " << dims.size()
+                       << (d.has_dim_param() ? " ('" + d.dim_param() + "')"
+                                             : std::string())
+                       << "; give its shape with --input-shape " << in.name()
+                       << "=DxDx...";
+      dims.push_back(*v);
+    }
+    if (symbolic)
+      kvShapes[in.name()] = dims;
+  }
+  return success();
+}
 
 LogicalResult GraphImporter::checkOpsets() {
   bool found = false;
@@ -175,9 +270,14 @@ GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
   if (!elem)
     return error() << "graph value '" << vi.name()
                    << "' has unsupported element type " << tt.elem_type();
-  auto it = options.inputShapes.find(vi.name());
-  if (isInput && it != options.inputShapes.end()) {
-    const std::vector<int64_t> &given = it->second;
+  const std::vector<int64_t> *found = nullptr;
+  if (auto it = options.inputShapes.find(vi.name());
+      it != options.inputShapes.end())
+    found = &it->second;
+  else if (auto kv = kvShapes.find(vi.name()); kv != kvShapes.end())
+    found = &kv->second;
+  if (isInput && found) {
+    const std::vector<int64_t> &given = *found;
     if (tt.has_shape() && tt.shape().dim_size() != int(given.size()))
       return error() << "--input-shape " << vi.name() << " gives "
                      << given.size() << " dimensions, the model's input has "
@@ -445,6 +545,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   }
   modelDir = fs::absolute(fs::path(path)).parent_path().string();
   if (failed(checkOpsets()))
+    return nullptr;
+  if (options.kvCacheLength > 0 && failed(resolveKVCacheShapes()))
     return nullptr;
   const ::onnx::GraphProto &g = model.graph();
 

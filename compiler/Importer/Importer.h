@@ -24,6 +24,13 @@ struct ImportOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Graph inputs that become constants: the engine no longer takes them.
   std::map<std::string, ConstInput> constInputs;
+  /// With a KV cache of this many positions (tpc compile --kv-cache), the
+  /// symbolic dims of inputs without --input-shape are resolved for one
+  /// decode step: past lengths (the concatenated axis of each past input)
+  /// length - 1, the batch `batch`, the new-token count 1, sums of these
+  /// ("past_sequence_length + sequence_length") added up.
+  int64_t kvCacheLength = 0;
+  int64_t batch = 1;
 };
 
 /// Imports `path` into a module holding `func.func @main`. Errors are emitted

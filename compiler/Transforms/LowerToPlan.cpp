@@ -81,6 +81,9 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
             w->getAttrOfType<DenseI64ArrayAttr>(tp::kRangesAttr),
             w->getAttrOfType<TypeAttr>("onnx.source_type"));
         repl = nw;
+      } else if (auto st = dyn_cast<onnx::KVStateOp>(op)) {
+        repl = b.create<plan::StateOp>(op->getLoc(), st.getType(),
+                                       st.getNameAttr());
       } else if (op->getDialect() &&
                  (op->getDialect()->getNamespace() == "onnx" ||
                   op->getDialect()->getNamespace() == "tp")) {

@@ -34,6 +34,25 @@ def ConvertFloatTypePass : Pass<"tpc-convert-float-type", "mlir::ModuleOp"> {
   let dependentDialects = ["tpc::onnx::ONNXDialect"];
 }
 
+def KVCachePass : Pass<"tpc-kv-cache", "mlir::ModuleOp"> {
+  let summary = "Turn an export's past/present pairs into engine state";
+  let description = [{
+    Finds, by dataflow, each graph input that only a Concat reads as its
+    first operand and whose result is a graph output: the past and present
+    keys or values of one layer of a `text-generation-with-past` export.
+    Each pair becomes an `onnx.KVState` of the Concat's shape (the whole
+    cache, `max_length` positions) written in place by `onnx.CacheWrite` at
+    the new input `cache_position`; the past input and the present output
+    leave the signature. The rest of the program reads the state where it
+    read the Concat, so attention runs over every position of the cache and
+    the attention mask selects the filled ones.
+
+    The module gets `onnx.kv_cache = {length, position, pairs}` for the
+    engine writer. A module without such pairs is an error.
+  }];
+  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+}
+
 def LowerToPlanPass : Pass<"tpc-lower-to-plan", "mlir::ModuleOp"> {
   let summary = "Lower onnx-dialect functions to plan-dialect kernel lists";
   let description = [{

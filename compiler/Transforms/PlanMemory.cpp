@@ -110,6 +110,16 @@ struct PlanMemoryPass : impl::PlanMemoryPassBase<PlanMemoryPass> {
         noteUses(r);
       kernel->removeAttr("plan.view");
       kernel->removeAttr("plan.in_place");
+      kernel->removeAttr("plan.state_write");
+      // A kernel that writes engine state in place: its result is the
+      // state's buffer, outside the arena.
+      if (kernel.getNumOperands() && kernel.getNumResults() == 1 &&
+          kernel.getOperand(0).getDefiningOp<plan::StateOp>() &&
+          !onnx::kernelRunsInPlace(kernel.getKernel()) &&
+          kernel.getKernel() == "CacheWrite") {
+        kernel->setAttr("plan.state_write", b.getUnitAttr());
+        continue;
+      }
       bool view = kernel.getKernel() == "Reshape" && kernel.getNumOperands() == 1 &&
                   rootOf.count(kernel.getOperand(0));
       if (view) {
@@ -185,8 +195,10 @@ struct PlanMemoryPass : impl::PlanMemoryPassBase<PlanMemoryPass> {
       if (!kernel)
         continue;
       SmallVector<int64_t> offs;
-      for (Value r : kernel.getResults())
-        offs.push_back(intervals[rootOf[r]].offset);
+      for (Value r : kernel.getResults()) {
+        auto it = rootOf.find(r);
+        offs.push_back(it == rootOf.end() ? -1 : intervals[it->second].offset);
+      }
       kernel.setOffsetsAttr(b.getDenseI64ArrayAttr(offs));
     }
     func->setAttr("plan.arena_bytes", b.getI64IntegerAttr(arena));

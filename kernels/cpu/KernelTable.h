@@ -28,6 +28,7 @@ void addReduceKernels(KernelTable &table);
 void addNormKernels(KernelTable &table);
 void addMatMulKernels(KernelTable &table);
 void addFusedKernels(KernelTable &table);
+void addStateKernels(KernelTable &table);
 
 } // namespace tpc::cpu
 

@@ -20,6 +20,7 @@ static KernelTable buildTable() {
   addNormKernels(table);
   addMatMulKernels(table);
   addFusedKernels(table);
+  addStateKernels(table);
   sortByName(table);
   return table;
 }

@@ -75,6 +75,13 @@ cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
                         void *out, cudaStream_t stream);
 cudaError_t concatKernel(const cpu::ConcatParams &p, const void *const *inputs,
                          void *out, cudaStream_t stream);
+/// Copies `outer` rows of `n * rowBytes` bytes from `update` into `state`
+/// (rows of `length * rowBytes`) at entry *position (read on the device);
+/// nothing is written when the position is outside [0, length - n].
+cudaError_t cacheWriteKernel(int64_t outer, int64_t length, int64_t n,
+                             int64_t rowBytes, const void *update,
+                             const int64_t *position, void *state,
+                             cudaStream_t stream);
 cudaError_t splitKernel(const cpu::ConcatParams &p, const void *in,
                         void *const *outputs, cudaStream_t stream);
 cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,

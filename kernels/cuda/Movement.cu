@@ -406,6 +406,34 @@ cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
   });
 }
 
+namespace {
+__global__ void cacheWriteBytes(int64_t outer, int64_t length, int64_t n,
+                                int64_t rowBytes, const uint8_t *update,
+                                const int64_t *position, uint8_t *state) {
+  int64_t pos = *position;
+  if (pos < 0 || pos > length - n)
+    return;
+  int64_t block = n * rowBytes, total = outer * block;
+  for (int64_t i = threadIndex(); i < total; i += gridThreads()) {
+    int64_t o = i / block, r = i % block;
+    state[(o * length + pos) * rowBytes + r] = update[i];
+  }
+}
+} // namespace
+
+cudaError_t cacheWriteKernel(int64_t outer, int64_t length, int64_t n,
+                             int64_t rowBytes, const void *update,
+                             const int64_t *position, void *state,
+                             cudaStream_t stream) {
+  int64_t total = outer * n * rowBytes;
+  if (total == 0)
+    return cudaSuccess;
+  cacheWriteBytes<<<blocksFor(total), kThreads, 0, stream>>>(
+      outer, length, n, rowBytes, static_cast<const uint8_t *>(update),
+      position, static_cast<uint8_t *>(state));
+  return cudaGetLastError();
+}
+
 cudaError_t concatKernel(const cpu::ConcatParams &p, const void *const *inputs,
                          void *out, cudaStream_t stream) {
   return chunkCopy<false>(p, const_cast<void *const *>(inputs), out, stream);

@@ -271,6 +271,34 @@ Status prepareGather(const KernelContext &ctx,
   return Status::ok();
 }
 
+/// The KV cache write: the position is checked like a Gather index
+/// against the positions that leave room for the new entries.
+Status prepareCacheWrite(const KernelContext &ctx,
+                         const std::vector<TensorDesc> &in,
+                         const std::vector<TensorDesc> &out,
+                         const Attrs &attrs,
+                         std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(validateWithCpu("CacheWrite", in, out, attrs, false));
+  const Shape &s = in[0].shape;
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", 2),
+                                         int64_t(s.size()), "axis", axis));
+  int64_t outer = cpu::product(s, 0, size_t(axis));
+  int64_t length = s[size_t(axis)], n = in[1].shape[size_t(axis)];
+  int64_t rowBytes = cpu::product(s, size_t(axis) + 1, s.size()) *
+                     int64_t(dtypeSize(in[0].dtype));
+  kernel = indexChecked(
+      ctx,
+      makeLaunch("CacheWrite",
+                 [=](const void *const *i, void *const *o, cudaStream_t st) {
+                   return cacheWriteKernel(
+                       outer, length, n, rowBytes, i[1],
+                       static_cast<const int64_t *>(i[2]), o[0], st);
+                 }),
+      2, in[2], {length - n + 1});
+  return Status::ok();
+}
+
 Status prepareGatherElements(const KernelContext &ctx,
                              const std::vector<TensorDesc> &in,
                              const std::vector<TensorDesc> &out,
@@ -384,6 +412,9 @@ void addMovementKernels(KernelTable &t) {
   t.push_back({"Pad", "constant padding (attrs pads, value; negative crops)",
                preparePad});
   t.push_back({"Concat", "join inputs along attr axis", prepareConcat});
+  t.push_back({"CacheWrite",
+               "write KV-cache entries at a position, in place",
+               prepareCacheWrite});
   t.push_back(
       {"Split", "cut along attr axis into attr split sizes", prepareSplit});
   t.push_back(

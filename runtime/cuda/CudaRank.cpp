@@ -79,6 +79,13 @@ std::string CudaRank::where(size_t step) const {
          engine_.plan().describeStep(step) + ": ";
 }
 
+Status CudaRank::resetState() {
+  for (auto &[id, st] : states_)
+    if (st.size())
+      TPC_CUDA_CHECK(cudaMemset(st.data(), 0, st.size()));
+  return Status::ok();
+}
+
 Status CudaRank::uploadWeights() {
   const RankPlan &plan = engine_.plan();
   bufferPtrs_.assign(plan.buffers.size(), nullptr);
@@ -169,9 +176,16 @@ Status CudaRank::prepareSteps() {
       arena_.allocate(size_t(plan.arenaBytes), "arena").withContext(who));
   TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes, "collective scratch")
                           .withContext(who));
-  for (const PlanBuffer &b : plan.buffers)
+  for (const PlanBuffer &b : plan.buffers) {
     if (b.kind == BufferKind::Arena)
       bufferPtrs_[b.id] = arena_.data() + b.offset;
+    if (b.kind == BufferKind::State) {
+      TPC_RETURN_IF_ERROR(states_[b.id]
+                              .allocate(size_t(b.bytes), "state '" + b.name + "'")
+                              .withContext(who));
+      bufferPtrs_[b.id] = states_[b.id].data();
+    }
+  }
 
   // Kernels load whole elements: every operand must be aligned to its
   // element size (the compiler aligns arena offsets to 64 bytes).

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,8 +63,13 @@ public:
   /// Collective steps of the plan, in order.
   size_t numCollectives() const { return numCollectives_; }
   uint64_t deviceBytes() const {
-    return weights_.size() + arena_.size() + scratch_.size();
+    uint64_t n = weights_.size() + arena_.size() + scratch_.size();
+    for (const auto &[id, st] : states_)
+      n += st.size();
+    return n;
   }
+  /// Zeroes the engine state (KV caches) on the device.
+  Status resetState();
 
   /// Enqueues the kernel steps from `pos` up to the next collective step
   /// or the end; `pos` is left there. With `syncEachStep`, waits for each
@@ -105,6 +111,8 @@ private:
   CudaRankOptions options_;
   std::unique_ptr<cuda::KernelContext> context_;
   DeviceBuffer weights_, arena_, scratch_;
+  /// The plan's state buffers (KV caches), zeroed, by buffer id.
+  std::map<uint32_t, DeviceBuffer> states_;
   std::vector<uint8_t *> bufferPtrs_;
   std::vector<Step> steps_;
   size_t numCollectives_ = 0;

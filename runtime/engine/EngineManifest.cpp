@@ -176,6 +176,61 @@ Status parseRanks(const json &root, EngineManifest &m) {
 
 } // namespace
 
+namespace {
+
+/// The "generation" object of a decode engine: names that must be inputs
+/// and outputs of the engine with the shapes a decode step has.
+Status parseGeneration(const json &root, EngineManifest &out) {
+  auto g = root.find("generation");
+  if (g == root.end())
+    return Status::ok();
+  const std::string where = "generation: ";
+  if (!g->is_object())
+    return manifestError("\"generation\" must be an object");
+  GenerationSpec &spec = out.generation;
+  TPC_RETURN_IF_ERROR(
+      getInt(*g, "kv_cache_length", where, spec.kvCacheLength));
+  TPC_RETURN_IF_ERROR(getInt(*g, "batch", where, spec.batch));
+  TPC_RETURN_IF_ERROR(getInt(*g, "vocab", where, spec.vocab));
+  TPC_RETURN_IF_ERROR(getString(*g, "ids_input", where, spec.idsInput));
+  TPC_RETURN_IF_ERROR(
+      getString(*g, "position_input", where, spec.positionInput));
+  TPC_RETURN_IF_ERROR(getString(*g, "logits_output", where, spec.logitsOutput));
+  spec.maskInput = optionalString(*g, "mask_input");
+  spec.positionsInput = optionalString(*g, "positions_input");
+  if (spec.kvCacheLength < 2 || spec.batch < 1 || spec.vocab < 1)
+    return manifestError(where + "kv_cache_length, batch and vocab must be "
+                                 "positive (a cache of at least 2)");
+  auto input = [&](const std::string &name, Shape shape,
+                   bool integer) -> Status {
+    if (name.empty())
+      return Status::ok();
+    const TensorSpec *t = out.findInput(name);
+    if (!t)
+      return manifestError(where + "'" + name + "' is not an input");
+    bool typeOk = !integer || t->desc.dtype == DType::I64 ||
+                  t->desc.dtype == DType::I32;
+    if (t->desc.shape != shape || !typeOk)
+      return manifestError(where + "input '" + name + "' is " +
+                           t->desc.str() + ", not " +
+                           (integer ? "integer " : "") + shapeToString(shape));
+    return Status::ok();
+  };
+  TPC_RETURN_IF_ERROR(input(spec.idsInput, {spec.batch, 1}, true));
+  TPC_RETURN_IF_ERROR(input(spec.positionInput, {1}, true));
+  TPC_RETURN_IF_ERROR(
+      input(spec.maskInput, {spec.batch, spec.kvCacheLength}, false));
+  TPC_RETURN_IF_ERROR(input(spec.positionsInput, {spec.batch, 1}, true));
+  const TensorSpec *logits = out.findOutput(spec.logitsOutput);
+  if (!logits || logits->desc.dtype != DType::F32 ||
+      logits->desc.shape != Shape{spec.batch, 1, spec.vocab})
+    return manifestError(where + "'" + spec.logitsOutput +
+                         "' must be an f32 output [batch, 1, vocab]");
+  return Status::ok();
+}
+
+} // namespace
+
 Status EngineManifest::parse(const std::string &text, const std::string &dir,
                              EngineManifest &out) {
   out = EngineManifest();
@@ -223,6 +278,7 @@ Status EngineManifest::parse(const std::string &text, const std::string &dir,
   TPC_RETURN_IF_ERROR(parseTensorSpecs(root, "outputs", out.outputs));
   if (out.outputs.empty())
     return manifestError("the engine has no outputs");
+  TPC_RETURN_IF_ERROR(parseGeneration(root, out));
   return parseRanks(root, out);
 }
 

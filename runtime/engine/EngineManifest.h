@@ -71,6 +71,23 @@ struct RankRecord {
   FileRecord weights;
 };
 
+/// What the inputs of a decode engine (tpc compile --kv-cache) mean:
+/// engine.json's "generation" object.
+struct GenerationSpec {
+  /// Positions each rank's KV caches hold: prompt plus generated tokens.
+  int64_t kvCacheLength = 0;
+  int64_t batch = 1;
+  int64_t vocab = 0;
+  std::string idsInput;
+  /// Where this step's entries go in the caches (one int64).
+  std::string positionInput;
+  std::string logitsOutput;
+  /// Optional: the attention mask [batch, kvCacheLength] and the position
+  /// ids [batch, 1]; empty when the model takes none.
+  std::string maskInput;
+  std::string positionsInput;
+};
+
 struct EngineManifest {
   /// The engine folder the manifest was read from.
   std::string dir;
@@ -87,6 +104,8 @@ struct EngineManifest {
   std::vector<RankRecord> ranks;
   /// The "options" object as compact JSON text ("{}" when absent).
   std::string optionsJson;
+  /// A decode engine's "generation" object; kvCacheLength 0 when absent.
+  GenerationSpec generation;
   /// SHA-256 of the engine.json text, as 64 hex digits: it names every rank
   /// file by digest, so two processes with the same id run the same
   /// compile. Ranks of an MPI job compare ids before they run.

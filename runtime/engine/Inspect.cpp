@@ -50,6 +50,8 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
   for (const PlanBuffer &b : plan.buffers) {
     if (b.kind == BufferKind::Arena)
       arenaSum += b.bytes;
+    else if (b.kind == BufferKind::State)
+      out.stateBytes += b.bytes;
     else if (weights.insert(b.tensor).second)
       out.weightBytes += b.bytes;
   }
@@ -186,12 +188,23 @@ std::string formatSummaryText(const EngineSummary &s) {
      << (s.weightsVerified ? "checked" : "not checked (--no-verify)") << "\n";
   os << "inputs   " << specList(m.inputs) << "\n";
   os << "outputs  " << specList(m.outputs) << "\n";
+  if (const GenerationSpec &g = m.generation; g.kvCacheLength)
+    os << "decode   one token per forward (tpc generate): KV caches of "
+       << g.kvCacheLength << " positions; ids '" << g.idsInput
+       << "', cache position '" << g.positionInput << "'"
+       << (g.maskInput.empty() ? "" : ", mask '" + g.maskInput + "'")
+       << (g.positionsInput.empty() ? ""
+                                    : ", positions '" + g.positionsInput + "'")
+       << ", logits '" << g.logitsOutput << "'\n";
   for (const RankSummary &r : s.ranks) {
     os << "\nrank " << r.rank << " (" << r.planFile << ", " << r.weightsFile
        << ")\n";
     os << "  steps           " << r.steps << "\n";
     os << "  buffers         " << r.buffers << "\n";
     os << "  weight bytes    " << humanBytes(r.weightBytes) << "\n";
+    if (r.stateBytes)
+      os << "  state bytes     " << humanBytes(r.stateBytes)
+         << " (KV caches, kept across forwards)\n";
     os << "  arena bytes     " << humanBytes(r.arenaBytes);
     if (r.lowerBoundBytes)
       os << " (" << std::fixed << std::setprecision(2)
@@ -230,6 +243,15 @@ std::string formatSummaryJson(const EngineSummary &s) {
                {"gemm_kernel", cpu::sgemmKernelName()},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};
+  if (const GenerationSpec &g = m.generation; g.kvCacheLength)
+    root["generation"] = {{"kv_cache_length", g.kvCacheLength},
+                          {"batch", g.batch},
+                          {"vocab", g.vocab},
+                          {"ids_input", g.idsInput},
+                          {"position_input", g.positionInput},
+                          {"mask_input", g.maskInput},
+                          {"positions_input", g.positionsInput},
+                          {"logits_output", g.logitsOutput}};
   json ranks = json::array();
   for (const RankSummary &r : s.ranks) {
     json collectives = json::array();
@@ -258,6 +280,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                      {"buffers", r.buffers},
                      {"weight_bytes", r.weightBytes},
                      {"arena_bytes", r.arenaBytes},
+                     {"state_bytes", r.stateBytes},
                      {"unplanned_bytes", r.unplannedBytes},
                      {"arena_lower_bound_bytes", r.lowerBoundBytes},
                      {"collectives", collectives},

@@ -51,6 +51,8 @@ struct RankSummary {
   size_t buffers = 0;
   uint64_t weightBytes = 0;
   uint64_t arenaBytes = 0;
+  /// Engine state (KV caches) the rank holds across forwards.
+  uint64_t stateBytes = 0;
   /// The sum of every arena buffer's bytes: the arena without reuse.
   uint64_t unplannedBytes = 0;
   uint64_t lowerBoundBytes = 0;

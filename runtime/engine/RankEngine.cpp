@@ -244,9 +244,17 @@ Status RankEngine::prepareSteps() {
                                       "arena of " + planFile_));
   TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes,
                                         "collective scratch of " + planFile_));
-  for (const PlanBuffer &b : plan_.buffers)
+  for (const PlanBuffer &b : plan_.buffers) {
     if (b.kind == BufferKind::Arena)
       bufferPtrs_[b.id] = arena_.data() + b.offset;
+    if (b.kind == BufferKind::State) {
+      AlignedBuffer &state = states_[b.id];
+      TPC_RETURN_IF_ERROR(state.allocate(
+          size_t(b.bytes), "state '" + b.name + "' of " + planFile_));
+      bufferPtrs_[b.id] = state.data();
+      stateBytes_ += b.bytes;
+    }
+  }
   for (size_t i = 0; i < steps_.size(); ++i) {
     const PlanStep &ps = plan_.steps[i];
     for (uint32_t id : ps.inputs)
@@ -268,6 +276,11 @@ Status RankEngine::prepareSteps() {
     }
   }
   return Status::ok();
+}
+
+void RankEngine::resetState() {
+  for (auto &[id, state] : states_)
+    std::memset(state.data(), 0, state.size());
 }
 
 const PlanBinding *RankEngine::findInput(const std::string &name) const {

@@ -102,6 +102,12 @@ public:
   size_t arenaBytes() const { return arena_.size(); }
   /// Bytes of the weight tensors the plan uses.
   uint64_t weightBytes() const { return weightBytes_; }
+  /// Bytes of the engine state (KV caches) this rank holds.
+  uint64_t stateBytes() const { return stateBytes_; }
+  /// Zeroes the engine state, so that the next forward starts a new
+  /// sequence (a KV cache's stale entries are masked, but zeros keep them
+  /// finite whatever ran before).
+  void resetState();
 
   /// The plan binding of a graph input or output; nullptr if there is none.
   const PlanBinding *findInput(const std::string &name) const;
@@ -122,6 +128,9 @@ private:
   std::map<std::string, AlignedBuffer> alignedCopies_;
   AlignedBuffer arena_;
   AlignedBuffer scratch_;
+  /// One zeroed buffer per state buffer of the plan, by buffer id.
+  std::map<uint32_t, AlignedBuffer> states_;
+  uint64_t stateBytes_ = 0;
   std::vector<uint8_t *> bufferPtrs_;
   std::vector<Step> steps_;
   uint64_t weightBytes_ = 0;

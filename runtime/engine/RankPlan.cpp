@@ -54,6 +54,9 @@ Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
                            " is not aligned to its element size");
     break;
   }
+  case plan::Buffer::STATE:
+    out.kind = BufferKind::State;
+    break;
   case plan::Buffer::WEIGHT:
     out.kind = BufferKind::Weight;
     out.tensor = b.tensor();
@@ -138,10 +141,17 @@ Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
           "output " + std::to_string(i) + " refers to buffer " +
           std::to_string(id) + ", but the plan has " + std::to_string(n) +
           " buffers" + (id == kAbsentBuffer ? " (outputs cannot be absent)" : ""));
-    if (p.buffers[id].kind != BufferKind::Arena)
+    if (p.buffers[id].kind == BufferKind::Weight)
       return Status::error("output " + std::to_string(i) + " is " +
                            p.describeBuffer(id) +
                            ", a read-only weight buffer");
+    // State is written in place, by the kernels that write state.
+    if (p.buffers[id].kind == BufferKind::State &&
+        (out.kernel != "CacheWrite" || i != 0 || s.inputs_size() == 0 ||
+         s.inputs(0) != id))
+      return Status::error("output " + std::to_string(i) + " is state " +
+                           p.describeBuffer(id) +
+                           ", which only CacheWrite writes, in place");
     out.outputs.push_back(id);
   }
   return convertAttrs(s, out.attrs);

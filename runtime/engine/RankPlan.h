@@ -23,7 +23,7 @@ constexpr uint32_t kPlanFormatVersion = 1;
 /// The buffer id of an absent optional input.
 constexpr uint32_t kAbsentBuffer = 0xffffffffu;
 
-enum class BufferKind { Arena, Weight };
+enum class BufferKind { Arena, Weight, State };
 
 struct PlanBuffer {
   uint32_t id = 0;

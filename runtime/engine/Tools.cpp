@@ -70,8 +70,6 @@ std::string outputFileName(const std::string &name) {
   return s;
 }
 
-namespace {
-
 bool launchedByMpi() {
   for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
                           "PMIX_RANK", "MPI_LOCALNRANKS"})
@@ -79,6 +77,8 @@ bool launchedByMpi() {
       return true;
   return false;
 }
+
+namespace {
 
 Status checkOptions(const RunToolOptions &o) {
   if (o.engineDir.empty())

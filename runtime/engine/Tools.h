@@ -86,6 +86,12 @@ Status parseIntFlag(const std::string &flag, const std::string &text,
 
 /// CPUs this process may run on (its affinity mask).
 int availableCores();
+
+/// Whether this process was started by mpirun (Open MPI, MPICH, PMIx).
+bool launchedByMpi();
+/// Refuses a launch by torchrun, which would run the whole engine in each
+/// of its processes, saying how to launch instead.
+Status checkTorchrunLaunch();
 /// The output file name for graph output `name`: characters that cannot
 /// appear in a file name ('/', NUL, leading dots) become '_'.
 std::string outputFileName(const std::string &name);

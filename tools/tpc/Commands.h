@@ -17,6 +17,8 @@ extern const Command kCompileCommand;
 int runCompile(const ParsedArgs &args);
 extern const Command kRunCommand;
 int runRun(const ParsedArgs &args);
+extern const Command kGenerateCommand;
+int runGenerate(const ParsedArgs &args);
 extern const Command kInspectCommand;
 int runInspect(const ParsedArgs &args);
 

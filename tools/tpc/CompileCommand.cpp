@@ -1,5 +1,6 @@
 //===- CompileCommand.cpp - tpc compile -----------------------------------===//
 #include "compiler/Engine/EngineWriter.h"
+#include "compiler/Engine/Generation.h"
 #include "compiler/Importer/Importer.h"
 #include "compiler/Importer/ShardingAnnotations.h"
 #include "compiler/Pipeline.h"
@@ -48,6 +49,11 @@ const Command kCompileCommand = {
          "roles for weight MatMuls (colwise, rowwise, replicate) by node or "
          "weight name glob, as --dump-sharding writes or in Hugging Face "
          "tp_plan form; a role the dataflow cannot give is an error"},
+        {"--kv-cache", "LENGTH",
+         "compile a decode engine for an export with past inputs: its "
+         "past/present pairs become per-rank KV caches of LENGTH positions "
+         "(prompt and generated tokens), split by kv heads, and each "
+         "forward adds one token; for tpc generate"},
         {"--ignore-sharding-annotations", nullptr,
          "compile as if the model carried no ONNX sharding annotations "
          "(ShardingSpecProto), which are otherwise honoured or refused"},
@@ -179,6 +185,15 @@ int runCompile(const ParsedArgs &args) {
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
   opts.ignoreShardingAnnotations = args.has("--ignore-sharding-annotations");
+  if (args.has("--kv-cache")) {
+    std::string text = args.get("--kv-cache");
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(text) < 2)
+      return fail(cmd, "--kv-cache must be a length of at least 2 positions, "
+                       "not '" + text + "'");
+    opts.kvCacheLength = std::stoll(text);
+  }
   opts.fusion = !args.has("--no-fusion");
   opts.dtype = args.get("--dtype", "fp32");
   if (!isComputeDType(opts.dtype))
@@ -189,6 +204,7 @@ int runCompile(const ParsedArgs &args) {
   ImportOptions importOpts;
   if (!parseImportOptions(cmd, args, importOpts))
     return 1;
+  importOpts.kvCacheLength = opts.kvCacheLength;
 
   const auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
@@ -218,7 +234,8 @@ int runCompile(const ParsedArgs &args) {
                      " does not read; pass --ignore-sharding-annotations to "
                      "compile without them");
   llvm::json::Object inputBounds;
-  for (const auto &[name, bound] : inputIndexBounds(*module))
+  const std::map<std::string, int64_t> bounds = inputIndexBounds(*module);
+  for (const auto &[name, bound] : bounds)
     inputBounds[name] = bound;
   mlir::PassManager pm(&ctx);
   if (args.has("--verbose"))
@@ -241,6 +258,12 @@ int runCompile(const ParsedArgs &args) {
   }
 
   EngineWriteOptions wopts;
+  if (opts.kvCacheLength > 0) {
+    std::string why;
+    wopts.generation = describeGeneration(*module, bounds, why);
+    if (wopts.generation.empty())
+      return fail(cmd, "--kv-cache: " + why);
+  }
   wopts.outDir = args.get("-o");
   wopts.progress = ::isatty(2);
   // The runtime's own checks, applied before the engine is published: an
@@ -286,6 +309,7 @@ int runCompile(const ParsedArgs &args) {
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding},
       {"parallel_lm_head", opts.parallelLmHead},
       {"ignore_sharding_annotations", opts.ignoreShardingAnnotations},
+      {"kv_cache", opts.kvCacheLength},
       {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"
                                              : opts.shardingPass},
       {"sharding_options", opts.shardingOptions},

@@ -13,6 +13,7 @@ static const Subcommand kSubcommands[] = {
     {&kImportCommand, runImport},
     {&kCompileCommand, runCompile},
     {&kRunCommand, runRun},
+    {&kGenerateCommand, runGenerate},
     {&kInspectCommand, runInspect},
 };
 

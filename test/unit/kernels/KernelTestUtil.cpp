@@ -270,4 +270,19 @@ void expectClose(const Tensor &actual, const std::vector<double> &expected,
   EXPECT_EQ(failures, 0) << "mismatching elements";
 }
 
+void expectRunError(const std::string &name,
+                    const std::vector<const Tensor *> &in, DType outType,
+                    const Shape &outShape, const std::string &fragment,
+                    const Attrs &attrs) {
+  std::vector<Tensor> outs;
+  outs.emplace_back(outType, outShape);
+  std::vector<TensorDesc> descs;
+  for (const Tensor *t : in)
+    descs.push_back(t->desc);
+  ASSERT_TRUE(prepareOnly(name, descs, {outs[0].desc}, attrs).isOk());
+  Status st = runKernel(name, in, outs, attrs);
+  ASSERT_FALSE(st.isOk()) << name << " ran without an error";
+  EXPECT_NE(st.message().find(fragment), std::string::npos) << st.message();
+}
+
 } // namespace tpc::cpu::test

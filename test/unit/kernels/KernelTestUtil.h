@@ -89,6 +89,13 @@ int64_t broadcastIndex(const std::vector<int64_t> &outIdx, const Shape &in);
 void expectClose(const Tensor &actual, const std::vector<double> &expected,
                  double rtol = 1e-5, double atol = 1e-6);
 
+/// Runs `name` and expects the run (not the prepare) to fail with a message
+/// containing `fragment`.
+void expectRunError(const std::string &name,
+                    const std::vector<const Tensor *> &in, DType outType,
+                    const Shape &outShape, const std::string &fragment,
+                    const Attrs &attrs = {});
+
 /// Expects prepare's error message to contain `needle`.
 #define EXPECT_PREPARE_ERROR(status, needle)                                   \
   do {                                                                         \

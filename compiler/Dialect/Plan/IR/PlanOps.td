@@ -84,4 +84,19 @@ def Plan_ConstantOp : Plan_Op<"constant",
   let assemblyFormat = "$name attr-dict $value";
 }
 
+def Plan_StateOp : Plan_Op<"state"> {
+  let summary = "A buffer that persists across forwards (a KV cache)";
+  let description = [{
+    Allocated and zeroed when the engine loads, outside the arena; kernels
+    that write state (CacheWrite) take it as input 0 and write it in place.
+
+    ```mlir
+    %s = plan.state "past_key_values.0.key" : tensor<1x2x32x16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$name attr-dict `:` type($output)";
+}
+
 #endif // TPC_DIALECT_PLAN_OPS

@@ -1,0 +1,96 @@
+//===- Generation.cpp - What a decode engine's inputs mean ----------------===//
+#include "compiler/Engine/Generation.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace tpc {
+
+llvm::json::Object
+describeGeneration(ModuleOp module,
+                   const std::map<std::string, int64_t> &indexBounds,
+                   std::string &error) {
+  auto kv = module->getAttrOfType<DictionaryAttr>("onnx.kv_cache");
+  func::FuncOp func;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal()) {
+      func = f;
+      break;
+    }
+  if (!kv || !func) {
+    error = "the module has no KV cache (run tpc-kv-cache)";
+    return {};
+  }
+  int64_t length = kv.getAs<IntegerAttr>("length").getInt();
+  std::string position = kv.getAs<StringAttr>("position").str();
+  // The logits: the one output left once the presents are state.
+  auto outNames = func->getAttrOfType<ArrayAttr>("onnx.output_names");
+  FunctionType ft = func.getFunctionType();
+  if (!outNames || outNames.size() != 1 || ft.getNumResults() != 1) {
+    error = "a decode engine must have one output (the logits) besides the "
+            "KV cache; this one has " +
+            std::to_string(ft.getNumResults());
+    return {};
+  }
+  auto logitsT = dyn_cast<RankedTensorType>(ft.getResult(0));
+  if (!logitsT || logitsT.getRank() != 3 || logitsT.getDimSize(1) != 1 ||
+      !logitsT.getElementType().isF32()) {
+    error = "the output of a decode engine must be f32 logits [batch, 1, "
+            "vocabulary]";
+    return {};
+  }
+  int64_t vocab = logitsT.getShape().back();
+  int64_t batch = logitsT.getDimSize(0);
+  std::string ids, mask, positions;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    std::string name =
+        func.getArgAttrOfType<StringAttr>(i, "onnx.name").str();
+    if (name == position)
+      continue;
+    auto t = cast<RankedTensorType>(func.getArgument(i).getType());
+    auto bound = indexBounds.find(name);
+    bool oneStep = t.getRank() == 2 && t.getDimSize(1) == 1;
+    if (oneStep && bound != indexBounds.end() && bound->second == vocab &&
+        ids.empty()) {
+      ids = name;
+    } else if (t.getRank() == 2 && t.getDimSize(1) == length &&
+               mask.empty()) {
+      mask = name;
+    } else if (oneStep && isa<IntegerType>(t.getElementType()) &&
+               positions.empty()) {
+      positions = name;
+    } else {
+      error = "cannot tell what input '" + name +
+              "' of the decode step is (token ids [batch, 1] indexing the "
+              "vocabulary, an attention mask [batch, " +
+              std::to_string(length) + "] or position ids [batch, 1])";
+      return {};
+    }
+  }
+  if (ids.empty()) {
+    error = "no input of the decode step takes token ids ([batch, 1], "
+            "looked up in a table of " +
+            std::to_string(vocab) + " rows, the logits' vocabulary)";
+    return {};
+  }
+  llvm::json::Array pairs;
+  for (auto p : kv.getAs<ArrayAttr>("pairs").getAsRange<ArrayAttr>())
+    pairs.push_back(llvm::json::Array{cast<StringAttr>(p[0]).str(),
+                                      cast<StringAttr>(p[1]).str()});
+  llvm::json::Object g{{"kv_cache_length", length},
+                       {"batch", batch},
+                       {"vocab", vocab},
+                       {"ids_input", ids},
+                       {"position_input", position},
+                       {"logits_output", cast<StringAttr>(outNames[0]).str()},
+                       {"cache_pairs", std::move(pairs)}};
+  if (!mask.empty())
+    g["mask_input"] = mask;
+  if (!positions.empty())
+    g["positions_input"] = positions;
+  return g;
+}
+
+} // namespace tpc

@@ -1,0 +1,165 @@
+//===- Generate.cpp - Token generation over a decode engine ---------------===//
+#include "runtime/engine/Generate.h"
+#include "runtime/engine/LocalEngine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace tpc::runtime {
+
+namespace {
+
+double millisSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+int64_t pickToken(const float *logits, int64_t vocab,
+                  const GenerateOptions &o, std::mt19937_64 &rng) {
+  if (o.temperature <= 0) {
+    int64_t best = 0;
+    for (int64_t i = 1; i < vocab; ++i)
+      if (logits[i] > logits[best])
+        best = i;
+    return best;
+  }
+  std::vector<int64_t> ids(static_cast<size_t>(vocab), 0);
+  std::iota(ids.begin(), ids.end(), 0);
+  int64_t keep = o.topK > 0 ? std::min(o.topK, vocab) : vocab;
+  std::partial_sort(ids.begin(), ids.begin() + keep, ids.end(),
+                    [&](int64_t a, int64_t b) {
+                      return logits[a] > logits[b] ||
+                             (logits[a] == logits[b] && a < b);
+                    });
+  ids.resize(size_t(keep));
+  double top = logits[ids[0]];
+  std::vector<double> weights;
+  for (int64_t id : ids)
+    weights.push_back(std::exp((double(logits[id]) - top) / o.temperature));
+  std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
+  return ids[pick(rng)];
+}
+
+} // namespace
+
+Status LocalStepRunner::reset() {
+  for (int r = 0; r < engine_.tp(); ++r)
+    engine_.rankEngine(r).resetState();
+  return Status::ok();
+}
+
+Status LocalStepRunner::setInput(const std::string &name,
+                                 const TensorDesc &desc, const void *data) {
+  return engine_.setInput(name, desc, data);
+}
+
+Status LocalStepRunner::run() { return engine_.run(); }
+
+Status LocalStepRunner::logits(const std::string &name, const float *&data) {
+  TensorDesc desc;
+  const void *raw = nullptr;
+  if (!engine_.session(0).output(name, desc, raw) || !raw ||
+      desc.dtype != DType::F32)
+    return Status::error("the engine has no f32 output '" + name + "'");
+  data = static_cast<const float *>(raw);
+  return Status::ok();
+}
+
+Status checkGenerateRequest(const GenerationSpec &spec,
+                            const std::vector<int64_t> &prompt,
+                            const GenerateOptions &options) {
+  if (spec.kvCacheLength == 0)
+    return Status::error("the engine is not a decode engine: compile an "
+                         "export with past inputs with tpc compile "
+                         "--kv-cache LENGTH");
+  if (spec.batch != 1)
+    return Status::error("the engine was compiled for batch " +
+                         std::to_string(spec.batch) +
+                         "; generation runs batch 1");
+  if (prompt.empty())
+    return Status::error("the prompt has no tokens");
+  for (size_t i = 0; i < prompt.size(); ++i)
+    if (prompt[i] < 0 || prompt[i] >= spec.vocab)
+      return Status::error("prompt token " + std::to_string(i) + " is " +
+                           std::to_string(prompt[i]) +
+                           ", outside the vocabulary [0, " +
+                           std::to_string(spec.vocab) + ")");
+  if (options.maxNewTokens < 1)
+    return Status::error("max_new_tokens must be at least 1");
+  if (options.temperature < 0 || !std::isfinite(options.temperature) ||
+      options.topK < 0)
+    return Status::error("temperature must be >= 0 and top_k >= 0");
+  // The last generated token is not fed back, so it needs no position.
+  int64_t needed = int64_t(prompt.size()) + options.maxNewTokens - 1;
+  if (needed > spec.kvCacheLength)
+    return Status::error(
+        "a prompt of " + std::to_string(prompt.size()) + " tokens and " +
+        std::to_string(options.maxNewTokens) + " new tokens need " +
+        std::to_string(needed) + " cache positions; the engine was "
+        "compiled with --kv-cache " + std::to_string(spec.kvCacheLength) +
+        " (at most " +
+        std::to_string(spec.kvCacheLength + 1 - int64_t(prompt.size())) +
+        " new tokens for this prompt)");
+  return Status::ok();
+}
+
+Status generate(StepRunner &runner, const GenerationSpec &spec,
+                const std::vector<int64_t> &prompt,
+                const GenerateOptions &options, GenerateResult &result,
+                bool keepLogits) {
+  TPC_RETURN_IF_ERROR(checkGenerateRequest(spec, prompt, options));
+  result = GenerateResult();
+  TPC_RETURN_IF_ERROR(runner.reset());
+  std::mt19937_64 rng(options.seed);
+  std::vector<int64_t> mask(size_t(spec.kvCacheLength), 0);
+  int64_t token = prompt[0], position = 0, pos1 = 0;
+  const TensorDesc tokenDesc{DType::I64, {1, 1}};
+  const TensorDesc posDesc{DType::I64, {1}};
+  const TensorDesc maskDesc{DType::I64, {1, spec.kvCacheLength}};
+  // The inputs point at these variables; setting them once is enough.
+  TPC_RETURN_IF_ERROR(runner.setInput(spec.idsInput, tokenDesc, &token));
+  TPC_RETURN_IF_ERROR(runner.setInput(spec.positionInput, posDesc, &pos1));
+  if (!spec.maskInput.empty())
+    TPC_RETURN_IF_ERROR(
+        runner.setInput(spec.maskInput, maskDesc, mask.data()));
+  if (!spec.positionsInput.empty())
+    TPC_RETURN_IF_ERROR(
+        runner.setInput(spec.positionsInput, tokenDesc, &position));
+  auto start = std::chrono::steady_clock::now();
+  auto step = [&](int64_t t, int64_t id) -> Status {
+    token = id;
+    position = pos1 = t;
+    mask[size_t(t)] = 1;
+    TPC_RETURN_IF_ERROR(runner.run().withContext(
+        "generation step " + std::to_string(t) + ": "));
+    return Status::ok();
+  };
+  const float *logits = nullptr;
+  int64_t t = 0;
+  for (; t < int64_t(prompt.size()); ++t)
+    TPC_RETURN_IF_ERROR(step(t, prompt[size_t(t)]));
+  for (int64_t n = 0; n < options.maxNewTokens; ++n) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (n > 0) {
+      TPC_RETURN_IF_ERROR(step(t, result.tokens.back()));
+      ++t;
+    }
+    TPC_RETURN_IF_ERROR(runner.logits(spec.logitsOutput, logits));
+    if (keepLogits)
+      result.logits.emplace_back(logits, logits + spec.vocab);
+    result.tokens.push_back(pickToken(logits, spec.vocab, options, rng));
+    if (n == 0)
+      result.firstTokenMillis = millisSince(start);
+    else
+      result.stepMillis.push_back(millisSince(t0));
+    if (result.tokens.back() == options.endToken)
+      break;
+  }
+  return Status::ok();
+}
+
+} // namespace tpc::runtime

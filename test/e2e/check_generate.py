@@ -1,0 +1,81 @@
+"""tpc generate against transformers' own generate: for each optimum
+with-past test model with expected/greedy.json (test/models/
+generate_greedy.py: float64 PyTorch, greedy), compiles a decode engine
+(--kv-cache) at each tp, generates, and checks the tokens one for one and
+the logits of every step within --atol of the float64 ones.
+
+    python check_generate.py MODELS WORK [--tp 1,2,4] [--kv-cache 24]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models")
+    ap.add_argument("work")
+    ap.add_argument("--tp", default="1,2,4")
+    ap.add_argument("--kv-cache", type=int, default=24)
+    ap.add_argument("--atol", type=float, default=1e-4)
+    ap.add_argument("--mpirun", default="")
+    args = ap.parse_args()
+    passed = failed = 0
+    for name in sorted(os.listdir(args.models)):
+        ref_path = os.path.join(args.models, name, "expected", "greedy.json")
+        if not os.path.exists(ref_path):
+            continue
+        with open(ref_path) as f:
+            ref = json.load(f)
+        work = os.path.join(args.work, name)
+        os.makedirs(work, exist_ok=True)
+        prompt = os.path.join(work, "prompt.npy")
+        np.save(prompt, np.array([ref["prompt"]], np.int64))
+        expected = np.array(ref["logits"])
+        for tp in [int(t) for t in args.tp.split(",")]:
+            engine = os.path.join(work, "tp%d" % tp)
+            out = os.path.join(work, "out%d" % tp)
+            c = run(["tpc", "compile", os.path.join(args.models, name, "model.onnx"),
+                     "--tp", str(tp), "--kv-cache", str(args.kv_cache),
+                     "-o", engine, "--quiet"])
+            if c.returncode != 0:
+                print("FAIL %s tp=%d: compile: %s" % (name, tp, c.stderr.strip()))
+                failed += 1
+                continue
+            cmd = ["tpc", "generate", engine, "--input-ids", prompt,
+                   "--max-new-tokens", str(ref["max_new_tokens"]),
+                   "--output-dir", out, "--save-logits", "--json",
+                   "--oversubscribe"]
+            g = run(cmd)
+            if g.returncode != 0:
+                print("FAIL %s tp=%d: generate: %s" % (name, tp, g.stderr.strip()))
+                failed += 1
+                continue
+            result = json.loads(g.stdout)
+            tokens = np.load(os.path.join(out, "generated_ids.npy"))[0].tolist()
+            logits = np.load(os.path.join(out, "logits.npy"))
+            diff = float(np.abs(logits - expected).max())
+            ok = tokens == ref["tokens"] and result["tokens"] == tokens and \
+                diff <= args.atol
+            print("%s %s tp=%d: %d tokens %s, logits max |diff| %.2g, "
+                  "%.3f ms/token" % ("PASS" if ok else "FAIL", name, tp,
+                                     len(tokens),
+                                     "match" if tokens == ref["tokens"]
+                                     else "differ: %s vs %s" % (tokens, ref["tokens"]),
+                                     diff, result["per_token_ms"]["median"]))
+            passed += ok
+            failed += not ok
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

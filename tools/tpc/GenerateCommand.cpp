@@ -1,0 +1,244 @@
+//===- GenerateCommand.cpp - tpc generate ---------------------------------===//
+//
+// Greedy or sampled generation over a decode engine (tpc compile
+// --kv-cache), every rank in this process; the loop is
+// runtime::generate().
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/engine/Generate.h"
+#include "runtime/engine/LocalEngine.h"
+#include "runtime/engine/Tools.h"
+#include "runtime/io/Npy.h"
+#include "tools/tpc/Commands.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+namespace tpc::cli {
+
+const Command kGenerateCommand = {
+    "generate",
+    "ENGINE_DIR --input-ids PROMPT.npy --max-new-tokens N [--output-dir DIR] "
+    "[--temperature T] [--top-k K] [--seed S] [--end-token ID] "
+    "[--threads N] [--json]",
+    "Generate tokens with a decode engine (tpc compile --kv-cache): the "
+    "prompt is fed one token at a time into the per-rank KV caches, then "
+    "each new token is picked from the logits and fed back.",
+    {
+        {"--input-ids", "PROMPT.npy",
+         "the prompt: int64 or int32 token ids, shape [1, T] or [T]"},
+        {"--max-new-tokens", "N", "tokens to generate (required)"},
+        {"--output-dir", "DIR",
+         "write the generated ids to DIR/generated_ids.npy (int64 [1, N])"},
+        {"--save-logits", nullptr,
+         "with --output-dir, also the logits each token was picked from, "
+         "DIR/logits.npy (f32 [N, vocab])"},
+        {"--temperature", "T",
+         "0 (default): greedy; above 0, sample from softmax(logits / T)"},
+        {"--top-k", "K", "sample among the K most likely tokens only"},
+        {"--seed", "S", "seed of the sampler (default 0)"},
+        {"--end-token", "ID", "stop after generating ID"},
+        {"--threads", "N", "kernel threads per rank (default 1)"},
+        {"--oversubscribe", nullptr,
+         "allow ranks x threads to exceed the available cores"},
+        {"--json", nullptr,
+         "print {\"tokens\", \"time_to_first_token_ms\", \"per_token_ms\": "
+         "{median, p90}, \"tokens_per_s\", \"load_ms\", \"tp\"} only"},
+    },
+    1,
+    1,
+};
+
+namespace {
+
+int fail(const std::string &msg) {
+  std::cerr << "tpc generate: error: " << msg << "\n";
+  return 1;
+}
+
+bool parseInt(const std::string &text, int64_t lo, int64_t &out) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text, &used);
+    if (used != text.size() || v < lo)
+      return false;
+    out = v;
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = size_t(p * double(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+} // namespace
+
+int runGenerate(const ParsedArgs &args) {
+  const std::string dir = args.positional[0];
+  if (runtime::launchedByMpi())
+    return fail("tpc generate runs every rank as a thread of this process; "
+                "start it once, without mpirun");
+  if (Status st = runtime::checkTorchrunLaunch(); !st)
+    return fail(st.message());
+  if (!args.has("--input-ids"))
+    return fail("missing --input-ids PROMPT.npy");
+  if (!args.has("--max-new-tokens"))
+    return fail("missing --max-new-tokens N");
+  runtime::GenerateOptions go;
+  int64_t threads = 1;
+  if (!parseInt(args.get("--max-new-tokens"), 1, go.maxNewTokens))
+    return fail("--max-new-tokens must be a positive integer, not '" +
+                args.get("--max-new-tokens") + "'");
+  if (args.has("--top-k") && !parseInt(args.get("--top-k"), 0, go.topK))
+    return fail("--top-k must be a non-negative integer");
+  int64_t seed = 0;
+  if (args.has("--seed") && !parseInt(args.get("--seed"), 0, seed))
+    return fail("--seed must be a non-negative integer");
+  go.seed = uint64_t(seed);
+  if (args.has("--end-token") &&
+      !parseInt(args.get("--end-token"), 0, go.endToken))
+    return fail("--end-token must be a token id");
+  if (args.has("--threads") && !parseInt(args.get("--threads"), 1, threads))
+    return fail("--threads must be a positive integer");
+  if (args.has("--temperature")) {
+    try {
+      size_t used = 0;
+      go.temperature = std::stod(args.get("--temperature"), &used);
+      if (used != args.get("--temperature").size())
+        throw std::invalid_argument("");
+    } catch (...) {
+      return fail("--temperature must be a number");
+    }
+  }
+
+  runtime::EngineManifest manifest;
+  if (Status st = runtime::EngineManifest::load(dir, manifest); !st)
+    return fail(st.message());
+  NpyArray prompt;
+  const std::string promptPath = args.get("--input-ids");
+  Status read = readNpy(promptPath, prompt, [&](const TensorDesc &d) {
+    bool intType = d.dtype == DType::I64 || d.dtype == DType::I32;
+    bool shapeOk = d.shape.size() == 1 ||
+                   (d.shape.size() == 2 && d.shape[0] == 1);
+    if (!intType || !shapeOk)
+      return Status::error("the prompt must be int64 or int32 token ids of "
+                           "shape [1, T] or [T], not " +
+                           d.str());
+    return Status::ok();
+  });
+  if (!read)
+    return fail(promptPath + ": " + read.message());
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < prompt.desc.numel(); ++i)
+    ids.push_back(prompt.desc.dtype == DType::I64
+                      ? reinterpret_cast<const int64_t *>(prompt.data.data())[i]
+                      : reinterpret_cast<const int32_t *>(prompt.data.data())[i]);
+  // Everything that can be refused is refused before the engine loads.
+  if (Status st =
+          runtime::checkGenerateRequest(manifest.generation, ids, go);
+      !st)
+    return fail(dir + ": " + st.message());
+  int64_t cores = runtime::availableCores();
+  if (int64_t(manifest.tp) * threads > cores &&
+      !args.has("--oversubscribe"))
+    return fail(std::to_string(manifest.tp) + " rank(s) x " +
+                std::to_string(threads) + " thread(s) exceed the " +
+                std::to_string(cores) +
+                " cores available; lower --threads or pass --oversubscribe");
+
+  runtime::LocalEngineOptions lo;
+  lo.threadsPerRank = int(threads);
+  std::unique_ptr<runtime::LocalEngine> engine;
+  auto t0 = std::chrono::steady_clock::now();
+  if (Status st = runtime::LocalEngine::load(dir, lo, engine); !st)
+    return fail(st.message());
+  double loadMillis = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count();
+  runtime::LocalStepRunner runner(*engine);
+  runtime::GenerateResult result;
+  if (args.has("--save-logits") && !args.has("--output-dir"))
+    return fail("--save-logits needs --output-dir DIR");
+  Status st = runtime::generate(runner, manifest.generation, ids, go, result,
+                                args.has("--save-logits"));
+  if (!st && engine->abandoned()) {
+    std::cerr << "tpc generate: error: " << st.message() << "\n";
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  if (!st)
+    return fail(st.message());
+
+  if (args.has("--output-dir")) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.get("--output-dir"), ec);
+    std::string path =
+        (std::filesystem::path(args.get("--output-dir")) / "generated_ids.npy")
+            .string();
+    TensorDesc d{DType::I64, {1, int64_t(result.tokens.size())}};
+    if (Status ws = writeNpy(path, d, result.tokens.data()); !ws)
+      return fail(ws.message());
+    if (args.has("--save-logits")) {
+      std::vector<float> all;
+      for (const std::vector<float> &l : result.logits)
+        all.insert(all.end(), l.begin(), l.end());
+      TensorDesc ld{DType::F32,
+                    {int64_t(result.logits.size()), manifest.generation.vocab}};
+      std::string lp =
+          (std::filesystem::path(args.get("--output-dir")) / "logits.npy")
+              .string();
+      if (Status ws = writeNpy(lp, ld, all.data()); !ws)
+        return fail(ws.message());
+    }
+  }
+  double median = percentile(result.stepMillis, 0.5);
+  double p90 = percentile(result.stepMillis, 0.9);
+  double total = result.firstTokenMillis;
+  for (double m : result.stepMillis)
+    total += m;
+  double perSecond =
+      result.stepMillis.empty()
+          ? 0
+          : 1000.0 * double(result.stepMillis.size()) /
+                (total - result.firstTokenMillis);
+  if (args.has("--json")) {
+    nlohmann::json j{{"tokens", result.tokens},
+                     {"prompt_tokens", ids.size()},
+                     {"time_to_first_token_ms", result.firstTokenMillis},
+                     {"per_token_ms", {{"median", median}, {"p90", p90}}},
+                     {"tokens_per_s", perSecond},
+                     {"load_ms", loadMillis},
+                     {"tp", manifest.tp},
+                     {"threads", threads}};
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << "generated " << result.tokens.size() << " tokens:";
+  for (int64_t t : result.tokens)
+    std::cout << " " << t;
+  std::cout << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "time to first token %.3f ms (%zu prompt tokens), per token "
+                "median %.3f ms, p90 %.3f ms, %.1f tokens/s; load %.1f ms "
+                "(tp %d, %lld thread(s) per rank)\n",
+                result.firstTokenMillis, ids.size(), median, p90, perSecond,
+                loadMillis, manifest.tp, (long long)threads);
+  std::cout << line;
+  return 0;
+}
+
+} // namespace tpc::cli
