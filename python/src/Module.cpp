@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/backend/Backend.h"
+#include "runtime/engine/Generate.h"
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/LocalEngine.h"
 
@@ -15,6 +16,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <nanobind/stl/tuple.h>
 
 #include <cstring>
 #include <map>
@@ -178,6 +180,34 @@ public:
     return local_ ? local_->session(0).lastRunMillis() : gpu_->lastRunMillis();
   }
 
+  /// runtime::generate over every rank in process: (tokens, time to first
+  /// token ms, per-step ms).
+  std::tuple<std::vector<int64_t>, double, std::vector<double>>
+  generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
+           double temperature, int64_t topK, uint64_t seed, int64_t endToken) {
+    if (!local_)
+      raise(Status::error("generate() runs on the CPU backend only"));
+    if (local_->abandoned())
+      raise(Status::error("the engine cannot run again: a rank of an earlier "
+                          "run never stopped"));
+    GenerateOptions o;
+    o.maxNewTokens = maxNewTokens;
+    o.temperature = temperature;
+    o.topK = topK;
+    o.seed = seed;
+    o.endToken = endToken;
+    check(checkGenerateRequest(manifest_.generation, prompt, o));
+    GenerateResult result;
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      LocalStepRunner runner(*local_);
+      st = runtime::generate(runner, manifest_.generation, prompt, o, result);
+    }
+    check(st);
+    return {result.tokens, result.firstTokenMillis, result.stepMillis};
+  }
+
 private:
   EngineManifest manifest_;
   std::unique_ptr<LocalEngine> local_;
@@ -205,6 +235,10 @@ NB_MODULE(_tpc, m) {
       .def_prop_ro("inputs", &PyEngine::inputs)
       .def_prop_ro("outputs", &PyEngine::outputs)
       .def("run", &PyEngine::run, nb::arg("feeds"))
-      .def_prop_ro("last_run_ms", &PyEngine::lastRunMillis);
+      .def_prop_ro("last_run_ms", &PyEngine::lastRunMillis)
+      .def("generate", &PyEngine::generate, nb::arg("prompt"),
+           nb::arg("max_new_tokens"), nb::arg("temperature") = 0.0,
+           nb::arg("top_k") = 0, nb::arg("seed") = 0,
+           nb::arg("end_token") = -1);
   m.def("inspect_json", &inspectJson, nb::arg("dir"));
 }

@@ -1,6 +1,8 @@
 """The tpc Python package against onnxruntime's outputs of the committed
 models: compile, run at tp 1 and 2, inputs converted or refused, errors as
-tpc.Error, inspection, a greedy generation loop, threads."""
+tpc.Error, inspection, a greedy generation loop, Engine.generate against
+transformers' own greedy tokens, threads."""
+import json
 import os
 import threading
 
@@ -128,6 +130,40 @@ def test_greedy_generation_loop(tmp_path):
         generated.append(token)
         window = window[1:] + [token]
     assert generated == [(116 + i) % vocab for i in range(8)]
+
+
+@pytest.mark.parametrize("tp", [1, 2])
+def test_generate_matches_transformers(tmp_path, tp):
+    # Llama (GQA) from optimum with past: the tokens of transformers'
+    # float64 greedy generate (expected/greedy.json), one for one.
+    with open(os.path.join(MODELS, "hf_llama_optimum_past", "expected",
+                           "greedy.json")) as f:
+        ref = json.load(f)
+    engine = tpc.compile(model("hf_llama_optimum_past"), tp=tp,
+                         output=str(tmp_path / "e"), kv_cache=24)
+    result = engine.generate(np.array([ref["prompt"]]), ref["max_new_tokens"])
+    assert result.tokens.tolist() == [ref["tokens"]]
+    assert result.tokens.dtype == np.int64
+    assert len(result.step_ms) == ref["max_new_tokens"] - 1
+    assert result.time_to_first_token_ms > 0
+    # A second generation starts from empty caches.
+    again = engine.generate(ref["prompt"], 3)
+    assert again.tokens.tolist() == [ref["tokens"][:3]]
+    # Sampling is reproducible by seed.
+    a = engine.generate(ref["prompt"], 6, temperature=1.0, top_k=5, seed=7)
+    b = engine.generate(ref["prompt"], 6, temperature=1.0, top_k=5, seed=7)
+    assert a.tokens.tolist() == b.tokens.tolist()
+    with pytest.raises(tpc.Error, match="need 30 cache positions"):
+        engine.generate(ref["prompt"], 26)
+    with pytest.raises(tpc.Error, match="outside the vocabulary"):
+        engine.generate([1, 10**6], 2)
+    with pytest.raises(TypeError):
+        engine.generate(np.zeros((1, 3), np.float32), 2)
+
+
+def test_generate_needs_a_decode_engine(gpt2):
+    with pytest.raises(tpc.Error, match="not a decode engine"):
+        gpt2[1].generate([1, 2, 3], 2)
 
 
 def test_threads_run_engines_concurrently(gpt2):

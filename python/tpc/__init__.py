@@ -122,15 +122,48 @@ class Engine:
                 out[name] = _bf16_to_f32(out[name])
         return out
 
+    def generate(self, input_ids, max_new_tokens, *, temperature=0.0,
+                 top_k=0, seed=0, end_token=None):
+        """Generates tokens with a decode engine (tpc compile --kv-cache):
+        the prompt `input_ids` (a sequence or a [1, T] array of ids) is fed
+        one token at a time into the per-rank KV caches, then each new token
+        is picked from the logits (greedy at temperature 0, else sampled
+        among the top_k) and fed back. Returns a GenerateResult: .tokens
+        (int64 array [1, N]), .time_to_first_token_ms, .step_ms."""
+        ids = np.asarray(input_ids)
+        if ids.ndim == 2 and ids.shape[0] == 1:
+            ids = ids[0]
+        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+            raise TypeError("generate() takes the prompt as integer ids, a "
+                            "sequence or an array of shape [1, T]")
+        tokens, ttft, steps = self._engine.generate(
+            [int(t) for t in ids], int(max_new_tokens), float(temperature),
+            int(top_k), int(seed), -1 if end_token is None else int(end_token))
+        return GenerateResult(np.array([tokens], np.int64), ttft, list(steps))
+
     def __repr__(self):
         return "tpc.Engine(%r, tp=%d)" % (self.path, self.tp)
+
+
+class GenerateResult:
+    """What Engine.generate returns: the generated ids ([1, N] int64), the
+    time to the first token and of each later step, in milliseconds."""
+
+    def __init__(self, tokens, time_to_first_token_ms, step_ms):
+        self.tokens = tokens
+        self.time_to_first_token_ms = time_to_first_token_ms
+        self.step_ms = step_ms
+
+    def __repr__(self):
+        return "GenerateResult(tokens=%r)" % (self.tokens.tolist(),)
 
 
 def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             const_inputs=None, sharding_plan=None, allow_replicated=None,
             vocab_parallel_embedding=False, parallel_lm_head=False,
             ignore_sharding_annotations=False, pass_plugins=None, sharding=None, sharding_options=None,
-            fusion=True, quiet=True, backend="cpu", threads=1):
+            fusion=True, quiet=True, backend="cpu", threads=1,
+            kv_cache=None):
     """Compiles `model` (an .onnx path) for `tp` ranks into the folder
     `output` and returns the loaded Engine (on `backend`).
 
@@ -139,6 +172,8 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
     sharding_plan: a plan file path, or a dict written to one.
     allow_replicated: glob or list of globs (--allow-replicated).
     pass_plugins: list of MLIR pass plugin paths; sharding: the pass to use.
+    kv_cache: for an export with past inputs, the KV-cache length of a
+    decode engine (--kv-cache), for Engine.generate.
     """
     if output is None:
         raise TypeError("compile() needs output=, the engine folder to write")
@@ -175,6 +210,8 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             args.append("--parallel-lm-head")
         if ignore_sharding_annotations:
             args.append("--ignore-sharding-annotations")
+        if kv_cache is not None:
+            args += ["--kv-cache", str(int(kv_cache))]
         if not fusion:
             args.append("--no-fusion")
         if quiet:
