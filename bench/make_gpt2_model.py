@@ -217,6 +217,106 @@ def build_graph(cfg, seq, layout, location="weights.bin"):
     return model
 
 
+def build_past_graph(cfg, layout, location="weights.bin"):
+    """The decoder as optimum's `text-generation-with-past` export has it:
+    inputs input_ids and position_ids [1, sequence_length], attention_mask
+    [1, past_sequence_length + sequence_length] and per layer
+    past_key_values.L.key/value [1, heads, past_sequence_length, head_dim];
+    outputs logits and present.L.key/value (the past with the new keys or
+    values concatenated). For decoding one token at a time (no causal mask
+    within the new tokens)."""
+    h, nh, L, V = cfg["hidden"], cfg["heads"], cfg["layers"], cfg["vocab"]
+    hd = h // nh
+    g = Graph()
+    inits = [external_tensor(n, shp, location, off, ln) for n, (shp, off, ln) in layout.items()]
+
+    def linear(scope, x, w, b, n_out):
+        x2 = g.op(scope, "Reshape", [x, g.const(scope, np.array([-1, layout[w][0][0]], np.int64))])
+        y2 = g.op(scope, "Gemm", [x2, w, b], alpha=1.0, beta=1.0)
+        return g.op(scope, "Reshape", [y2, g.const(scope, np.array([1, -1, n_out], np.int64))])
+
+    top = "/transformer"
+    tok = g.op(top + "/wte", "Gather", ["transformer.wte.weight", "input_ids"])
+    pos = g.op(top + "/wpe", "Gather", ["transformer.wpe.weight", "position_ids"])
+    x = g.op(top, "Add", [tok, pos])
+    # Additive mask over the keys: 0 where attention_mask is 1, min elsewhere.
+    m = g.op(top, "Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    m = g.op(top, "Sub", [g.const(top, np.array(1.0, np.float32)), m])
+    m = g.op(top, "Mul", [m, g.const(top, np.array(np.finfo(np.float32).min, np.float32))])
+    mask = g.op(top, "Unsqueeze", [m, g.const(top, np.array([1, 2], np.int64))])
+    past_inputs, present_outputs = [], []
+    for l in range(L):
+        p, s = f"transformer.h.{l}.", f"{top}/h.{l}"
+        a = f"{s}/attn"
+        ln1 = g.op(s + "/ln_1", "LayerNormalization", [x, p + "ln_1.weight", p + "ln_1.bias"],
+                   axis=-1, epsilon=1e-5)
+        qkv = linear(a + "/c_attn", ln1, p + "attn.c_attn.weight", p + "attn.c_attn.bias", 3 * h)
+        q, k, v = g.op(a, "Split", [qkv, g.const(a, np.array([h, h, h], np.int64))], n_out=3, axis=2)
+        heads = g.const(a, np.array([1, -1, nh, hd], np.int64))
+        q = g.op(a, "Transpose", [g.op(a, "Reshape", [q, heads])], perm=[0, 2, 1, 3])
+        k = g.op(a, "Transpose", [g.op(a, "Reshape", [k, heads])], perm=[0, 2, 1, 3])
+        v = g.op(a, "Transpose", [g.op(a, "Reshape", [v, heads])], perm=[0, 2, 1, 3])
+        for kind, new in (("key", k), ("value", v)):
+            past, present = f"past_key_values.{l}.{kind}", f"present.{l}.{kind}"
+            past_inputs.append(helper.make_tensor_value_info(
+                past, TensorProto.FLOAT, [1, nh, "past_sequence_length", hd]))
+            present_outputs.append(helper.make_tensor_value_info(
+                present, TensorProto.FLOAT, [1, nh, "past_sequence_length + sequence_length", hd]))
+            g.nodes.append(helper.make_node("Concat", [past, new], [present], name=f"{a}/Concat_{kind}", axis=2))
+        kt = g.op(a, "Transpose", [f"present.{l}.key"], perm=[0, 1, 3, 2])
+        scores = g.op(a, "MatMul", [q, kt])
+        scores = g.op(a, "Mul", [scores, g.const(a, np.array(1.0 / math.sqrt(hd), np.float32))])
+        scores = g.op(a, "Add", [scores, mask])
+        probs = g.op(a, "Softmax", [scores], axis=-1)
+        ctx = g.op(a, "MatMul", [probs, f"present.{l}.value"])
+        ctx = g.op(a, "Transpose", [ctx], perm=[0, 2, 1, 3])
+        ctx = g.op(a, "Reshape", [ctx, g.const(a, np.array([1, -1, h], np.int64))])
+        attn = linear(a + "/c_proj", ctx, p + "attn.c_proj.weight", p + "attn.c_proj.bias", h)
+        x = g.op(s, "Add", [attn, x])
+        mm = f"{s}/mlp"
+        ln2 = g.op(s + "/ln_2", "LayerNormalization", [x, p + "ln_2.weight", p + "ln_2.bias"],
+                   axis=-1, epsilon=1e-5)
+        fc = linear(mm + "/c_fc", ln2, p + "mlp.c_fc.weight", p + "mlp.c_fc.bias", 4 * h)
+        act = mm + "/act"
+        half = g.op(act, "Mul", [fc, g.const(act, np.array(0.5, np.float32))])
+        cube = g.op(act, "Pow", [fc, g.const(act, np.array(3.0, np.float32))])
+        inner = g.op(act, "Add", [fc, g.op(act, "Mul", [cube, g.const(act, np.array(0.044715, np.float32))])])
+        inner = g.op(act, "Mul", [inner, g.const(act, np.array(math.sqrt(2.0 / math.pi), np.float32))])
+        gelu = g.op(act, "Mul", [half, g.op(act, "Add", [g.op(act, "Tanh", [inner]),
+                                                         g.const(act, np.array(1.0, np.float32))])])
+        mlp = linear(mm + "/c_proj", gelu, p + "mlp.c_proj.weight", p + "mlp.c_proj.bias", h)
+        x = g.op(s, "Add", [x, mlp])
+    x = g.op(top + "/ln_f", "LayerNormalization", [x, "transformer.ln_f.weight", "transformer.ln_f.bias"],
+             axis=-1, epsilon=1e-5)
+    g.nodes.append(helper.make_node("MatMul", [x, "onnx::MatMul_lm_head"], ["logits"], name="/lm_head/MatMul"))
+    graph = helper.make_graph(
+        g.nodes, "gpt2_bench_past",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "sequence_length"]),
+         helper.make_tensor_value_info("position_ids", TensorProto.INT64, [1, "sequence_length"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
+                                       [1, "past_sequence_length + sequence_length"])] + past_inputs,
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, "sequence_length", V])] + present_outputs,
+        initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="tpc-bench-gpt2")
+    model.ir_version = 8
+    return model
+
+
+def ensure_past(out_dir, cfg, log=print):
+    """OUT_DIR/model_past.onnx over the weights of ensure() (made first)."""
+    meta = ensure(out_dir, cfg, [], log)
+    path = os.path.join(out_dir, "model_past.onnx")
+    if not os.path.exists(path):
+        layout = {k: (tuple(s), o, n) for k, (s, o, n) in meta["layout"].items()}
+        model = build_past_graph(cfg, layout)
+        with open(path + ".tmp", "wb") as f:
+            f.write(model.SerializeToString())
+        os.replace(path + ".tmp", path)
+        log(f"wrote {path} ({len(model.graph.node)} nodes)")
+    return path
+
+
 def param_counts(cfg):
     h, L, V, P = cfg["hidden"], cfg["layers"], cfg["vocab"], cfg["positions"]
     per_layer_mm = 3 * h * h + h * h + 4 * h * h + 4 * h * h

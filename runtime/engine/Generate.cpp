@@ -151,7 +151,9 @@ Status generate(StepRunner &runner, const GenerationSpec &spec,
     TPC_RETURN_IF_ERROR(runner.logits(spec.logitsOutput, logits));
     if (keepLogits)
       result.logits.emplace_back(logits, logits + spec.vocab);
-    result.tokens.push_back(pickToken(logits, spec.vocab, options, rng));
+    int64_t next = pickToken(logits, spec.vocab, options, rng);
+    TPC_RETURN_IF_ERROR(runner.agree(next));
+    result.tokens.push_back(next);
     if (n == 0)
       result.firstTokenMillis = millisSince(start);
     else

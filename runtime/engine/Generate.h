@@ -31,6 +31,12 @@ public:
   virtual Status run() = 0;
   /// The logits of the last run, `vocab` floats for batch 1.
   virtual Status logits(const std::string &name, const float *&data) = 0;
+  /// Makes every process feed the same next token: under MPI, rank 0's
+  /// choice (each rank picks from its own copy of the logits).
+  virtual Status agree(int64_t &token) {
+    (void)token;
+    return Status::ok();
+  }
 };
 
 struct GenerateOptions {

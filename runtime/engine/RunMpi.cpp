@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/MpiComm.h"
+#include "runtime/engine/Generate.h"
 #include "runtime/engine/RunToolSupport.h"
+#include "runtime/engine/Tools.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -294,6 +296,109 @@ int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
 }
 
 } // namespace
+
+namespace {
+
+/// This process's rank of a decode engine; tokens are rank 0's.
+class MpiStepRunner final : public StepRunner {
+public:
+  MpiStepRunner(RankEngine &engine, Session &session, Communicator &comm)
+      : engine_(engine), session_(session), comm_(comm) {}
+  Status reset() override {
+    engine_.resetState();
+    return Status::ok();
+  }
+  Status setInput(const std::string &name, const TensorDesc &desc,
+                  const void *data) override {
+    return session_.setInput(name, desc, data);
+  }
+  Status run() override { return session_.run(); }
+  Status logits(const std::string &name, const float *&data) override {
+    TensorDesc desc;
+    const void *raw = nullptr;
+    if (!session_.output(name, desc, raw) || !raw || desc.dtype != DType::F32)
+      return Status::error("the engine has no f32 output '" + name + "'");
+    data = static_cast<const float *>(raw);
+    return Status::ok();
+  }
+  Status agree(int64_t &token) override {
+    int64_t mine = comm_.rank() == 0 ? token : 0;
+    TPC_RETURN_IF_ERROR(comm_.allReduce(&mine, &token, 1, DType::I64));
+    return Status::ok();
+  }
+
+private:
+  RankEngine &engine_;
+  Session &session_;
+  Communicator &comm_;
+};
+
+int generateRank(const GenerateToolOptions &o, Communicator &comm,
+                 const std::function<void(const GenerateResult &, double)> &report,
+                 std::ostream &err) {
+  const int rank = comm.rank();
+  EngineManifest manifest;
+  std::unique_ptr<RankEngine> engine;
+  std::unique_ptr<Session> session;
+  auto loadStart = std::chrono::steady_clock::now();
+  auto setup = [&]() -> Status {
+    TPC_RETURN_IF_ERROR(
+        EngineManifest::load(o.engineDir, manifest, /*holdFolder=*/true));
+    FolderRelease release(manifest);
+    if (comm.size() != manifest.tp)
+      return Status::error("mpirun started " + std::to_string(comm.size()) +
+                           " process(es), but the engine has tp " +
+                           std::to_string(manifest.tp) + ": run it with -np " +
+                           std::to_string(manifest.tp));
+    TPC_RETURN_IF_ERROR(
+        checkGenerateRequest(manifest.generation, o.prompt, o.generate));
+    TPC_RETURN_IF_ERROR(RankEngine::load(manifest, rank, engine));
+    SessionOptions so;
+    so.numThreads = o.threadsPerRank;
+    return Session::create(*engine, &comm, so, session);
+  };
+  Status st = setup();
+  const double loadMillis = millisSince(loadStart);
+  if (int r = agreeOnFailure(comm, st, err); r >= 0)
+    return r;
+  if (int r = agreeOnEngine(comm, manifest, err); r >= 0)
+    return r;
+  MpiStepRunner runner(*engine, *session, comm);
+  GenerateResult result;
+  // A failing forward aborts the job from inside run().
+  if (Status gs = generate(runner, manifest.generation, o.prompt, o.generate,
+                           result);
+      !gs)
+    return toolError(err, "rank " + std::to_string(rank) + ": " +
+                              gs.message());
+  if (rank == 0)
+    report(result, loadMillis);
+  return 0;
+}
+
+} // namespace
+
+int generateUnderMpi(const GenerateToolOptions &options,
+                     const std::function<void(const GenerateResult &, double)> &report,
+                     std::ostream &err) {
+  setToolName("tpc generate");
+  if (Status st = initMpi(nullptr, nullptr); !st)
+    return toolError(err, st.message());
+  int result = 1;
+  {
+    std::unique_ptr<MpiCommunicator> comm;
+    MpiOptions mo;
+    mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
+    mo.validateCalls = true;
+    if (Status st = MpiCommunicator::createWorld(comm, mo); !st)
+      result = toolError(err, st.message());
+    else
+      result = generateRank(options, *comm, report, err);
+  }
+  if (Status st = finalizeMpi(); !st && result == 0)
+    result = toolError(err, st.message());
+  return result;
+}
 
 int runMpiTool(const RunToolOptions &options, std::ostream &out,
                std::ostream &err) {

@@ -18,8 +18,14 @@
 
 namespace tpc::runtime {
 
+namespace {
+const char *toolName = "tpc run";
+} // namespace
+
+void setToolName(const char *name) { toolName = name; }
+
 int toolError(std::ostream &err, const std::string &msg) {
-  err << "tpc run: error: " << msg << "\n";
+  err << toolName << ": error: " << msg << "\n";
   err.flush();
   return 1;
 }

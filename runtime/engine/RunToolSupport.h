@@ -96,6 +96,8 @@ void printProfileSummary(const RankPlan &plan, const RankRuns &runs,
 
 /// Prints "tpc run: error: MSG" and returns 1.
 int toolError(std::ostream &err, const std::string &msg);
+/// The tool toolError() names ("tpc run" unless set).
+void setToolName(const char *name);
 
 /// `tpc run --backend cuda` with every rank in this process.
 int runGpuTool(const RunToolOptions &options, std::ostream &out,

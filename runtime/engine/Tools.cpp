@@ -225,6 +225,15 @@ int runTool(const RunToolOptions &options, std::ostream &out,
 #endif
 }
 
+#ifndef TPC_HAVE_MPI
+int generateUnderMpi(const GenerateToolOptions &,
+                     const std::function<void(const GenerateResult &, double)> &,
+                     std::ostream &err) {
+  return toolError(err, "this tpc was built without MPI; run tpc generate "
+                        "without mpirun (every rank in this process)");
+}
+#endif
+
 int inspectTool(const std::string &engineDir, bool json, bool verifyWeights,
                 std::ostream &out, std::ostream &err) {
   EngineSummary summary;

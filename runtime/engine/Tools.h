@@ -11,7 +11,9 @@
 
 #include "kernels/Types.h"
 #include "runtime/backend/Backend.h"
+#include "runtime/engine/Generate.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -86,6 +88,23 @@ Status parseIntFlag(const std::string &flag, const std::string &text,
 
 /// CPUs this process may run on (its affinity mask).
 int availableCores();
+
+struct GenerateToolOptions {
+  std::string engineDir;
+  std::vector<int64_t> prompt;
+  GenerateOptions generate;
+  int threadsPerRank = 1;
+  int commTimeoutSeconds = 60;
+};
+
+/// tpc generate under mpirun: this process runs its rank's engine and the
+/// generation loop; every rank feeds rank 0's token. On rank 0 `report` is
+/// called with the result. Returns the process's exit status (setup errors
+/// are agreed on, so every rank exits 1 and one prints).
+int generateUnderMpi(const GenerateToolOptions &options,
+                     const std::function<void(const GenerateResult &,
+                                              double loadMillis)> &report,
+                     std::ostream &err);
 
 /// Whether this process was started by mpirun (Open MPI, MPICH, PMIx).
 bool launchedByMpi();

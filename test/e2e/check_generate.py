@@ -26,7 +26,9 @@ def main():
     ap.add_argument("--tp", default="1,2,4")
     ap.add_argument("--kv-cache", type=int, default=24)
     ap.add_argument("--atol", type=float, default=1e-4)
-    ap.add_argument("--mpirun", default="")
+    ap.add_argument("--mpi", action="store_true",
+                    help="also generate at tp 2 under mpirun (a rank per process)")
+    ap.add_argument("--mpirun", default="mpirun")
     args = ap.parse_args()
     passed = failed = 0
     for name in sorted(os.listdir(args.models)):
@@ -73,6 +75,22 @@ def main():
                                      diff, result["per_token_ms"]["median"]))
             passed += ok
             failed += not ok
+            if args.mpi and tp == 2:
+                m = run([args.mpirun, "--allow-run-as-root", "--oversubscribe",
+                         "-np", "2", "tpc", "generate", engine, "--input-ids",
+                         prompt, "--max-new-tokens", str(ref["max_new_tokens"]),
+                         "--output-dir", out + "-mpi"])
+                if m.returncode != 0:
+                    print("FAIL %s tp=2 mpirun: %s" % (name, m.stderr.strip()[-400:]))
+                    failed += 1
+                else:
+                    mt = np.load(os.path.join(out + "-mpi", "generated_ids.npy"))[0].tolist()
+                    ok = mt == ref["tokens"]
+                    print("%s %s tp=2 mpirun: %d tokens %s" % (
+                        "PASS" if ok else "FAIL", name, len(mt),
+                        "match" if ok else "differ: %s" % mt))
+                    passed += ok
+                    failed += not ok
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed or not passed else 0
 

@@ -84,13 +84,73 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(i, v.size() - 1)];
 }
 
+/// Writes --output-dir and prints the result (text or --json).
+int printResult(const ParsedArgs &args, const runtime::GenerateResult &result,
+                size_t promptTokens, int64_t vocab, double loadMillis, int tp,
+                int64_t threads) {
+  if (args.has("--output-dir")) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.get("--output-dir"), ec);
+    std::string path =
+        (std::filesystem::path(args.get("--output-dir")) / "generated_ids.npy")
+            .string();
+    TensorDesc d{DType::I64, {1, int64_t(result.tokens.size())}};
+    if (Status ws = writeNpy(path, d, result.tokens.data()); !ws)
+      return fail(ws.message());
+    if (args.has("--save-logits")) {
+      std::vector<float> all;
+      for (const std::vector<float> &l : result.logits)
+        all.insert(all.end(), l.begin(), l.end());
+      TensorDesc ld{DType::F32,
+                    {int64_t(result.logits.size()), vocab}};
+      std::string lp =
+          (std::filesystem::path(args.get("--output-dir")) / "logits.npy")
+              .string();
+      if (Status ws = writeNpy(lp, ld, all.data()); !ws)
+        return fail(ws.message());
+    }
+  }
+  double median = percentile(result.stepMillis, 0.5);
+  double p90 = percentile(result.stepMillis, 0.9);
+  double total = result.firstTokenMillis;
+  for (double m : result.stepMillis)
+    total += m;
+  double perSecond =
+      result.stepMillis.empty()
+          ? 0
+          : 1000.0 * double(result.stepMillis.size()) /
+                (total - result.firstTokenMillis);
+  if (args.has("--json")) {
+    nlohmann::json j{{"tokens", result.tokens},
+                     {"prompt_tokens", promptTokens},
+                     {"time_to_first_token_ms", result.firstTokenMillis},
+                     {"per_token_ms", {{"median", median}, {"p90", p90}}},
+                     {"tokens_per_s", perSecond},
+                     {"load_ms", loadMillis},
+                     {"tp", tp},
+                     {"threads", threads}};
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << "generated " << result.tokens.size() << " tokens:";
+  for (int64_t t : result.tokens)
+    std::cout << " " << t;
+  std::cout << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "time to first token %.3f ms (%zu prompt tokens), per token "
+                "median %.3f ms, p90 %.3f ms, %.1f tokens/s; load %.1f ms "
+                "(tp %d, %lld thread(s) per rank)\n",
+                result.firstTokenMillis, promptTokens, median, p90, perSecond,
+                loadMillis, tp, (long long)threads);
+  std::cout << line;
+  return 0;
+}
+
 } // namespace
 
 int runGenerate(const ParsedArgs &args) {
   const std::string dir = args.positional[0];
-  if (runtime::launchedByMpi())
-    return fail("tpc generate runs every rank as a thread of this process; "
-                "start it once, without mpirun");
   if (Status st = runtime::checkTorchrunLaunch(); !st)
     return fail(st.message());
   if (!args.has("--input-ids"))
@@ -151,6 +211,26 @@ int runGenerate(const ParsedArgs &args) {
           runtime::checkGenerateRequest(manifest.generation, ids, go);
       !st)
     return fail(dir + ": " + st.message());
+  auto report = [&](const runtime::GenerateResult &result, double loadMillis,
+                    int tp) -> int {
+    return printResult(args, result, ids.size(), manifest.generation.vocab,
+                       loadMillis, tp, threads);
+  };
+  if (runtime::launchedByMpi()) {
+    runtime::GenerateToolOptions mo;
+    mo.engineDir = dir;
+    mo.prompt = ids;
+    mo.generate = go;
+    mo.threadsPerRank = int(threads);
+    int status = 0;
+    int rc = runtime::generateUnderMpi(
+        mo,
+        [&](const runtime::GenerateResult &r, double loadMillis) {
+          status = report(r, loadMillis, manifest.tp);
+        },
+        std::cerr);
+    return rc ? rc : status;
+  }
   int64_t cores = runtime::availableCores();
   if (int64_t(manifest.tp) * threads > cores &&
       !args.has("--oversubscribe"))
@@ -182,63 +262,7 @@ int runGenerate(const ParsedArgs &args) {
   if (!st)
     return fail(st.message());
 
-  if (args.has("--output-dir")) {
-    std::error_code ec;
-    std::filesystem::create_directories(args.get("--output-dir"), ec);
-    std::string path =
-        (std::filesystem::path(args.get("--output-dir")) / "generated_ids.npy")
-            .string();
-    TensorDesc d{DType::I64, {1, int64_t(result.tokens.size())}};
-    if (Status ws = writeNpy(path, d, result.tokens.data()); !ws)
-      return fail(ws.message());
-    if (args.has("--save-logits")) {
-      std::vector<float> all;
-      for (const std::vector<float> &l : result.logits)
-        all.insert(all.end(), l.begin(), l.end());
-      TensorDesc ld{DType::F32,
-                    {int64_t(result.logits.size()), manifest.generation.vocab}};
-      std::string lp =
-          (std::filesystem::path(args.get("--output-dir")) / "logits.npy")
-              .string();
-      if (Status ws = writeNpy(lp, ld, all.data()); !ws)
-        return fail(ws.message());
-    }
-  }
-  double median = percentile(result.stepMillis, 0.5);
-  double p90 = percentile(result.stepMillis, 0.9);
-  double total = result.firstTokenMillis;
-  for (double m : result.stepMillis)
-    total += m;
-  double perSecond =
-      result.stepMillis.empty()
-          ? 0
-          : 1000.0 * double(result.stepMillis.size()) /
-                (total - result.firstTokenMillis);
-  if (args.has("--json")) {
-    nlohmann::json j{{"tokens", result.tokens},
-                     {"prompt_tokens", ids.size()},
-                     {"time_to_first_token_ms", result.firstTokenMillis},
-                     {"per_token_ms", {{"median", median}, {"p90", p90}}},
-                     {"tokens_per_s", perSecond},
-                     {"load_ms", loadMillis},
-                     {"tp", manifest.tp},
-                     {"threads", threads}};
-    std::cout << j.dump() << "\n";
-    return 0;
-  }
-  std::cout << "generated " << result.tokens.size() << " tokens:";
-  for (int64_t t : result.tokens)
-    std::cout << " " << t;
-  std::cout << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "time to first token %.3f ms (%zu prompt tokens), per token "
-                "median %.3f ms, p90 %.3f ms, %.1f tokens/s; load %.1f ms "
-                "(tp %d, %lld thread(s) per rank)\n",
-                result.firstTokenMillis, ids.size(), median, p90, perSecond,
-                loadMillis, manifest.tp, (long long)threads);
-  std::cout << line;
-  return 0;
+  return report(result, loadMillis, manifest.tp);
 }
 
 } // namespace tpc::cli
