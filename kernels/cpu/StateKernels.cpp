@@ -40,7 +40,7 @@ public:
     if (inputs[0] != outputs[0])
       std::memmove(state, inputs[0], size_t(outer_ * length_) * rowBytes_);
     for (int64_t o = 0; o < outer_; ++o)
-      std::memcpy(state + (size_t(o * length_ + pos)) * rowBytes_,
+      std::memmove(state + (size_t(o * length_ + pos)) * rowBytes_,
                   src + size_t(o * n_) * rowBytes_, size_t(n_) * rowBytes_);
   }
   Status runStatus() const override { return status_; }
