@@ -135,8 +135,8 @@ def test_greedy_generation_loop(tmp_path):
 @pytest.mark.parametrize("tp", [1, 2])
 def test_generate_matches_transformers(tmp_path, tp):
     # Llama (GQA) from optimum with past: the tokens of transformers'
-    # float64 greedy generate (expected/greedy.json), one for one.
-    with open(os.path.join(MODELS, "hf_llama_optimum_past", "expected",
+    # float64 greedy generate (greedy.json), one for one.
+    with open(os.path.join(MODELS, "hf_llama_optimum_past",
                            "greedy.json")) as f:
         ref = json.load(f)
     engine = tpc.compile(model("hf_llama_optimum_past"), tp=tp,

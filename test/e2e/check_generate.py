@@ -1,5 +1,5 @@
 """tpc generate against transformers' own generate: for each optimum
-with-past test model with expected/greedy.json (test/models/
+with-past test model with a greedy.json (test/models/
 generate_greedy.py: float64 PyTorch, greedy), compiles a decode engine
 (--kv-cache) at each tp, generates, and checks the tokens one for one and
 the logits of every step within --atol of the float64 ones.
@@ -32,7 +32,7 @@ def main():
     args = ap.parse_args()
     passed = failed = 0
     for name in sorted(os.listdir(args.models)):
-        ref_path = os.path.join(args.models, name, "expected", "greedy.json")
+        ref_path = os.path.join(args.models, name, "greedy.json")
         if not os.path.exists(ref_path):
             continue
         with open(ref_path) as f:

@@ -4,7 +4,8 @@
 For each case, rebuilds the PyTorch model generate_hf.py exported (same
 config, same seeded weights), runs transformers' own `generate` in float64
 (greedy, no end token) on a fixed prompt, and writes
-test/models/<name>/expected/greedy.json:
+test/models/<name>/greedy.json (beside expected/, which holds
+onnxruntime outputs only):
 
     {"prompt": [...], "tokens": [...], "max_new_tokens": N,
      "logits": [[...], ...]}   # float64 logits of every generation step
@@ -28,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import generate_hf  # noqa: E402
 
-CASES = ["hf_gpt2_optimum_past", "hf_llama_optimum_past"]
+CASES = ["hf_gpt2_optimum_past", "hf_llama_optimum_past", "hf_qwen2_optimum_past"]
 PROMPT_LEN = 5
 NEW_TOKENS = 12
 
@@ -78,7 +79,7 @@ def main():
         for i, step in enumerate(logits):
             d = np.abs(np.array(step) - full[PROMPT_LEN - 1 + i]).max()
             assert d < 1e-6, (name, i, d)
-        path = os.path.join(HERE, name, "expected", "greedy.json")
+        path = os.path.join(HERE, name, "greedy.json")
         with open(path, "w") as f:
             json.dump({"prompt": prompt, "tokens": tokens,
                        "max_new_tokens": NEW_TOKENS, "logits": logits}, f)

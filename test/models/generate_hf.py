@@ -260,6 +260,20 @@ def build_llama_past(seed):
     return model, meta
 
 
+def build_qwen2_past(seed):
+    cfg = transformers.Qwen2Config(
+        vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6,
+        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True,
+        use_sliding_window=False, attn_implementation="eager")
+    torch.manual_seed(seed)
+    model = finish_model(transformers.Qwen2ForCausalLM(cfg), seed)
+    meta = base_meta("qwen2", cfg, 2, 4, 2, 64, 160, 320, 64, allreduces_per_layer=2,
+                     activation="silu (SwiGLU)", norm="RMSNorm (pre)",
+                     attention="rotary, GQA 4/2, q/k/v biases")
+    return model, meta
+
+
 def build_llama_op23(seed):
     """generate.py's Llama (GQA 8/2, intermediate 172) with SDPA attention, for the opset-23 export.
 
@@ -317,6 +331,7 @@ CASES = {
     "hf_gptj_torchscript": dict(build=build_gptj, seed=17, exporter="torchscript", opset=17),
     "hf_gpt2_optimum_past": dict(build=build_gpt2_past, seed=18, exporter="optimum", opset=None),
     "hf_llama_optimum_past": dict(build=build_llama_past, seed=19, exporter="optimum", opset=None),
+    "hf_qwen2_optimum_past": dict(build=build_qwen2_past, seed=21, exporter="optimum", opset=None),
     "hf_llama_dynamo_op23": dict(build=build_llama_op23, seed=20, exporter="dynamo", opset=23,
                                  wrapper=CausalLMLogitsBatchedPositions,
                                  require_ops=["Attention", "RMSNormalization", "RotaryEmbedding"]),
