@@ -53,7 +53,8 @@ const Command kCompileCommand = {
          "compile a decode engine for an export with past inputs: its "
          "past/present pairs become per-rank KV caches of LENGTH positions "
          "(prompt and generated tokens), split by kv heads, and each "
-         "forward adds one token; for tpc generate"},
+         "forward adds one token; for tpc generate. Implies "
+         "--parallel-lm-head (one token's logits are cheap to gather)"},
         {"--ignore-sharding-annotations", nullptr,
          "compile as if the model carried no ONNX sharding annotations "
          "(ShardingSpecProto), which are otherwise honoured or refused"},
@@ -193,6 +194,9 @@ int runCompile(const ParsedArgs &args) {
       return fail(cmd, "--kv-cache must be a length of at least 2 positions, "
                        "not '" + text + "'");
     opts.kvCacheLength = std::stoll(text);
+    // One token per forward: gathering its logits costs vocab floats, far
+    // less than every rank reading the whole LM head.
+    opts.parallelLmHead = true;
   }
   opts.fusion = !args.has("--no-fusion");
   opts.dtype = args.get("--dtype", "fp32");
