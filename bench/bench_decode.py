@@ -4,7 +4,7 @@
     bench_decode.py --tpc build/bin/tpc [--layers 12] [--tokens 64]
                     [--kv-cache 128] [--rounds 3] [--json OUT]
 
-One GPT-2-small-shaped decoder (bench/make_gpt2_model.py --past layout,
+One GPT-2-small-shaped decoder (bench/make_gpt2_model.py, build_past_graph;
 random weights, cached in bench/.cache/) in the with-past form optimum
 writes. Both sides feed one token per step, greedy, from the same first
 token:
