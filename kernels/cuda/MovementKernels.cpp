@@ -291,6 +291,15 @@ Status prepareCacheWrite(const KernelContext &ctx,
       ctx,
       makeLaunch("CacheWrite",
                  [=](const void *const *i, void *const *o, cudaStream_t st) {
+                   // In place the state is already there; otherwise copy
+                   // it first.
+                   if (i[0] != o[0]) {
+                     cudaError_t err = cudaMemcpyAsync(
+                         o[0], i[0], size_t(outer * length * rowBytes),
+                         cudaMemcpyDeviceToDevice, st);
+                     if (err != cudaSuccess)
+                       return err;
+                   }
                    return cacheWriteKernel(
                        outer, length, n, rowBytes, i[1],
                        static_cast<const int64_t *>(i[2]), o[0], st);

@@ -187,9 +187,25 @@ void addScatterND(Cases &v) {
     }
 }
 
+/// KV-cache writes out of place (the parity harness gives the output its own
+/// buffer): the state is copied, then the new rows written at the position.
+void addCacheWrites(Cases &v) {
+  for (int64_t pos : {0, 3, 4}) {
+    add(v, "f32_pos" + std::to_string(pos), "CacheWrite",
+        {rnd(DType::F32, {2, 3, 5, 4}), rnd(DType::F32, {2, 3, 1, 4}),
+         tpc::cpu::test::makeTensor(DType::I64, {1}, {double(pos)})},
+        {{DType::F32, {2, 3, 5, 4}}}, intAttr("axis", 2));
+  }
+  add(v, "f16_two_rows", "CacheWrite",
+      {rnd(DType::F16, {1, 2, 8, 16}), rnd(DType::F16, {1, 2, 2, 16}),
+       tpc::cpu::test::makeTensor(DType::I64, {1}, {5})},
+      {{DType::F16, {1, 2, 8, 16}}}, intAttr("axis", 2));
+}
+
 } // namespace
 
 void addMovementCases(std::vector<ParityCase> &v) {
+  addCacheWrites(v);
   addStrided(v);
   addConcatSplit(v);
   addGathers(v);
