@@ -11,6 +11,9 @@ OUT_DIR/<harness>/ gets real files of the kind each harness reads:
   engine_tp1,  the rank plans of a small transformer-style block compiled
   engine_tp2   at tp 1 and tp 2 (OUT_DIR/engines/tp1 and tp2 are the
                engines fuzz_engine loads them into)
+  engine_decode  the rank plan of a decode engine (KV-cache state buffers,
+               CacheWrite steps) of optimum's with-past GPT-2 at tp 1
+               (OUT_DIR/engines/decode)
   onnx         ONNX's node-test models (every op, static shapes), the
                committed malformed models, the inputs fuzzing once crashed
                on (test/fuzz/regressions), and the small block
@@ -107,6 +110,19 @@ def engine_seeds(out, tpc):
     return model
 
 
+def decode_seeds(out, tpc):
+    """The rank plan of a decode engine (KV-cache state, CacheWrite steps):
+    optimum's with-past GPT-2 at tp 1 with --kv-cache 8."""
+    e = os.path.join(out, "engines", "decode")
+    shutil.rmtree(e, ignore_errors=True)
+    model = os.path.join(REPO, "test", "models", "hf_gpt2_optimum_past", "model.onnx")
+    subprocess.run([tpc, "compile", model, "--kv-cache", "8", "-o", e, "--quiet"],
+                   check=True)
+    plans = os.path.join(out, "engine_decode")
+    os.makedirs(plans, exist_ok=True)
+    shutil.copy(os.path.join(e, "rank0.plan"), os.path.join(plans, "rank0.plan"))
+
+
 def onnx_seeds(out, block):
     d = os.path.join(out, "onnx")
     os.makedirs(d, exist_ok=True)
@@ -134,6 +150,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     npy_seeds(args.out)
     block = engine_seeds(args.out, args.tpc)
+    decode_seeds(args.out, args.tpc)
     onnx_seeds(args.out, block)
     for name in sorted(os.listdir(args.out)):
         p = os.path.join(args.out, name)
