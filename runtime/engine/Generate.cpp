@@ -59,14 +59,18 @@ Status LocalStepRunner::setInput(const std::string &name,
 
 Status LocalStepRunner::run() { return engine_.run(); }
 
-Status LocalStepRunner::logits(const std::string &name, const float *&data) {
+Status sessionLogits(const Session &session, const std::string &name,
+                     const float *&data) {
   TensorDesc desc;
   const void *raw = nullptr;
-  if (!engine_.session(0).output(name, desc, raw) || !raw ||
-      desc.dtype != DType::F32)
+  if (!session.output(name, desc, raw) || !raw || desc.dtype != DType::F32)
     return Status::error("the engine has no f32 output '" + name + "'");
   data = static_cast<const float *>(raw);
   return Status::ok();
+}
+
+Status LocalStepRunner::logits(const std::string &name, const float *&data) {
+  return sessionLogits(engine_.session(0), name, data);
 }
 
 Status checkGenerateRequest(const GenerationSpec &spec,

@@ -62,6 +62,11 @@ struct GenerateResult {
 };
 
 class LocalEngine;
+class Session;
+
+/// Output `name` of `session`'s last run as f32 logits.
+Status sessionLogits(const Session &session, const std::string &name,
+                     const float *&data);
 
 /// Every rank of a LocalEngine, in this process.
 class LocalStepRunner final : public StepRunner {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <unistd.h>
 
 namespace tpc::runtime {
@@ -33,6 +34,36 @@ int ranksSharingCores() {
   return 1;
 }
 
+/// mpirun must start one process per rank of the engine.
+Status checkWorldSize(const Communicator &comm, const EngineManifest &m) {
+  if (comm.size() == m.tp)
+    return Status::ok();
+  return Status::error("mpirun started " + std::to_string(comm.size()) +
+                       " process(es), but the engine has tp " +
+                       std::to_string(m.tp) + ": run it with -np " +
+                       std::to_string(m.tp));
+}
+
+/// Initialises MPI, runs `fn` on the world communicator and finalises
+/// MPI; `fn`'s exit status, or 1 when MPI fails.
+int withMpiWorld(const MpiOptions &mo,
+                 const std::function<int(Communicator &)> &fn,
+                 std::ostream &err) {
+  if (Status st = initMpi(nullptr, nullptr); !st)
+    return toolError(err, st.message());
+  int result = 1;
+  {
+    std::unique_ptr<MpiCommunicator> comm;
+    if (Status st = MpiCommunicator::createWorld(comm, mo); !st)
+      result = toolError(err, st.message());
+    else
+      result = fn(*comm);
+  }
+  if (Status st = finalizeMpi(); !st && result == 0)
+    result = toolError(err, st.message());
+  return result;
+}
+
 struct RankState {
   EngineManifest manifest;
   std::vector<NamedArray> inputs;
@@ -44,11 +75,7 @@ Status setUp(const RunToolOptions &o, Communicator &comm, RankState &s) {
   TPC_RETURN_IF_ERROR(
       EngineManifest::load(o.engineDir, s.manifest, /*holdFolder=*/true));
   FolderRelease release(s.manifest);
-  if (comm.size() != s.manifest.tp)
-    return Status::error("mpirun started " + std::to_string(comm.size()) +
-                         " process(es), but the engine has tp " +
-                         std::to_string(s.manifest.tp) + ": run it with -np " +
-                         std::to_string(s.manifest.tp));
+  TPC_RETURN_IF_ERROR(checkWorldSize(comm, s.manifest));
   TPC_RETURN_IF_ERROR(readInputs(s.manifest, o, s.inputs));
   TPC_RETURN_IF_ERROR(checkThreads(ranksSharingCores(), o));
   TPC_RETURN_IF_ERROR(RankEngine::load(s.manifest, comm.rank(), s.engine));
@@ -219,11 +246,8 @@ int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
   EngineManifest manifest;
   std::vector<NamedArray> inputs;
   Status setup = EngineManifest::load(o.engineDir, manifest);
-  if (setup && comm.size() != manifest.tp)
-    setup = Status::error("mpirun started " + std::to_string(comm.size()) +
-                          " process(es), but the engine has tp " +
-                          std::to_string(manifest.tp) + ": run it with -np " +
-                          std::to_string(manifest.tp));
+  if (setup)
+    setup = checkWorldSize(comm, manifest);
   if (setup && o.gpu.emulateRanks)
     setup = Status::error("--emulate-ranks runs every rank in one process; "
                           "use it without mpirun");
@@ -314,12 +338,7 @@ public:
   }
   Status run() override { return session_.run(); }
   Status logits(const std::string &name, const float *&data) override {
-    TensorDesc desc;
-    const void *raw = nullptr;
-    if (!session_.output(name, desc, raw) || !raw || desc.dtype != DType::F32)
-      return Status::error("the engine has no f32 output '" + name + "'");
-    data = static_cast<const float *>(raw);
-    return Status::ok();
+    return sessionLogits(session_, name, data);
   }
   Status agree(int64_t &token) override {
     int64_t mine = comm_.rank() == 0 ? token : 0;
@@ -345,11 +364,7 @@ int generateRank(const GenerateToolOptions &o, Communicator &comm,
     TPC_RETURN_IF_ERROR(
         EngineManifest::load(o.engineDir, manifest, /*holdFolder=*/true));
     FolderRelease release(manifest);
-    if (comm.size() != manifest.tp)
-      return Status::error("mpirun started " + std::to_string(comm.size()) +
-                           " process(es), but the engine has tp " +
-                           std::to_string(manifest.tp) + ": run it with -np " +
-                           std::to_string(manifest.tp));
+    TPC_RETURN_IF_ERROR(checkWorldSize(comm, manifest));
     TPC_RETURN_IF_ERROR(
         checkGenerateRequest(manifest.generation, o.prompt, o.generate));
     TPC_RETURN_IF_ERROR(RankEngine::load(manifest, rank, engine));
@@ -382,47 +397,33 @@ int generateUnderMpi(const GenerateToolOptions &options,
                      const std::function<void(const GenerateResult &, double)> &report,
                      std::ostream &err) {
   setToolName("tpc generate");
-  if (Status st = initMpi(nullptr, nullptr); !st)
-    return toolError(err, st.message());
-  int result = 1;
-  {
-    std::unique_ptr<MpiCommunicator> comm;
-    MpiOptions mo;
-    mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
-    mo.validateCalls = true;
-    if (Status st = MpiCommunicator::createWorld(comm, mo); !st)
-      result = toolError(err, st.message());
-    else
-      result = generateRank(options, *comm, report, err);
-  }
-  if (Status st = finalizeMpi(); !st && result == 0)
-    result = toolError(err, st.message());
-  return result;
+  MpiOptions mo;
+  mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
+  mo.validateCalls = true;
+  return withMpiWorld(
+      mo,
+      [&](Communicator &comm) {
+        return generateRank(options, comm, report, err);
+      },
+      err);
 }
 
 int runMpiTool(const RunToolOptions &options, std::ostream &out,
                std::ostream &err) {
-  if (Status st = initMpi(nullptr, nullptr); !st)
-    return toolError(err, st.message());
-  int result = 1;
-  {
-    std::unique_ptr<MpiCommunicator> comm;
-    MpiOptions mo;
-    mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
-    // One small extra all-reduce per collective: ranks that disagree on the
-    // collective, its dtype or its count fail with both calls named instead
-    // of hanging or corrupting memory.
-    mo.validateCalls = options.checkCollectives;
-    if (Status st = MpiCommunicator::createWorld(comm, mo); !st)
-      result = toolError(err, st.message());
-    else
-      result = options.backend == Backend::Cuda
-                   ? runRankGpu(options, *comm, out, err)
-                   : runRank(options, *comm, out, err);
-  }
-  if (Status st = finalizeMpi(); !st && result == 0)
-    result = toolError(err, st.message());
-  return result;
+  MpiOptions mo;
+  mo.timeout = std::chrono::seconds(options.commTimeoutSeconds);
+  // One small extra all-reduce per collective: ranks that disagree on the
+  // collective, its dtype or its count fail with both calls named instead
+  // of hanging or corrupting memory.
+  mo.validateCalls = options.checkCollectives;
+  return withMpiWorld(
+      mo,
+      [&](Communicator &comm) {
+        return options.backend == Backend::Cuda
+                   ? runRankGpu(options, comm, out, err)
+                   : runRank(options, comm, out, err);
+      },
+      err);
 }
 
 } // namespace tpc::runtime
