@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/engine/Generate.h"
 #include "runtime/engine/LocalEngine.h"
+#include "runtime/engine/RunToolSupport.h"
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
 #include "tools/tpc/Commands.h"
@@ -76,14 +77,6 @@ bool parseInt(const std::string &text, int64_t lo, int64_t &out) {
   }
 }
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = size_t(p * double(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
 /// Writes --output-dir and prints the result (text or --json).
 int printResult(const ParsedArgs &args, const runtime::GenerateResult &result,
                 size_t promptTokens, int64_t vocab, double loadMillis, int tp,
@@ -110,8 +103,8 @@ int printResult(const ParsedArgs &args, const runtime::GenerateResult &result,
         return fail(ws.message());
     }
   }
-  double median = percentile(result.stepMillis, 0.5);
-  double p90 = percentile(result.stepMillis, 0.9);
+  const runtime::LatencyStats stats = runtime::latencyStats(result.stepMillis);
+  const double median = stats.median, p90 = stats.p90;
   double total = result.firstTokenMillis;
   for (double m : result.stepMillis)
     total += m;
