@@ -144,6 +144,24 @@ class Graph:
         return outs[0] if n_out == 1 else outs
 
 
+def mlp_block(g, s, x, p, linear, h):
+    """Layer `s`'s pre-LayerNorm MLP, tanh GELU written out as Mul/Pow/Add/
+    Tanh, and its residual Add; `linear` makes the projections."""
+    m = f"{s}/mlp"
+    ln2 = g.op(s + "/ln_2", "LayerNormalization", [x, p + "ln_2.weight", p + "ln_2.bias"],
+               axis=-1, epsilon=1e-5)
+    fc = linear(m + "/c_fc", ln2, p + "mlp.c_fc.weight", p + "mlp.c_fc.bias", 4 * h)
+    act = m + "/act"
+    half = g.op(act, "Mul", [fc, g.const(act, np.array(0.5, np.float32))])
+    cube = g.op(act, "Pow", [fc, g.const(act, np.array(3.0, np.float32))])
+    inner = g.op(act, "Add", [fc, g.op(act, "Mul", [cube, g.const(act, np.array(0.044715, np.float32))])])
+    inner = g.op(act, "Mul", [inner, g.const(act, np.array(math.sqrt(2.0 / math.pi), np.float32))])
+    gelu = g.op(act, "Mul", [half, g.op(act, "Add", [g.op(act, "Tanh", [inner]),
+                                                     g.const(act, np.array(1.0, np.float32))])])
+    mlp = linear(m + "/c_proj", gelu, p + "mlp.c_proj.weight", p + "mlp.c_proj.bias", h)
+    return g.op(s, "Add", [x, mlp])
+
+
 def build_graph(cfg, seq, layout, location="weights.bin"):
     h, nh, L, V = cfg["hidden"], cfg["heads"], cfg["layers"], cfg["vocab"]
     hd = h // nh
@@ -190,18 +208,7 @@ def build_graph(cfg, seq, layout, location="weights.bin"):
         attn = linear(a + "/c_proj", ctx, p + "attn.c_proj.weight", p + "attn.c_proj.bias", h)
         x = g.op(s, "Add", [attn, x])
 
-        m = f"{s}/mlp"
-        ln2 = layer_norm(s + "/ln_2", x, p + "ln_2.weight", p + "ln_2.bias")
-        fc = linear(m + "/c_fc", ln2, p + "mlp.c_fc.weight", p + "mlp.c_fc.bias", 4 * h)
-        act = m + "/act"
-        half = g.op(act, "Mul", [fc, g.const(act, np.array(0.5, np.float32))])
-        cube = g.op(act, "Pow", [fc, g.const(act, np.array(3.0, np.float32))])
-        inner = g.op(act, "Add", [fc, g.op(act, "Mul", [cube, g.const(act, np.array(0.044715, np.float32))])])
-        inner = g.op(act, "Mul", [inner, g.const(act, np.array(math.sqrt(2.0 / math.pi), np.float32))])
-        gelu = g.op(act, "Mul", [half, g.op(act, "Add", [g.op(act, "Tanh", [inner]),
-                                                         g.const(act, np.array(1.0, np.float32))])])
-        mlp = linear(m + "/c_proj", gelu, p + "mlp.c_proj.weight", p + "mlp.c_proj.bias", h)
-        x = g.op(s, "Add", [x, mlp])
+        x = mlp_block(g, s, x, p, linear, h)
 
     x = layer_norm(top + "/ln_f", x, "transformer.ln_f.weight", "transformer.ln_f.bias")
     g.nodes.append(helper.make_node("MatMul", [x, "onnx::MatMul_lm_head"], ["logits"], name="/lm_head/MatMul"))
@@ -273,19 +280,7 @@ def build_past_graph(cfg, layout, location="weights.bin"):
         ctx = g.op(a, "Reshape", [ctx, g.const(a, np.array([1, -1, h], np.int64))])
         attn = linear(a + "/c_proj", ctx, p + "attn.c_proj.weight", p + "attn.c_proj.bias", h)
         x = g.op(s, "Add", [attn, x])
-        mm = f"{s}/mlp"
-        ln2 = g.op(s + "/ln_2", "LayerNormalization", [x, p + "ln_2.weight", p + "ln_2.bias"],
-                   axis=-1, epsilon=1e-5)
-        fc = linear(mm + "/c_fc", ln2, p + "mlp.c_fc.weight", p + "mlp.c_fc.bias", 4 * h)
-        act = mm + "/act"
-        half = g.op(act, "Mul", [fc, g.const(act, np.array(0.5, np.float32))])
-        cube = g.op(act, "Pow", [fc, g.const(act, np.array(3.0, np.float32))])
-        inner = g.op(act, "Add", [fc, g.op(act, "Mul", [cube, g.const(act, np.array(0.044715, np.float32))])])
-        inner = g.op(act, "Mul", [inner, g.const(act, np.array(math.sqrt(2.0 / math.pi), np.float32))])
-        gelu = g.op(act, "Mul", [half, g.op(act, "Add", [g.op(act, "Tanh", [inner]),
-                                                         g.const(act, np.array(1.0, np.float32))])])
-        mlp = linear(mm + "/c_proj", gelu, p + "mlp.c_proj.weight", p + "mlp.c_proj.bias", h)
-        x = g.op(s, "Add", [x, mlp])
+        x = mlp_block(g, s, x, p, linear, h)
     x = g.op(top + "/ln_f", "LayerNormalization", [x, "transformer.ln_f.weight", "transformer.ln_f.bias"],
              axis=-1, epsilon=1e-5)
     g.nodes.append(helper.make_node("MatMul", [x, "onnx::MatMul_lm_head"], ["logits"], name="/lm_head/MatMul"))
