@@ -113,10 +113,9 @@ struct PlanMemoryPass : impl::PlanMemoryPassBase<PlanMemoryPass> {
       kernel->removeAttr("plan.state_write");
       // A kernel that writes engine state in place: its result is the
       // state's buffer, outside the arena.
-      if (kernel.getNumOperands() && kernel.getNumResults() == 1 &&
-          kernel.getOperand(0).getDefiningOp<plan::StateOp>() &&
-          !onnx::kernelRunsInPlace(kernel.getKernel()) &&
-          kernel.getKernel() == "CacheWrite") {
+      if (kernel.getKernel() == "CacheWrite" && kernel.getNumOperands() &&
+          kernel.getNumResults() == 1 &&
+          kernel.getOperand(0).getDefiningOp<plan::StateOp>()) {
         kernel->setAttr("plan.state_write", b.getUnitAttr());
         continue;
       }
