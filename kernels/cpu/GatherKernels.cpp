@@ -1,11 +1,12 @@
-//===- GatherKernels.cpp - Gather, GatherElements, GatherND, ScatterND ----===//
+//===- GatherKernels.cpp - The gathers and the scatters -------------------===//
 //
 // Indices are i64 or i32. Negative indices count from the end of the axis as
 // ONNX specifies. An index outside [-dim, dim) fails the run: runStatus()
 // names the indices input, the element and its value, as onnxruntime does.
 // The kernels themselves never read out of bounds: such an index yields
 // zeros (a zero row for Gather, a zero element for GatherElements) and
-// ScatterND skips the tuple, before the run is reported failed.
+// ScatterND and ScatterElements skip the tuple or element, before the run
+// is reported failed.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/KernelTable.h"
@@ -198,6 +199,34 @@ Status prepareScatterND(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status prepareScatterElements(const std::vector<TensorDesc> &in,
+                              const std::vector<TensorDesc> &out,
+                              const Attrs &attrs,
+                              std::unique_ptr<PreparedKernel> &kernel) {
+  ScatterElementsParams p;
+  TPC_RETURN_IF_ERROR(makeScatterElementsParams(in, out, attrs, p));
+  kernel = indexChecked(
+      makeKernel([p](const void *const *i, void *const *o,
+                     const ExecContext &) {
+        scatterElementsKernel(p, i[0], i[1], i[2], o[0]);
+      }),
+      1, in[1], {p.axisDim});
+  return Status::ok();
+}
+
+/// Checks the operands the two scatters have in common: data and output
+/// alike, int64 or int32 indices, updates of data's dtype.
+Status checkScatterOperands(const std::vector<TensorDesc> &in,
+                            const std::vector<TensorDesc> &out) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(
+      checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
+  TPC_RETURN_IF_ERROR(checkSameDType(in[2], "input 2", in[0], "input 0"));
+  TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
+  return checkOutputShape(out[0], in[0].shape);
+}
+
 Status parseScatterReduction(const Attrs &attrs, ScatterReduction &r) {
   const std::string s = attrs.getString("reduction", "none");
   static const std::pair<const char *, ScatterReduction> kNames[] = {
@@ -213,18 +242,23 @@ Status parseScatterReduction(const Attrs &attrs, ScatterReduction &r) {
                        s + "'");
 }
 
+/// The reduction attribute, and that data of `d`'s dtype can take it.
+Status scatterReduction(const Attrs &attrs, const TensorDesc &d,
+                        ScatterReduction &r) {
+  TPC_RETURN_IF_ERROR(parseScatterReduction(attrs, r));
+  if (r == ScatterReduction::None)
+    return Status::ok();
+  return checkDType(d, "input 0 (reduced data)",
+                    {DType::F32, DType::F64, DType::F16, DType::BF16,
+                     DType::I32, DType::I64});
+}
+
 } // namespace
 
 Status makeScatterNDParams(const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out,
                            const Attrs &attrs, ScatterNDParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(
-      checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
-  TPC_RETURN_IF_ERROR(checkSameDType(in[2], "input 2", in[0], "input 0"));
-  TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
-  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
+  TPC_RETURN_IF_ERROR(checkScatterOperands(in, out));
   const Shape &s = in[0].shape, &is = in[1].shape;
   const int64_t rank = int64_t(s.size());
   if (is.empty() || is.back() > rank)
@@ -235,11 +269,7 @@ Status makeScatterNDParams(const std::vector<TensorDesc> &in,
   Shape want(is.begin(), is.end() - 1);
   want.insert(want.end(), s.begin() + depth, s.end());
   TPC_RETURN_IF_ERROR(checkOutputShape(in[2], want, "input 2 (updates)"));
-  TPC_RETURN_IF_ERROR(parseScatterReduction(attrs, p.reduction));
-  if (p.reduction != ScatterReduction::None)
-    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (reduced data)",
-                                   {DType::F32, DType::F64, DType::F16,
-                                    DType::BF16, DType::I32, DType::I64}));
+  TPC_RETURN_IF_ERROR(scatterReduction(attrs, in[0], p.reduction));
   p.dtype = in[0].dtype;
   p.numel = in[0].numel();
   p.tuples = product(is, 0, is.size() - 1);
@@ -248,6 +278,42 @@ Status makeScatterNDParams(const std::vector<TensorDesc> &in,
   p.sliceElems = product(s, size_t(depth), s.size());
   p.indexType = in[1].dtype;
   return Status::ok();
+}
+
+Status makeScatterElementsParams(const std::vector<TensorDesc> &in,
+                                 const std::vector<TensorDesc> &out,
+                                 const Attrs &attrs,
+                                 ScatterElementsParams &p) {
+  TPC_RETURN_IF_ERROR(checkScatterOperands(in, out));
+  const Shape &s = in[0].shape, &is = in[1].shape;
+  const int64_t rank = int64_t(s.size());
+  if (rank == 0)
+    return Status::error("input 0 (data) must have rank >= 1");
+  if (int64_t(is.size()) != rank)
+    return Status::error("indices rank " + std::to_string(is.size()) +
+                         " differs from data rank " + std::to_string(rank));
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(
+      normalizeAxis(attrs.getInt("axis", 0), rank, "axis", axis));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && is[d] > s[d])
+      return Status::error("indices shape " + fmtShape(is) +
+                           " exceeds data shape " + fmtShape(s) + " at dim " +
+                           std::to_string(d));
+  TPC_RETURN_IF_ERROR(checkOutputShape(in[2], is, "input 2 (updates)"));
+  TPC_RETURN_IF_ERROR(scatterReduction(attrs, in[0], p.reduction));
+  p.dtype = in[0].dtype;
+  p.numel = in[0].numel();
+  p.indexType = in[1].dtype;
+  p.lineLength = is[axis];
+  p.indexStride = product(is, size_t(axis) + 1, is.size());
+  p.axisDim = s[axis];
+  std::vector<int64_t> dataStrides = denseStrides(s);
+  p.axisStride = dataStrides[axis];
+  dataStrides[axis] = 0;
+  Shape lines = is;
+  lines[axis] = 1;
+  return makeLayout<2>(lines, {denseStrides(is), dataStrides}, p.lines);
 }
 
 void addGatherKernels(KernelTable &t) {
@@ -261,6 +327,10 @@ void addGatherKernels(KernelTable &t) {
                "copy of data with slices written at index tuples (attr "
                "reduction)",
                prepareScatterND});
+  t.push_back({"ScatterElements",
+               "copy of data with updates written along attr axis at "
+               "indices (attr reduction)",
+               prepareScatterElements});
 }
 
 } // namespace tpc::cpu

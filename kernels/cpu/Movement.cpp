@@ -235,9 +235,13 @@ template <class T> T combineScatter(ScatterReduction r, T d, T u) {
   }
 }
 
-/// f16/bf16 combine in float and round once per update.
-template <class T> T combineScatterHalf(ScatterReduction r, T d, T u) {
-  return narrowTo<T>(combineScatter(r, widen(d), widen(u)));
+/// combineScatter for every reducible T: f16/bf16 combine in float and
+/// round once per update.
+template <class T> T combineAny(ScatterReduction r, T d, T u) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return narrowTo<T>(combineScatter(r, widen(d), widen(u)));
+  else
+    return combineScatter(r, d, u);
 }
 
 template <class T>
@@ -248,13 +252,38 @@ void scatterReduceTyped(const ScatterNDParams &p, const void *indices,
     if (off < 0)
       continue;
     T *dst = out + off;
-    for (int64_t e = 0; e < p.sliceElems; ++e) {
-      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-        dst[e] = combineScatterHalf(p.reduction, dst[e], updates[e]);
-      else
-        dst[e] = combineScatter(p.reduction, dst[e], updates[e]);
-    }
+    for (int64_t e = 0; e < p.sliceElems; ++e)
+      dst[e] = combineAny(p.reduction, dst[e], updates[e]);
   }
+}
+
+/// Calls `visit(tag)` with the TypeTag of `t` when the scatters reduce it.
+template <class F> void visitReducible(DType t, F &&visit) {
+  if (!visitFloat16(t, visit))
+    visitNumeric(t, visit);
+}
+
+/// Calls step(src, dst) for every element of ScatterElements' indices whose
+/// index is in range, with its offset in indices/updates and that of its
+/// target in out: line by line, each line along the axis in order.
+template <class Step>
+void forEachScatterTarget(const ScatterElementsParams &p, const void *indices,
+                          Step &&step) {
+  const StridedLayout<2> &l = p.lines;
+  const int last = l.rank - 1;
+  const int64_t n = l.shape[last];
+  const int64_t si = l.strides[0][last], sd = l.strides[1][last];
+  forEachRow(l, [&](const int64_t *off) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t src0 = off[0] + j * si, dst0 = off[1] + j * sd;
+      for (int64_t a = 0; a < p.lineLength; ++a) {
+        const int64_t src = src0 + a * p.indexStride;
+        const int64_t idx = indexAt(p.indexType, indices, src, p.axisDim);
+        if (idx >= 0)
+          step(src, dst0 + idx * p.axisStride);
+      }
+    }
+  });
 }
 
 } // namespace
@@ -275,13 +304,37 @@ void scatterNDKernel(const ScatterNDParams &p, const void *data,
     }
     return;
   }
-  auto run = [&](auto tag) {
+  visitReducible(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     scatterReduceTyped<T>(p, indices, static_cast<const T *>(updates),
                           static_cast<T *>(out));
-  };
-  if (!visitFloat16(p.dtype, run))
-    visitNumeric(p.dtype, run);
+  });
+}
+
+void scatterElementsKernel(const ScatterElementsParams &p, const void *data,
+                           const void *indices, const void *updates,
+                           void *out) {
+  const size_t es = dtypeSize(p.dtype);
+  if (out != data)
+    std::memcpy(out, data, size_t(p.numel) * es);
+  if (p.reduction == ScatterReduction::None) {
+    visitBySize(es, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T *u = static_cast<const T *>(updates);
+      T *o = static_cast<T *>(out);
+      forEachScatterTarget(p, indices,
+                           [&](int64_t src, int64_t dst) { o[dst] = u[src]; });
+    });
+    return;
+  }
+  visitReducible(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *u = static_cast<const T *>(updates);
+    T *o = static_cast<T *>(out);
+    forEachScatterTarget(p, indices, [&](int64_t src, int64_t dst) {
+      o[dst] = combineAny(p.reduction, o[dst], u[src]);
+    });
+  });
 }
 
 void triluKernel(const TriluParams &p, const void *in, void *out) {

@@ -2,9 +2,9 @@
 //
 // Kernels that move elements without looking at their values, so they work
 // on any dtype by element size: strided copies (Transpose, Expand, Tile,
-// Slice, Pad), Concat/Split, Gather/GatherElements/GatherND, ScatterND and
-// Trilu. ScatterND's reductions are the exception: they combine values, so
-// they go by dtype.
+// Slice, Pad), Concat/Split, Gather/GatherElements/GatherND,
+// ScatterND/ScatterElements and Trilu. The scatters' reductions are the
+// exception: they combine values, so they go by dtype.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CPU_MOVEMENT_H
@@ -145,6 +145,41 @@ Status makeScatterNDParams(const std::vector<TensorDesc> &in,
 /// tuple's last slice wins. `out` may be `data`.
 void scatterNDKernel(const ScatterNDParams &p, const void *data,
                      const void *indices, const void *updates, void *out);
+
+/// ScatterElements: out = data, then for every element i of indices in
+/// row-major order, out[i with dim `axis` replaced by indices[i]] is
+/// combined with updates[i]. Two elements can address one output element
+/// only if they lie on the same line along `axis`, so the kernel walks the
+/// lines in any order and each line along the axis in order (the CUDA
+/// kernel gives each line a thread): the result is that of the row-major
+/// walk.
+struct ScatterElementsParams {
+  DType dtype = DType::F32;
+  ScatterReduction reduction = ScatterReduction::None;
+  int64_t numel = 0;     // elements of data and out
+  DType indexType = DType::I64;
+  int64_t lineLength = 0;  // indices.shape[axis]
+  int64_t indexStride = 0; // element stride of indices along the axis
+  int64_t axisDim = 0;     // data.shape[axis]
+  int64_t axisStride = 0;  // element stride of data along the axis
+  /// The lines: the indices' shape with the axis dim 1. Operands: 0
+  /// indices and updates (dense), 1 data and out, at index 0 on the axis.
+  StridedLayout<2> lines;
+};
+
+/// The params of ScatterElements on inputs (data, indices, updates) and
+/// output `out`, with attributes axis (default 0) and reduction ("none").
+/// Checks every operand and attribute; shared by the CPU and CUDA adapters.
+Status makeScatterElementsParams(const std::vector<TensorDesc> &in,
+                                 const std::vector<TensorDesc> &out,
+                                 const Attrs &attrs, ScatterElementsParams &p);
+
+/// Same index rules as scatterNDKernel: an element whose index is still out
+/// of range is skipped; with None a duplicate's last update wins. `out` may
+/// be `data`.
+void scatterElementsKernel(const ScatterElementsParams &p, const void *data,
+                           const void *indices, const void *updates,
+                           void *out);
 
 /// Trilu on [batch, rows, cols]: keeps elements with col - row >= k (upper)
 /// or col - row <= k (lower) and zeroes the rest.

@@ -1,4 +1,4 @@
-//===- Reduce.cpp - Reductions, arg-reductions and CumSum -----------------===//
+//===- Reduce.cpp - Reductions, arg-reductions, TopK and CumSum -----------===//
 #include "kernels/cpu/Reduce.h"
 #include "kernels/cpu/Convert.h"
 
@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tpc::cpu {
@@ -193,6 +194,32 @@ void argReduceTyped(const ArgReduceParams &p, const T *in, int64_t *out) {
   }
 }
 
+/// A partial sort of each line's (value, index) pairs in a per-thread
+/// buffer that only grows; the values are copied from the input.
+template <class T>
+void topKTyped(const TopKParams &p, const T *in, T *values, int64_t *indices) {
+  using A = decltype(widen(T{}));
+  thread_local std::vector<std::pair<A, int64_t>> line;
+  line.resize(size_t(p.axisDim));
+  auto before = [&](const std::pair<A, int64_t> &a,
+                    const std::pair<A, int64_t> &b) {
+    return topKBefore(p.largest, a.first, a.second, b.first, b.second);
+  };
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t j = 0; j < p.inner; ++j) {
+      const T *x = in + o * p.axisDim * p.inner + j;
+      for (int64_t a = 0; a < p.axisDim; ++a)
+        line[size_t(a)] = {A(widen(x[a * p.inner])), a};
+      std::partial_sort(line.begin(), line.begin() + p.k, line.end(), before);
+      const int64_t first = o * p.k * p.inner + j;
+      for (int64_t r = 0; r < p.k; ++r) {
+        const int64_t a = line[size_t(r)].second;
+        values[first + r * p.inner] = x[a * p.inner];
+        indices[first + r * p.inner] = a;
+      }
+    }
+}
+
 /// The type CumSum adds T in: float for f16/bf16; for integers the unsigned
 /// type, so that sums wrap (signed overflow is undefined); T otherwise.
 template <class T, bool = std::is_integral_v<T>> struct CumSumAcc {
@@ -257,6 +284,21 @@ void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out) {
     argReduceTyped<T>(p, static_cast<const T *>(in), out);
   };
   if (!visitFloat16(p.dtype, run))
+    visitNumeric(p.dtype, run);
+}
+
+void topKKernel(const TopKParams &p, const void *in, void *values,
+                int64_t *indices) {
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    topKTyped<T>(p, static_cast<const T *>(in), static_cast<T *>(values),
+                 indices);
+  };
+  if (p.dtype == DType::I8)
+    run(TypeTag<int8_t>{});
+  else if (p.dtype == DType::U8)
+    run(TypeTag<uint8_t>{});
+  else if (!visitFloat16(p.dtype, run))
     visitNumeric(p.dtype, run);
 }
 

@@ -1,4 +1,4 @@
-//===- Reduce.h - Reductions, arg-reductions and CumSum ---------*- C++ -*-===//
+//===- Reduce.h - Reductions, arg-reductions, TopK and CumSum ---*- C++ -*-===//
 #ifndef TPC_KERNELS_CPU_REDUCE_H
 #define TPC_KERNELS_CPU_REDUCE_H
 
@@ -41,6 +41,59 @@ struct ArgReduceParams {
 };
 
 void argReduceKernel(const ArgReduceParams &p, const void *in, int64_t *out);
+
+/// TopK of [outer, axisDim, inner] along the middle dim: the first k
+/// elements of each line in the order largest first (smallest first
+/// without `largest`), equal values by lower index, NaN above every number
+/// (so first when largest, last when not, as in onnxruntime). Values keep
+/// the input's dtype and bits, indices are i64; both are [outer, k, inner],
+/// always sorted (ONNX leaves the order free with sorted = 0).
+struct TopKParams {
+  DType dtype = DType::F32;
+  bool largest = true;
+  int64_t outer = 0;
+  int64_t axisDim = 0;
+  int64_t inner = 0;
+  int64_t k = 0;
+};
+
+#ifdef __CUDACC__
+#define TPC_HOST_DEVICE __host__ __device__
+#else
+#define TPC_HOST_DEVICE
+#endif
+
+/// Whether (a, ia) comes before (b, ib) in TopK's order: NaN above every
+/// number (NaNs equal among themselves), equal values by lower index. `A`
+/// is what the kernels compare (float for f16/bf16); the CUDA kernel uses
+/// the same function.
+template <class A>
+TPC_HOST_DEVICE inline bool topKBefore(bool largest, A a, int64_t ia, A b,
+                                       int64_t ib) {
+  bool an = false, bn = false;
+  if constexpr (std::is_floating_point_v<A>) {
+    an = a != a; // NaN
+    bn = b != b;
+  }
+  if (an != bn)
+    return largest ? an : bn;
+  if (!an && a != b)
+    return largest ? a > b : a < b;
+  return ia < ib;
+}
+
+#undef TPC_HOST_DEVICE
+
+/// The params of TopK on input X and outputs (Values, Indices), with
+/// attributes k (required: the compiler resolves the K input), axis
+/// (default -1), largest and sorted (0 or 1, default 1). Checks every
+/// operand and attribute; shared by the CPU and CUDA adapters.
+Status makeTopKParams(const std::vector<TensorDesc> &in,
+                      const std::vector<TensorDesc> &out, const Attrs &attrs,
+                      TopKParams &p);
+
+void topKKernel(const TopKParams &p, const void *in, void *values,
+                int64_t *indices);
 
 /// CumSum of [outer, axisDim, inner] along the middle dim; the output has
 /// the input's dtype and shape. f32 sums in f32 in axis order, as

@@ -1,4 +1,4 @@
-//===- ReduceKernels.cpp - Registry adapters for reductions and CumSum ----===//
+//===- ReduceKernels.cpp - Adapters of reductions, TopK and CumSum --------===//
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Reduce.h"
 
@@ -16,6 +16,16 @@ Status checkFlag(const Attrs &attrs, const char *name, int64_t dflt,
                          " must be 0 or 1, got " + std::to_string(v));
   out = v == 1;
   return Status::ok();
+}
+
+/// Attribute axis (default `dflt`) of input 0 `in`, which must have rank
+/// >= 1, in [0, rank).
+Status axisOf(const TensorDesc &in, const Attrs &attrs, int64_t dflt,
+              int64_t &axis) {
+  const int64_t rank = static_cast<int64_t>(in.shape.size());
+  if (rank == 0)
+    return Status::error("input 0 must have rank >= 1");
+  return normalizeAxis(attrs.getInt("axis", dflt), rank, "axis", axis);
 }
 
 /// ONNX Reduce*: attribute axes (possibly empty), keepdims (default 1) and
@@ -88,12 +98,8 @@ Status prepareArgReduce(const std::vector<TensorDesc> &in,
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   TPC_RETURN_IF_ERROR(checkDType(out[0], "output 0", {DType::I64}));
   const Shape &s = in[0].shape;
-  const int64_t rank = static_cast<int64_t>(s.size());
-  if (rank == 0)
-    return Status::error("input 0 must have rank >= 1");
   int64_t axis;
-  TPC_RETURN_IF_ERROR(
-      normalizeAxis(attrs.getInt("axis", 0), rank, "axis", axis));
+  TPC_RETURN_IF_ERROR(axisOf(in[0], attrs, 0, axis));
   bool keepDims, selectLast;
   TPC_RETURN_IF_ERROR(checkFlag(attrs, "keepdims", 1, keepDims));
   TPC_RETURN_IF_ERROR(checkFlag(attrs, "select_last_index", 0, selectLast));
@@ -120,6 +126,18 @@ Status prepareArgReduce(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status prepareTopK(const std::vector<TensorDesc> &in,
+                   const std::vector<TensorDesc> &out, const Attrs &attrs,
+                   std::unique_ptr<PreparedKernel> &kernel) {
+  TopKParams p;
+  TPC_RETURN_IF_ERROR(makeTopKParams(in, out, attrs, p));
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        topKKernel(p, i[0], o[0], static_cast<int64_t *>(o[1]));
+      });
+  return Status::ok();
+}
+
 Status prepareCumSum(const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
@@ -137,6 +155,43 @@ Status prepareCumSum(const std::vector<TensorDesc> &in,
 }
 
 } // namespace
+
+Status makeTopKParams(const std::vector<TensorDesc> &in,
+                      const std::vector<TensorDesc> &out, const Attrs &attrs,
+                      TopKParams &p) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 2, 2));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0",
+                                 {DType::F32, DType::F64, DType::F16,
+                                  DType::BF16, DType::I32, DType::I64,
+                                  DType::I8, DType::U8}));
+  TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
+  TPC_RETURN_IF_ERROR(checkDType(out[1], "output 1 (indices)", {DType::I64}));
+  const Shape &s = in[0].shape;
+  int64_t axis;
+  TPC_RETURN_IF_ERROR(axisOf(in[0], attrs, -1, axis));
+  // The ONNX K input (opset 10 on) is resolved to this attribute.
+  if (!attrs.getInts("k"))
+    return Status::error("attribute k is required (the resolved K input)");
+  const int64_t k = attrs.getInt("k", 0);
+  if (k < 0 || k > s[axis])
+    return Status::error("k " + std::to_string(k) + " is outside [0, " +
+                         std::to_string(s[axis]) + "], the size of axis " +
+                         std::to_string(axis));
+  bool sorted;
+  TPC_RETURN_IF_ERROR(checkFlag(attrs, "largest", 1, p.largest));
+  TPC_RETURN_IF_ERROR(checkFlag(attrs, "sorted", 1, sorted));
+  Shape expected = s;
+  expected[axis] = k;
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[1], expected, "output 1"));
+  p.dtype = in[0].dtype;
+  p.outer = product(s, 0, axis);
+  p.axisDim = s[axis];
+  p.inner = product(s, axis + 1, s.size());
+  p.k = k;
+  return Status::ok();
+}
 
 Status makeCumSumParams(const TensorDesc &in, const Attrs &attrs,
                         CumSumParams &p) {
@@ -176,6 +231,10 @@ void addReduceKernels(KernelTable &t) {
                prepareArgReduce<true>});
   t.push_back({"ArgMin", "index of the min along attr axis -> i64",
                prepareArgReduce<false>});
+  t.push_back({"TopK",
+               "k largest (attr largest = 0: smallest) along attr axis, "
+               "sorted; values and i64 indices",
+               prepareTopK});
   t.push_back({"CumSum",
                "running sums along attr axis (attrs exclusive, reverse)",
                prepareCumSum});

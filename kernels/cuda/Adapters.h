@@ -69,8 +69,8 @@ std::unique_ptr<PreparedKernel> makeLaunch(const char *name, Fn fn) {
 
 /// `inner` followed by the scan of its indices (input `input`, `indices`
 /// describing them) into `ctx`'s index record, with bounds `dims` cycling
-/// per element (one for Gather and GatherElements, the tuple's for
-/// GatherND and ScatterND).
+/// per element (one for Gather, GatherElements and ScatterElements, the
+/// tuple's for GatherND and ScatterND).
 std::unique_ptr<PreparedKernel>
 indexChecked(const KernelContext &ctx, std::unique_ptr<PreparedKernel> inner,
              size_t input, const TensorDesc &indices,

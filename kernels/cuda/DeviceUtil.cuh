@@ -65,6 +65,14 @@ template <class T> __device__ __forceinline__ T fromCompute(Compute<T> v) {
     return v;
 }
 
+/// Whether `v` is a NaN (never, for integers).
+template <class A> __device__ __forceinline__ bool nanOf(A v) {
+  if constexpr (std::is_integral_v<A>)
+    return false;
+  else
+    return isnan(v);
+}
+
 /// The type integer sums wrap in (unsigned); floats are themselves.
 template <class T, bool = std::is_integral_v<T>> struct WrapOf {
   using type = T;
@@ -179,6 +187,44 @@ template <class T> __device__ T blockSum(T v, T *smem) {
   __syncthreads();
   v = lane < warps ? smem[lane] : T(0);
   return warpSum(v);
+}
+
+/// Folds the other lanes' candidates (v, i) into each lane's by shuffles;
+/// wins(v1, i1, v2, i2) says whether candidate 1 beats candidate 2 (index
+/// -1 is no candidate).
+template <class V, class Wins>
+__device__ __forceinline__ void warpWinner(V &v, int64_t &i, Wins wins) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const V ov = __shfl_xor_sync(0xffffffffu, v, o);
+    const int64_t oi = __shfl_xor_sync(0xffffffffu, i, o);
+    if (wins(ov, oi, v, i)) {
+      v = ov;
+      i = oi;
+    }
+  }
+}
+
+/// The block-wide winner of every thread's candidate (v, i) under `wins`
+/// (as warpWinner), in the threads of warp 0; `sv` and `si` hold 32
+/// entries. Contains __syncthreads() before and after the exchange, so
+/// every thread of the block must call it, and calls may follow each other.
+template <class V, class Wins>
+__device__ void blockWinner(V &v, int64_t &i, V *sv, int64_t *si, Wins wins) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  warpWinner(v, i, wins);
+  __syncthreads(); // the previous exchange has been read
+  if (lane == 0) {
+    sv[warp] = v;
+    si[warp] = i;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? sv[lane] : V(0);
+    i = lane < warps ? si[lane] : int64_t(-1);
+    warpWinner(v, i, wins);
+  }
 }
 
 /// Threads per block for a row of `n` elements: about four per thread,

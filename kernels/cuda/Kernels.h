@@ -70,6 +70,13 @@ cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
 cudaError_t cumSumKernel(const cpu::CumSumParams &p, const void *in, void *out,
                          cudaStream_t stream);
 
+// TopK.cu
+/// TopK in the CPU kernel's order (NaN above every number, ties by lower
+/// index), values copied bit for bit: a block per line picks the k
+/// elements one after the other, so the result equals the CPU's.
+cudaError_t topKKernel(const cpu::TopKParams &p, const void *in, void *values,
+                       int64_t *indices, cudaStream_t stream);
+
 // Movement.cu
 cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
                         void *out, cudaStream_t stream);
@@ -102,6 +109,15 @@ cudaError_t triluKernel(const cpu::TriluParams &p, const void *in, void *out,
 cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
                             const void *indices, const void *updates,
                             void *out, cudaStream_t stream);
+
+/// Copies data to out (unless they are one buffer), then a thread per line
+/// along the axis applies the line's updates in order, skipping elements
+/// whose index is out of range: every reduction, and reduction none with
+/// duplicate indices (the last wins), matches the CPU bit for bit.
+cudaError_t scatterElementsKernel(const cpu::ScatterElementsParams &p,
+                                  const void *data, const void *indices,
+                                  const void *updates, void *out,
+                                  cudaStream_t stream);
 
 /// Fills `numel` elements of `elemSize` bytes with the pattern at host
 /// address `value` (passed to the kernel by value).

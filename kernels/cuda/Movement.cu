@@ -1,7 +1,7 @@
 //===- Movement.cu - Data-movement kernels --------------------------------===//
 //
 // Kernels that move bytes without looking at them, so they go by unit size
-// (ScatterND's reductions, which combine values, go by dtype).
+// (the scatters' reductions, which combine values, go by dtype).
 // Where sizes and addresses allow, several elements move as one 8- or
 // 16-byte unit (Concat, Split, Gather rows); a plain contiguous copy is a
 // cudaMemcpyAsync; a transpose of the two trailing dims goes through 32x32
@@ -358,6 +358,43 @@ __global__ void scatterNDReduce(const __grid_constant__ ScatterNDGeometry g,
     }
 }
 
+//===----------------------------------------------------------------------===//
+// ScatterElements
+//===----------------------------------------------------------------------===//
+
+/// A thread per line along the axis, applying its updates in axis order
+/// (elements of different lines never meet), so duplicates resolve as on
+/// the CPU. `combine(d, u)` gives the new value of the target.
+template <class T, class Combine>
+__global__ void
+scatterElementsLines(const __grid_constant__ cpu::ScatterElementsParams p,
+                     const void *indices, const T *updates, T *out,
+                     Combine combine) {
+  for (int64_t i = threadIndex(); i < p.lines.numel; i += gridThreads()) {
+    int64_t off[2];
+    layoutOffsets(p.lines, i, off);
+    for (int64_t a = 0; a < p.lineLength; ++a) {
+      const int64_t src = off[0] + a * p.indexStride;
+      const int64_t idx =
+          wrapIndex(loadIndex(p.indexType, indices, src), p.axisDim);
+      if (idx < 0)
+        continue;
+      T &d = out[off[1] + idx * p.axisStride];
+      d = combine(d, updates[src]);
+    }
+  }
+}
+
+struct WriteUpdate {
+  template <class T> __device__ T operator()(T, T u) const { return u; }
+};
+struct CombineUpdate {
+  cpu::ScatterReduction r;
+  template <class T> __device__ T operator()(T d, T u) const {
+    return combineScatter(r, d, u);
+  }
+};
+
 template <class U>
 __global__ void triluKernelTyped(const cpu::TriluParams p, const U *in,
                                  U *out) {
@@ -504,6 +541,15 @@ cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
 
 namespace {
 
+/// A scatter's first step: out = data, unless they are one buffer.
+cudaError_t copyScatterData(const void *data, void *out, int64_t bytes,
+                            cudaStream_t stream) {
+  if (out == data || bytes == 0)
+    return cudaSuccess;
+  return cudaMemcpyAsync(out, data, size_t(bytes), cudaMemcpyDeviceToDevice,
+                         stream);
+}
+
 ScatterNDGeometry scatterGeometry(const cpu::ScatterNDParams &p,
                                   int64_t sliceUnits) {
   ScatterNDGeometry g{};
@@ -525,12 +571,9 @@ cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
   if (p.depth > kMaxGatherNDDepth || p.depth != int64_t(p.dims.size()))
     return cudaErrorInvalidValue;
   const int64_t es = int64_t(dtypeSize(p.dtype));
-  if (out != data && p.numel > 0)
-    if (cudaError_t err =
-            cudaMemcpyAsync(out, data, size_t(p.numel * es),
-                            cudaMemcpyDeviceToDevice, stream);
-        err != cudaSuccess)
-      return err;
+  if (cudaError_t err = copyScatterData(data, out, p.numel * es, stream);
+      err != cudaSuccess)
+    return err;
   if (p.tuples * p.sliceElems == 0)
     return cudaSuccess;
   if (p.reduction != cpu::ScatterReduction::None)
@@ -549,6 +592,34 @@ cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
     scatterNDWrite<U><<<blocksFor(p.tuples * units), kThreads, 0, stream>>>(
         scatterGeometry(p, units), indices, static_cast<const U *>(updates),
         static_cast<U *>(out));
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t scatterElementsKernel(const cpu::ScatterElementsParams &p,
+                                  const void *data, const void *indices,
+                                  const void *updates, void *out,
+                                  cudaStream_t stream) {
+  const int64_t es = int64_t(dtypeSize(p.dtype));
+  if (cudaError_t err = copyScatterData(data, out, p.numel * es, stream);
+      err != cudaSuccess)
+    return err;
+  if (p.lines.numel * p.lineLength == 0)
+    return cudaSuccess;
+  const unsigned blocks = blocksFor(p.lines.numel);
+  if (p.reduction != cpu::ScatterReduction::None)
+    return launchNumeric(p.dtype, [&](auto tag) -> cudaError_t {
+      using T = decltype(tag);
+      scatterElementsLines<T><<<blocks, kThreads, 0, stream>>>(
+          p, indices, static_cast<const T *>(updates), static_cast<T *>(out),
+          CombineUpdate{p.reduction});
+      return cudaGetLastError();
+    });
+  return visitUnit(int(es), [&](auto size) -> cudaError_t {
+    using U = typename UnitOf<decltype(size)::value>::type;
+    scatterElementsLines<U><<<blocks, kThreads, 0, stream>>>(
+        p, indices, static_cast<const U *>(updates), static_cast<U *>(out),
+        WriteUpdate{});
     return cudaGetLastError();
   });
 }

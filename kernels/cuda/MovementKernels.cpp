@@ -1,7 +1,7 @@
 //===- MovementKernels.cpp - Adapters of the data-movement kernels --------===//
 //
 // Transpose, Expand, Tile, Slice and Pad are strided copies, bound exactly as
-// the CPU adapters bind them; Concat/Split, Gather/GatherND, ScatterND and
+// the CPU adapters bind them; Concat/Split, the gathers, the scatters and
 // Trilu have kernels of their own.
 //
 //===----------------------------------------------------------------------===//
@@ -389,6 +389,24 @@ Status prepareScatterND(const KernelContext &ctx,
   return Status::ok();
 }
 
+Status prepareScatterElements(const KernelContext &ctx,
+                              const std::vector<TensorDesc> &in,
+                              const std::vector<TensorDesc> &out,
+                              const Attrs &attrs,
+                              std::unique_ptr<PreparedKernel> &kernel) {
+  cpu::ScatterElementsParams p;
+  TPC_RETURN_IF_ERROR(cpu::makeScatterElementsParams(in, out, attrs, p));
+  kernel = indexChecked(ctx,
+                        makeLaunch("ScatterElements",
+                                   [p](const void *const *i, void *const *o,
+                                       cudaStream_t st) {
+                                     return scatterElementsKernel(
+                                         p, i[0], i[1], i[2], o[0], st);
+                                   }),
+                        1, in[1], {p.axisDim});
+  return Status::ok();
+}
+
 Status prepareTrilu(const KernelContext &, const std::vector<TensorDesc> &in,
                     const std::vector<TensorDesc> &out, const Attrs &attrs,
                     std::unique_ptr<PreparedKernel> &kernel) {
@@ -436,6 +454,10 @@ void addMovementKernels(KernelTable &t) {
                "copy of data with slices written at index tuples (attr "
                "reduction)",
                prepareScatterND});
+  t.push_back({"ScatterElements",
+               "copy of data with updates written along attr axis at "
+               "indices (attr reduction)",
+               prepareScatterElements});
   t.push_back({"Trilu", "keep the upper or lower triangle (attrs upper, k)",
                prepareTrilu});
 }

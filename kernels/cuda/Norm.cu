@@ -195,13 +195,6 @@ template <class A> __device__ __forceinline__ A reduceInit(ReduceOp op) {
   }
 }
 
-template <class A> __device__ __forceinline__ bool nanOf(A v) {
-  if constexpr (std::is_integral_v<A>)
-    return false;
-  else
-    return isnan(v);
-}
-
 /// Folds `v` (already mapped: squared for L2 and SumSquare) into `acc`.
 template <class A>
 __device__ __forceinline__ A reduceCombine(ReduceOp op, A acc, A v) {
@@ -356,8 +349,9 @@ __global__ void argRows(ArgRule rule, const T *x, int64_t *out, int64_t rows,
   using A = Compute<T>;
   __shared__ A sv[32];
   __shared__ int64_t si[32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int warps = (blockDim.x + 31) >> 5;
+  auto wins = [rule](A v1, int64_t i1, A v2, int64_t i2) {
+    return argWins(rule, v1, i1, v2, i2);
+  };
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T *xr = x + row * n;
     A bv = A(0);
@@ -371,36 +365,9 @@ __global__ void argRows(ArgRule rule, const T *x, int64_t *out, int64_t rows,
         bi = i;
       }
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const A ov = __shfl_xor_sync(0xffffffffu, bv, o);
-      const int64_t oi = __shfl_xor_sync(0xffffffffu, bi, o);
-      if (argWins(rule, ov, oi, bv, bi)) {
-        bv = ov;
-        bi = oi;
-      }
-    }
-    __syncthreads(); // the previous row's exchange has been read
-    if (lane == 0) {
-      sv[warp] = bv;
-      si[warp] = bi;
-    }
-    __syncthreads();
-    if (warp == 0) {
-      bv = lane < warps ? sv[lane] : A(0);
-      bi = lane < warps ? si[lane] : int64_t(-1);
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) {
-        const A ov = __shfl_xor_sync(0xffffffffu, bv, o);
-        const int64_t oi = __shfl_xor_sync(0xffffffffu, bi, o);
-        if (argWins(rule, ov, oi, bv, bi)) {
-          bv = ov;
-          bi = oi;
-        }
-      }
-      if (lane == 0)
-        out[row] = (bi < 0 || nanOf(toCompute(xr[0]))) ? 0 : bi;
-    }
+    blockWinner(bv, bi, sv, si, wins);
+    if (threadIdx.x == 0)
+      out[row] = (bi < 0 || nanOf(toCompute(xr[0]))) ? 0 : bi;
   }
 }
 

@@ -147,6 +147,18 @@ Status prepareArgReduce(const KernelContext &,
   return Status::ok();
 }
 
+Status prepareTopK(const KernelContext &, const std::vector<TensorDesc> &in,
+                   const std::vector<TensorDesc> &out, const Attrs &attrs,
+                   std::unique_ptr<PreparedKernel> &kernel) {
+  cpu::TopKParams p;
+  TPC_RETURN_IF_ERROR(cpu::makeTopKParams(in, out, attrs, p));
+  kernel = makeLaunch(
+      "TopK", [p](const void *const *i, void *const *o, cudaStream_t st) {
+        return topKKernel(p, i[0], o[0], static_cast<int64_t *>(o[1]), st);
+      });
+  return Status::ok();
+}
+
 Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
@@ -185,6 +197,10 @@ void addNormKernels(KernelTable &t) {
                prepareArgReduce<true>});
   t.push_back({"ArgMin", "index of the min along attr axis -> i64",
                prepareArgReduce<false>});
+  t.push_back({"TopK",
+               "k largest (attr largest = 0: smallest) along attr axis, "
+               "sorted; values and i64 indices",
+               prepareTopK});
   t.push_back({"CumSum",
                "running sums along attr axis (attrs exclusive, reverse)",
                prepareCumSum});

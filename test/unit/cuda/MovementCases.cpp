@@ -2,9 +2,11 @@
 //
 // Every element size (1, 2, 4, 8 bytes), transposes large enough for the
 // tiled path and odd enough for its edges, out-of-range and negative
-// indices, concatenations whose chunks rule the 16-byte unit out, and
+// indices, concatenations whose chunks rule the 16-byte unit out,
 // ScatterND with and without reductions (unique tuples without one, since
-// duplicates race on the GPU; with duplicates and out-of-range ones with).
+// duplicates race on the GPU; with duplicates and out-of-range ones with),
+// and ScatterElements with duplicate indices throughout (its lines resolve
+// them as the CPU does).
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -149,6 +151,18 @@ Tensor windowGrid(const Shape &s, int64_t cols) {
   return cpu::test::makeTensor(DType::I64, {s[0], s[1], s[2], cols, 4}, grid);
 }
 
+/// Calls f(dtype, name, attrs) for every dtype and reduction the scatters
+/// combine, with the reduction attribute set and a case name prefix.
+template <class F> void forEachReduction(F &&f) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32,
+                  DType::I64})
+    for (const char *r : {"add", "mul", "max", "min"}) {
+      Attrs a;
+      a.setString("reduction", r);
+      f(t, std::string(dtypeName(t)) + "_" + r, a);
+    }
+}
+
 void addScatterND(Cases &v) {
   // Unique rows, two given as negative indices.
   Tensor rows = cpu::test::makeTensor(DType::I64, {2, 3, 1},
@@ -170,21 +184,51 @@ void addScatterND(Cases &v) {
   add(v, "f16_misaligned", "ScatterND",
       {rnd(DType::F16, {6, 5, 3}), rows, rnd(DType::F16, {2, 3, 5, 3})},
       {{DType::F16, {6, 5, 3}}}, {}, 1);
-  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32,
-                  DType::I64})
-    for (const char *r : {"add", "mul", "max", "min"}) {
-      Attrs a;
-      a.setString("reduction", r);
-      const std::string n = std::string(dtypeName(t)) + "_" + r;
-      add(v, n + "_rows", "ScatterND",
-          {rnd(t, {6, 70}, -3, 3), indices(DType::I64, {9, 1}, 6),
-           rnd(t, {9, 70}, -3, 3)},
-          {{t, {6, 70}}}, a);
-      add(v, n + "_elements", "ScatterND",
-          {rnd(t, {4, 5, 3}, -3, 3), indices(DType::I64, {12, 2}, 4),
-           rnd(t, {12, 3}, -3, 3)},
-          {{t, {4, 5, 3}}}, a);
-    }
+  forEachReduction([&](DType t, const std::string &n, const Attrs &a) {
+    add(v, n + "_rows", "ScatterND",
+        {rnd(t, {6, 70}, -3, 3), indices(DType::I64, {9, 1}, 6),
+         rnd(t, {9, 70}, -3, 3)},
+        {{t, {6, 70}}}, a);
+    add(v, n + "_elements", "ScatterND",
+        {rnd(t, {4, 5, 3}, -3, 3), indices(DType::I64, {12, 2}, 4),
+         rnd(t, {12, 3}, -3, 3)},
+        {{t, {4, 5, 3}}}, a);
+  });
+}
+
+void addScatterElements(Cases &v) {
+  Attrs none;
+  none.setString("reduction", "none");
+  for (DType t : kSizes) {
+    const std::string n = dtypeName(t);
+    add(v, n + "_rows", "ScatterElements",
+        {rnd(t, {6, 5}, -9, 9), indices(DType::I64, {6, 9}, 5),
+         rnd(t, {6, 9}, -9, 9)},
+        {{t, {6, 5}}}, intAttr("axis", -1, none));
+    add(v, n + "_columns", "ScatterElements",
+        {rnd(t, {4, 3, 7}, -9, 9), indices(DType::I32, {8, 2, 5}, 4),
+         rnd(t, {8, 2, 5}, -9, 9)},
+        {{t, {4, 3, 7}}}, intAttr("axis", 0, none));
+  }
+  add(v, "f32_in_place", "ScatterElements",
+      {rnd(DType::F32, {5, 40}), indices(DType::I64, {5, 30}, 40),
+       rnd(DType::F32, {5, 30})},
+      {{DType::F32, {5, 40}}}, intAttr("axis", 1));
+  v.back().inPlace = 0;
+  add(v, "f16_misaligned", "ScatterElements",
+      {rnd(DType::F16, {3, 7}), indices(DType::I64, {3, 5}, 7),
+       rnd(DType::F16, {3, 5})},
+      {{DType::F16, {3, 7}}}, intAttr("axis", 1), 1);
+  forEachReduction([&](DType t, const std::string &n, const Attrs &a) {
+    add(v, n + "_rows", "ScatterElements",
+        {rnd(t, {7, 6}, -3, 3), indices(DType::I64, {7, 10}, 6),
+         rnd(t, {7, 10}, -3, 3)},
+        {{t, {7, 6}}}, intAttr("axis", 1, a));
+    add(v, n + "_middle", "ScatterElements",
+        {rnd(t, {3, 4, 5}, -3, 3), indices(DType::I32, {2, 9, 5}, 4),
+         rnd(t, {2, 9, 5}, -3, 3)},
+        {{t, {3, 4, 5}}}, intAttr("axis", 1, a));
+  });
 }
 
 /// KV-cache writes out of place (the parity harness gives the output its own
@@ -210,6 +254,7 @@ void addMovementCases(std::vector<ParityCase> &v) {
   addConcatSplit(v);
   addGathers(v);
   addScatterND(v);
+  addScatterElements(v);
 }
 
 } // namespace tpc::cuda::test

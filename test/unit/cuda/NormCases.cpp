@@ -2,8 +2,8 @@
 //
 // Rows shorter than a warp, longer than a block (1024 threads x several
 // elements), strided softmax axes, reductions over trailing, leading and
-// interleaved axes, ArgMax/ArgMin with ties and NaNs, CumSum along rows and
-// strided axes. Sums over long rows accumulate in another order than the
+// interleaved axes, ArgMax/ArgMin and TopK with ties and NaNs, CumSum
+// along rows and strided axes. Sums over long rows accumulate in another order than the
 // CPU, hence the tolerance scales.
 //
 //===----------------------------------------------------------------------===//
@@ -117,8 +117,8 @@ void addReductions(Cases &v) {
 }
 
 /// Small integers as floats: ties are frequent.
-Tensor ties(DType t, Shape s) {
-  Tensor x = rnd(DType::I32, s, -3, 3);
+Tensor ties(DType t, Shape s, double lo = -3, double hi = 3) {
+  Tensor x = rnd(DType::I32, s, lo, hi);
   Tensor y(t, s);
   for (int64_t i = 0; i < x.numel(); ++i)
     y.set(i, x.at(i));
@@ -155,6 +155,36 @@ void addArg(Cases &v) {
     add(v, "f32_nan_columns", op, {nan}, {{DType::I64, {1, 9}}},
         intAttr("axis", 0));
   }
+}
+
+/// TopK: every dtype with ties, long rows (k rounds over a block), strided
+/// axes, every position of a short axis (k = dim), NaNs both ways.
+void addTopK(Cases &v) {
+  auto attrs = [](int64_t k, int64_t axis, int largest) {
+    return intAttr("k", k, intAttr("axis", axis, intAttr("largest", largest)));
+  };
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32,
+                  DType::I64, DType::I8, DType::U8})
+    for (int largest : {1, 0}) {
+      const std::string n =
+          std::string(dtypeName(t)) + (largest ? "_largest" : "_smallest");
+      add(v, n + "_rows", "TopK", {ties(t, {7, 301}, 0, 6)},
+          {{t, {7, 10}}, {DType::I64, {7, 10}}}, attrs(10, -1, largest));
+      add(v, n + "_axis1_all", "TopK", {ties(t, {3, 10, 6}, 0, 6)},
+          {{t, {3, 10, 6}}, {DType::I64, {3, 10, 6}}}, attrs(10, 1, largest));
+    }
+  add(v, "f32_long_rows", "TopK", {rnd(DType::F32, {4, 50000}, -100, 100)},
+      {{DType::F32, {4, 50}}, {DType::I64, {4, 50}}}, attrs(50, 1, 1));
+  add(v, "bf16_many_lines", "TopK", {rnd(DType::BF16, {300, 20, 2})},
+      {{DType::BF16, {300, 3, 2}}, {DType::I64, {300, 3, 2}}},
+      attrs(3, 1, 0));
+  Tensor nan = ties(DType::F32, {4, 9});
+  for (int64_t i : {0, 13, 14, 27, 35})
+    nan.set(i, std::nan(""));
+  for (int largest : {1, 0})
+    add(v, std::string("f32_nan") + (largest ? "_largest" : "_smallest"),
+        "TopK", {nan}, {{DType::F32, {4, 4}}, {DType::I64, {4, 4}}},
+        attrs(4, -1, largest));
 }
 
 /// CumSum: long rows (the block scan) with every flag, short rows and
@@ -235,6 +265,7 @@ void addNormCases(std::vector<ParityCase> &v) {
   addNorms(v);
   addReductions(v);
   addArg(v);
+  addTopK(v);
   addCumSum(v);
 }
 

@@ -1,4 +1,4 @@
-//===- ReduceTest.cpp - Reductions, ArgMax/ArgMin and CumSum -------------===//
+//===- ReduceTest.cpp - Reductions, ArgMax/ArgMin, TopK and CumSum -------===//
 #include "KernelTestUtil.h"
 
 #include <algorithm>
@@ -211,6 +211,159 @@ TEST(ArgReduce, MaxAndMin) {
                                      return a;
                                    }()),
                        "empty axis");
+}
+
+Attrs topKAttrs(int64_t k, int64_t axis, int largest) {
+  Attrs a;
+  a.setInt("k", k);
+  a.setInt("axis", axis);
+  a.setInt("largest", largest);
+  return a;
+}
+
+/// Scalar reference of TopK: each line's positions stably sorted by value
+/// (so equal values keep index order), NaN above every number; the first k.
+void refTopK(const Tensor &x, int64_t axis, int64_t k, bool largest,
+             std::vector<double> &values, std::vector<double> &indices) {
+  const Shape &s = x.desc.shape;
+  Shape os = s;
+  os[axis] = k;
+  values.assign(numElements(os), 0);
+  indices.assign(numElements(os), 0);
+  Shape lines = s;
+  lines[axis] = 1;
+  auto above = [](double a, double b) { // a ranks above b
+    return std::isnan(a) ? !std::isnan(b) : !std::isnan(b) && a > b;
+  };
+  for (int64_t l = 0; l < numElements(lines); ++l) {
+    std::vector<int64_t> pos = unravel(l, lines);
+    std::vector<int64_t> order(s[axis]);
+    for (int64_t a = 0; a < s[axis]; ++a)
+      order[a] = a;
+    auto at = [&](int64_t a) {
+      pos[axis] = a;
+      return x.at(ravel(pos, s));
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return largest ? above(at(a), at(b)) : above(at(b), at(a));
+    });
+    for (int64_t r = 0; r < k; ++r) {
+      const double v = at(order[r]);
+      pos[axis] = r;
+      values[ravel(pos, os)] = v;
+      indices[ravel(pos, os)] = double(order[r]);
+    }
+  }
+}
+
+/// Runs TopK on `x` and checks both outputs against refTopK, exactly.
+void expectTopK(const Tensor &x, int64_t axis, int64_t k, int largest) {
+  const int64_t rank = int64_t(x.desc.shape.size());
+  const int64_t ax = axis < 0 ? axis + rank : axis;
+  Shape os = x.desc.shape;
+  os[ax] = k;
+  std::vector<Tensor> outs;
+  outs.emplace_back(x.desc.dtype, os);
+  outs.emplace_back(DType::I64, os);
+  ASSERT_TRUE(
+      runKernel("TopK", {&x}, outs, topKAttrs(k, axis, largest)).isOk());
+  std::vector<double> values, indices;
+  refTopK(x, ax, k, largest, values, indices);
+  expectClose(outs[0], values, 0, 0);
+  expectClose(outs[1], indices, 0, 0);
+}
+
+TEST(TopK, EveryDTypeAxisAndK) {
+  struct Case {
+    Shape shape;
+    int64_t axis, k;
+  };
+  const std::vector<Case> cases = {
+      {{5, 37}, -1, 5},  {{3, 8, 4}, 1, 8}, {{4, 6, 2}, 0, 2},
+      {{2, 9, 3}, -2, 1}, {{6}, 0, 0},      {{1, 300}, 1, 40},
+  };
+  uint64_t seed = 900;
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
+                  DType::I64, DType::I8, DType::U8})
+    for (const Case &c : cases)
+      for (int largest : {1, 0}) {
+        SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(c.shape) +
+                     " axis " + std::to_string(c.axis) + " k " +
+                     std::to_string(c.k) + " largest " +
+                     std::to_string(largest));
+        // Few distinct values, so that most lines have ties.
+        Tensor x = randomTensor(t, c.shape, seed++, 0, 6);
+        for (int64_t i = 0; i < x.numel(); ++i)
+          x.set(i, std::floor(x.at(i)));
+        if (t == DType::F32 || t == DType::F16)
+          for (int64_t i = 3; i < x.numel(); i += 7)
+            x.set(i, i % 2 ? std::nan("") : -INFINITY);
+        expectTopK(x, c.axis, c.k, largest);
+      }
+}
+
+TEST(TopK, RandomFloatsAndLongLines) {
+  Tensor x = randomTensor(DType::F32, {3, 5000}, 77, -100, 100);
+  expectTopK(x, 1, 50, 1);
+  expectTopK(x, 1, 50, 0);
+  Tensor b = randomTensor(DType::BF16, {7, 64, 3}, 78, -1, 1);
+  expectTopK(b, 1, 64, 1);
+}
+
+TEST(TopK, NaNAndTiesAsOnnxruntime) {
+  // onnxruntime 1.32's CPU provider on this line, k = 8: NaN above +inf
+  // both ways, equal values (NaNs too) by lower index.
+  const double nan = std::nan("");
+  Tensor x = makeTensor(DType::F32, {1, 8},
+                        {1, nan, 3, nan, 2, 3, -INFINITY, INFINITY});
+  std::vector<Tensor> outs;
+  outs.emplace_back(DType::F32, Shape{1, 8});
+  outs.emplace_back(DType::I64, Shape{1, 8});
+  ASSERT_TRUE(runKernel("TopK", {&x}, outs, topKAttrs(8, 1, 1)).isOk());
+  expectClose(outs[0], {nan, nan, INFINITY, 3, 3, 2, 1, -INFINITY}, 0, 0);
+  expectClose(outs[1], {1, 3, 7, 2, 5, 4, 0, 6}, 0, 0);
+  ASSERT_TRUE(runKernel("TopK", {&x}, outs, topKAttrs(8, 1, 0)).isOk());
+  expectClose(outs[0], {-INFINITY, 1, 2, 3, 3, INFINITY, nan, nan}, 0, 0);
+  expectClose(outs[1], {6, 0, 4, 2, 5, 7, 1, 3}, 0, 0);
+  // sorted = 0 returns the sorted order too.
+  Attrs unsorted = topKAttrs(3, -1, 1);
+  unsorted.setInt("sorted", 0);
+  std::vector<Tensor> three;
+  three.emplace_back(DType::F32, Shape{1, 3});
+  three.emplace_back(DType::I64, Shape{1, 3});
+  ASSERT_TRUE(runKernel("TopK", {&x}, three, unsorted).isOk());
+  expectClose(three[1], {1, 3, 7}, 0, 0);
+}
+
+TEST(TopK, InvalidInputs) {
+  const TensorDesc x{DType::F32, {3, 4}}, v{DType::F32, {3, 2}},
+      i{DType::I64, {3, 2}};
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {v, i}, [] {
+                         Attrs a;
+                         a.setInt("axis", 1);
+                         return a;
+                       }()),
+                       "attribute k is required");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {{DType::F32, {3, 5}},
+                                                 {DType::I64, {3, 5}}},
+                                   topKAttrs(5, 1, 1)),
+                       "k 5 is outside [0, 4]");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {v, i}, topKAttrs(2, 2, 1)),
+                       "out of range");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {v, i}, topKAttrs(2, 1, 2)),
+                       "largest must be 0 or 1");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {v, {DType::I32, {3, 2}}},
+                                   topKAttrs(2, 1, 1)),
+                       "output 1 (indices)");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {v, {DType::I64, {2, 2}}},
+                                   topKAttrs(2, 1, 1)),
+                       "output 1 shape [2, 2] does not match");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {{DType::Bool, {3, 4}}},
+                                   {{DType::Bool, {3, 2}}, i},
+                                   topKAttrs(2, 1, 1)),
+                       "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("TopK", {x}, {v}, topKAttrs(2, 1, 1)),
+                       "outputs");
 }
 
 Attrs cumSumAttrs(int64_t axis, int exclusive = 0, int reverse = 0) {

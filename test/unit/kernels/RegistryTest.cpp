@@ -27,11 +27,12 @@ const std::set<std::string> kTested = {
     "Transpose", "Expand", "Tile", "Trilu", "Concat", "Split",
     // SliceGatherTest.cpp
     "Slice", "Pad", "Gather", "GatherElements", "GatherND", "ScatterND",
+    "ScatterElements",
     // GenerateTest.cpp
     "Shape", "Size", "Range", "ConstantOfShape",
     // ReduceTest.cpp
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-    "ReduceL2", "ReduceSumSquare", "ArgMax", "ArgMin", "CumSum",
+    "ReduceL2", "ReduceSumSquare", "ArgMax", "ArgMin", "TopK", "CumSum",
     // NormTest.cpp
     "Softmax", "LogSoftmax", "LayerNormalization", "RMSNorm",
     // MatMulTest.cpp

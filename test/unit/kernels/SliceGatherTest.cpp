@@ -1,4 +1,4 @@
-//===- SliceGatherTest.cpp - Slice, Pad, the gathers and ScatterND --------===//
+//===- SliceGatherTest.cpp - Slice, Pad, the gathers and the scatters -----===//
 #include "KernelTestUtil.h"
 
 #include <algorithm>
@@ -400,9 +400,21 @@ Attrs reductionAttr(const std::string &r) {
   return a;
 }
 
+/// `d` combined with the update `u` per reduction `r` ("none" writes u),
+/// stored back through `cell` (one element of the data's dtype), so
+/// rounded as the dtype rounds after every update.
+void combineRef(Tensor &cell, double &d, double u, const std::string &r) {
+  cell.set(0, r == "add"   ? d + u
+              : r == "mul" ? d * u
+              : r == "max" ? std::max(d, u)
+              : r == "min" ? std::min(d, u)
+                           : u);
+  d = cell.at(0);
+}
+
 /// Scalar reference of ScatterND in double: tuples in order, each entry
 /// wrapped once if negative, out-of-range tuples skipped, the combined value
-/// stored back through `round` (the dtype's rounding) after every update.
+/// stored back through combineRef after every update.
 std::vector<double> refScatterND(const Tensor &data, const Tensor &idx,
                                  const Tensor &upd, const std::string &r) {
   const Shape &s = data.desc.shape;
@@ -428,15 +440,7 @@ std::vector<double> refScatterND(const Tensor &data, const Tensor &idx,
       std::vector<int64_t> tailIdx = unravel(e, tail);
       for (size_t d = 0; d < tailIdx.size(); ++d)
         pos[depth + d] = tailIdx[d];
-      double &d = out[ravel(pos, s)];
-      const double u = upd.at(t * slice + e);
-      double v = r == "add"   ? d + u
-                 : r == "mul" ? d * u
-                 : r == "max" ? std::max(d, u)
-                 : r == "min" ? std::min(d, u)
-                              : u;
-      cell.set(0, v);
-      d = cell.at(0);
+      combineRef(cell, out[ravel(pos, s)], upd.at(t * slice + e), r);
     }
   }
   return out;
@@ -587,6 +591,148 @@ TEST(ScatterND, InvalidInputs) {
       prepareOnly("ScatterND", {b, i, ub}, {b}, reductionAttr("max")),
       "unsupported dtype");
   EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i}, {d}),
+                       "expected 3 inputs, got 2");
+}
+
+/// Scalar reference of ScatterElements in double: the indices' elements in
+/// row-major order, each index wrapped once if negative (all in range here).
+std::vector<double> refScatterElements(const Tensor &data, const Tensor &idx,
+                                       const Tensor &upd, int64_t axis,
+                                       const std::string &r) {
+  const Shape &s = data.desc.shape;
+  std::vector<double> out = data.values();
+  Tensor cell(data.desc.dtype, {1});
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    std::vector<int64_t> pos = unravel(i, idx.desc.shape);
+    const int64_t v = int64_t(idx.at(i));
+    pos[axis] = v < 0 ? v + s[axis] : v;
+    combineRef(cell, out[ravel(pos, s)], upd.at(i), r);
+  }
+  return out;
+}
+
+Attrs scatterAttrs(int64_t axis, const std::string &r) {
+  Attrs a = reductionAttr(r);
+  a.setInt("axis", axis);
+  return a;
+}
+
+TEST(ScatterElements, EveryDTypeReductionAndAxis) {
+  struct Case {
+    Shape data, indices;
+    int64_t axis;
+  };
+  // Short axes and long index lines, so that most lines repeat indices.
+  const std::vector<Case> cases = {
+      {{4, 3}, {4, 3}, 0},       {{4, 3}, {2, 7}, 1},
+      {{3, 4, 5}, {2, 6, 3}, 1}, {{3, 4, 5}, {3, 2, 9}, -1},
+      {{2, 3, 2}, {1, 3, 2}, 0}, {{5}, {12}, 0},
+  };
+  uint64_t seed = 700;
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
+                  DType::I64})
+    for (const char *r : {"none", "add", "mul", "max", "min"})
+      for (const Case &c : cases) {
+        const DType it = seed % 2 ? DType::I32 : DType::I64;
+        SCOPED_TRACE(std::string(dtypeName(t)) + " " + r + " " +
+                     shapeToString(c.data) + " idx " +
+                     shapeToString(c.indices) + " " + dtypeName(it));
+        const int64_t rank = int64_t(c.data.size());
+        const int64_t ax = c.axis < 0 ? c.axis + rank : c.axis;
+        const int64_t dim = c.data[ax];
+        Tensor data = randomTensor(t, c.data, seed++, -3, 3);
+        Tensor idx = randomTensor(it, c.indices, seed++, -dim, dim - 1);
+        Tensor upd = randomTensor(t, c.indices, seed++, -3, 3);
+        // Small integers keep f16/bf16 sums and products exact.
+        if (t == DType::F16 || t == DType::BF16)
+          for (Tensor *x : {&data, &upd})
+            for (int64_t i = 0; i < x->numel(); ++i)
+              x->set(i, std::floor(x->at(i)));
+        const double tol = t == DType::F32 ? 1e-6 : 0;
+        expectClose(runOne("ScatterElements", {&data, &idx, &upd}, t, c.data,
+                           scatterAttrs(c.axis, r)),
+                    refScatterElements(data, idx, upd, ax, r), tol, tol);
+      }
+}
+
+TEST(ScatterElements, ByteDTypesWithoutReduction) {
+  for (DType t : {DType::Bool, DType::I8, DType::U8}) {
+    SCOPED_TRACE(dtypeName(t));
+    Tensor data = randomTensor(t, {3, 4}, 7, 0, 9);
+    Tensor idx = makeTensor(DType::I64, {3, 2}, {-1, 0, 2, 2, 3, -4});
+    Tensor upd = randomTensor(t, {3, 2}, 8, 0, 9);
+    expectClose(runOne("ScatterElements", {&data, &idx, &upd}, t, {3, 4},
+                       scatterAttrs(1, "none")),
+                refScatterElements(data, idx, upd, 1, "none"), 0, 0);
+  }
+}
+
+TEST(ScatterElements, DuplicatesAndOutOfRange) {
+  // ONNX's example: axis 1, row 0 gets 1.1 at 1 and 2.1 at 3.
+  Tensor data = makeTensor(DType::F32, {1, 5}, {1, 2, 3, 4, 5});
+  Tensor idx = makeTensor(DType::I64, {1, 2}, {1, 3});
+  Tensor upd = makeTensor(DType::F32, {1, 2}, {1.1, 2.1});
+  expectClose(runOne("ScatterElements", {&data, &idx, &upd}, DType::F32,
+                     {1, 5}, scatterAttrs(1, "none")),
+              {1, 1.1, 3, 2.1, 5}, 1e-7, 0);
+  // Index 1 three times (as 1, -4 and 1): the last update wins, or all
+  // three combine in order.
+  Tensor dup = makeTensor(DType::I32, {1, 3}, {1, -4, 1});
+  Tensor upd3 = makeTensor(DType::F32, {1, 3}, {10, 20, 30});
+  expectClose(runOne("ScatterElements", {&data, &dup, &upd3}, DType::F32,
+                     {1, 5}, scatterAttrs(-1, "none")),
+              {1, 30, 3, 4, 5}, 0, 0);
+  expectClose(runOne("ScatterElements", {&data, &dup, &upd3}, DType::F32,
+                     {1, 5}, scatterAttrs(1, "mul")),
+              {1, 12000, 3, 4, 5}, 0, 0);
+  // Along axis 0 the lines are columns: each keeps its own order.
+  Tensor col = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
+  Tensor cidx = makeTensor(DType::I64, {3, 2}, {1, 0, 1, 0, 0, 0});
+  Tensor cupd = makeTensor(DType::F32, {3, 2}, {5, 6, 7, 8, 9, 10});
+  expectClose(runOne("ScatterElements", {&col, &cidx, &cupd}, DType::F32,
+                     {2, 2}, scatterAttrs(0, "none")),
+              {9, 10, 7, 4}, 0, 0);
+  expectClose(runOne("ScatterElements", {&col, &cidx, &cupd}, DType::F32,
+                     {2, 2}, scatterAttrs(0, "add")),
+              {10, 26, 15, 4}, 0, 0);
+  // Index 5 and -6 are outside [-5, 5): the run fails naming the first.
+  Tensor bad = makeTensor(DType::I64, {1, 3}, {0, 5, -6});
+  expectRunError("ScatterElements", {&data, &bad, &upd3}, DType::F32, {1, 5},
+                 "indices (input 1) element 1 is 5, outside [-5, 5)",
+                 scatterAttrs(1, "add"));
+}
+
+TEST(ScatterElements, InvalidInputs) {
+  const TensorDesc d{DType::F32, {4, 3}}, i{DType::I64, {2, 3}},
+      u{DType::F32, {2, 3}};
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i, u}, {d},
+                                   scatterAttrs(0, "sum")),
+                       "reduction must be none, add, mul, max or min");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i, u}, {d},
+                                   scatterAttrs(2, "none")),
+                       "out of range");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterElements", {d, {DType::I64, {6}}, {DType::F32, {6}}},
+                  {d}),
+      "indices rank 1 differs from data rank 2");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterElements",
+                  {d, {DType::I64, {2, 4}}, {DType::F32, {2, 4}}}, {d}),
+      "exceeds data shape [4, 3] at dim 1");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterElements", {d, i, {DType::F32, {2, 2}}}, {d}),
+      "input 2 (updates) shape [2, 2] does not match");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterElements", {d, {DType::F32, {2, 3}}, u}, {d}),
+      "indices");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterElements", {d, i, {DType::F64, {2, 3}}}, {d}),
+      "dtype mismatch");
+  const TensorDesc b{DType::I8, {4, 3}}, ub{DType::I8, {2, 3}};
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {b, i, ub}, {b},
+                                   scatterAttrs(0, "add")),
+                       "unsupported dtype");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i}, {d}),
                        "expected 3 inputs, got 2");
 }
 
