@@ -174,6 +174,25 @@ template <typename OpT> struct CumSumRule : Rule<CumSumRule<OpT>, OpT> {
   }
 };
 
+/// TopK works on each line along its axis on its own: a split of another
+/// axis passes to both results (the values and their indices along the
+/// axis, which every rank holds whole). It is not linear, so a partial
+/// value is summed first.
+template <typename OpT> struct TopKRule : Rule<TopKRule<OpT>, OpT> {
+  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
+    auto t = cast<onnx::TopKOp>(op);
+    Sharding s = a.of(t.getX());
+    int64_t axis = positiveAxis(t.getAxis(), t.getX().getType().getRank());
+    if (!s.isSplit() || s.axis == axis) {
+      a.replicate(op);
+      return success();
+    }
+    for (Value r : op->getResults())
+      a.set(r, s, a.originsOf(t.getX()));
+    return success();
+  }
+};
+
 template <typename OpT> struct GatherRule : Rule<GatherRule<OpT>, OpT> {
   LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
     auto g = cast<onnx::GatherOp>(op);
@@ -307,12 +326,13 @@ void registerShardingRules(DialectRegistry &registry) {
     attach<SplitRule, SplitOp>(ctx);
     attach<SliceRule, SliceOp>(ctx);
     attach<CumSumRule, CumSumOp>(ctx);
+    attach<TopKRule, TopKOp>(ctx);
     attach<GatherRule, GatherOp>(ctx);
     attach<ConcatRule, ConcatOp>(ctx);
     // Index and shape ops, and those that move entries across every axis.
-    attach<WholeRule, GatherElementsOp, GatherNDOp, ScatterNDOp, TileOp, PadOp,
-           TriluOp, ShapeOp, SizeOp, RangeOp, ConstantOfShapeOp, ArgMaxOp>(
-        ctx);
+    attach<WholeRule, GatherElementsOp, GatherNDOp, ScatterNDOp,
+           ScatterElementsOp, TileOp, PadOp, TriluOp, ShapeOp, SizeOp, RangeOp,
+           ConstantOfShapeOp, ArgMaxOp>(ctx);
   });
 }
 

@@ -432,8 +432,8 @@ LogicalResult importTrilu(NodeContext &c, Results &results) {
   return success();
 }
 
-/// ScatterND's reduction attribute: absent before opset 16, none/add/mul
-/// from 16, max/min too from 18.
+/// The reduction attribute of ScatterND and ScatterElements: absent before
+/// opset 16, none/add/mul from 16, max/min too from 18.
 FailureOr<std::string> scatterReduction(NodeContext &c) {
   std::string r = c.attrString("reduction", "none");
   if (c.opset < 16) {
@@ -451,6 +451,21 @@ FailureOr<std::string> scatterReduction(NodeContext &c) {
                                        : "none, add or mul")
                      << " at opset " << c.opset << ", not '" << r << "'";
   return r;
+}
+
+/// A scatter's reduction (scatterReduction's rules) on `data`: bool and
+/// 8-bit data take none only.
+FailureOr<std::string> scatterReductionOn(NodeContext &c,
+                                          RankedTensorType data) {
+  FailureOr<std::string> reduction = scatterReduction(c);
+  if (failed(reduction))
+    return failure();
+  Type elem = data.getElementType();
+  if (*reduction != "none" && (elem.isInteger(1) || elem.isInteger(8)))
+    return c.error() << "reduction '" << *reduction
+                     << "' is not supported for " << data
+                     << " data (it takes floats, int32 and int64)";
+  return reduction;
 }
 
 /// ScatterND (opsets 11, 13, 16 and 18): int64 index tuples of k <= rank
@@ -478,14 +493,9 @@ LogicalResult importScatterND(NodeContext &c, Results &results) {
                      << " and indices " << idx << ": want "
                      << RankedTensorType::get(*want, data.getElementType())
                      << " (indices.shape[:-1] + data.shape[k:])";
-  FailureOr<std::string> reduction = scatterReduction(c);
+  FailureOr<std::string> reduction = scatterReductionOn(c, data);
   if (failed(reduction))
     return failure();
-  Type elem = data.getElementType();
-  if (*reduction != "none" && (elem.isInteger(1) || elem.isInteger(8)))
-    return c.error() << "reduction '" << *reduction
-                     << "' is not supported for " << data
-                     << " data (it takes floats, int32 and int64)";
   results.append(c.create(
       ScatterNDOp::getOperationName(), data,
       {c.input(0), c.input(1), c.input(2)},
@@ -493,9 +503,45 @@ LogicalResult importScatterND(NodeContext &c, Results &results) {
   return success();
 }
 
+/// ScatterElements (opsets 11, 13, 16 and 18) and the deprecated Scatter
+/// (9 and 11: ScatterElements without the reduction attribute): int64 or
+/// int32 indices of data's rank address elements along `axis`; updates
+/// have the indices' shape.
+LogicalResult importScatterElements(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(3)))
+    return failure();
+  if (c.inputs.size() > 3)
+    return c.error() << "has " << c.inputs.size() << " inputs; "
+                     << c.node.op_type()
+                     << " takes 3 (data, indices, updates)";
+  if (c.node.op_type() == "Scatter" && c.attr("reduction"))
+    return c.error() << "Scatter has no attribute 'reduction' (use "
+                        "ScatterElements, which has it from opset 16)";
+  RankedTensorType data = c.inputType(0), idx = c.inputType(1),
+                   upd = c.inputType(2);
+  Type ie = idx.getElementType();
+  if (!ie.isInteger(64) && !ie.isInteger(32))
+    return c.error() << "the 'indices' input must be int64 or int32, not "
+                     << idx;
+  int64_t axis = c.attrInt("axis", 0);
+  std::string problem = scatterElementsProblem(data, idx, upd, axis);
+  if (!problem.empty())
+    return c.error() << problem;
+  FailureOr<std::string> reduction = scatterReductionOn(c, data);
+  if (failed(reduction))
+    return failure();
+  results.append(c.create(
+      ScatterElementsOp::getOperationName(), data,
+      {c.input(0), c.input(1), c.input(2)},
+      {c.named("axis", c.b.getI64IntegerAttr(axis)),
+       c.named("reduction", c.b.getStringAttr(*reduction))}));
+  return success();
+}
+
 /// A 0/1 flag attribute; anything else is an error naming the node.
-FailureOr<int64_t> flagAttr(NodeContext &c, StringRef name) {
-  int64_t v = c.attrInt(name, 0);
+FailureOr<int64_t> flagAttr(NodeContext &c, StringRef name,
+                            int64_t dflt = 0) {
+  int64_t v = c.attrInt(name, dflt);
   if (v != 0 && v != 1)
     return c.error() << "attribute '" << name << "' must be 0 or 1, not " << v;
   return v;
@@ -538,6 +584,80 @@ LogicalResult importCumSum(NodeContext &c, Results &results) {
                 c.named("exclusive", c.b.getI64IntegerAttr(*exclusive)),
                 c.named("reverse", c.b.getI64IntegerAttr(*reverse))}));
   return success();
+}
+
+/// TopK's k: the attribute at opset 1, the 1-element K input from opset
+/// 10 on, which must be a compile-time constant (the result shape depends
+/// on it).
+FailureOr<int64_t> topKCount(NodeContext &c) {
+  if (c.opset < 10) {
+    if (c.inputs.size() > 1)
+      return c.error() << "has " << c.inputs.size()
+                       << " inputs; TopK before opset 10 takes 1, with 'k' "
+                          "as an attribute";
+    if (!c.attr("k"))
+      return c.error() << "the 'k' attribute is required before opset 10";
+    return c.attrInt("k", 0);
+  }
+  if (c.inputs.size() > 2)
+    return c.error() << "has " << c.inputs.size()
+                     << " inputs; TopK takes 2 (X, K)";
+  if (c.attr("k"))
+    return c.error() << "attribute 'k' is not defined from opset 10 on (k is "
+                        "the 'K' input)";
+  if (failed(c.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> k = c.constInts(1, "K");
+  if (failed(k))
+    return failure();
+  if (k->size() != 1 || c.inputType(1).getRank() > 1)
+    return c.error() << "the 'K' input must hold one value, not "
+                     << c.inputType(1);
+  return (*k)[0];
+}
+
+/// TopK (opsets 1, 10, 11 and 24): the k largest or smallest elements
+/// along an axis and their indices. largest and sorted came at 11 (tpc's
+/// results are sorted either way), bfloat16 at 24.
+LogicalResult importTopK(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  FailureOr<int64_t> k = topKCount(c);
+  if (failed(k))
+    return failure();
+  if (c.opset < 11)
+    for (StringRef name : {"largest", "sorted"})
+      if (c.attr(name))
+        return c.error() << "attribute '" << name
+                         << "' is not defined before opset 11 (the model's "
+                            "opset is "
+                         << c.opset << ")";
+  FailureOr<int64_t> largest = flagAttr(c, "largest", 1);
+  if (failed(largest))
+    return failure();
+  FailureOr<int64_t> sorted = flagAttr(c, "sorted", 1);
+  if (failed(sorted))
+    return failure();
+  RankedTensorType x = c.inputType(0);
+  if (x.getElementType().isInteger(1))
+    return c.error() << "input type " << x
+                     << " is not supported (TopK takes numbers)";
+  int64_t axis = c.attrInt("axis", -1);
+  FailureOr<int64_t> a = normalizeAxis(axis, x.getRank());
+  if (failed(a))
+    return c.error() << "axis " << axis << " is out of range for rank "
+                     << x.getRank();
+  if (*k < 0 || *k > x.getDimSize(*a))
+    return c.error() << "k is " << *k << ", outside [0, "
+                     << x.getDimSize(*a) << "], the size of axis " << axis
+                     << " of " << x;
+  return pushAll(
+      c.createInferred<TopKOp>(
+          c.input(0), {c.named("k", c.b.getI64IntegerAttr(*k)),
+                       c.named("axis", c.b.getI64IntegerAttr(axis)),
+                       c.named("largest", c.b.getI64IntegerAttr(*largest)),
+                       c.named("sorted", c.b.getI64IntegerAttr(*sorted))}),
+      results);
 }
 
 LogicalResult importShape(NodeContext &c, Results &results) {
@@ -750,8 +870,17 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
                "onnx.GatherElements"});
   t.push_back({"GatherND", 13, importGatherND, "onnx.GatherND"});
   // 13 added bf16, 16 the add and mul reductions, 18 max and min.
-  for (int v : {11, 13, 16, 18})
+  for (int v : {11, 13, 16, 18}) {
     t.push_back({"ScatterND", v, importScatterND, "onnx.ScatterND"});
+    t.push_back({"ScatterElements", v, importScatterElements,
+                 "onnx.ScatterElements"});
+  }
+  // Scatter-11 only deprecated Scatter-9 for ScatterElements-11.
+  for (int v : {9, 11})
+    t.push_back({"Scatter", v, importScatterElements, "onnx.ScatterElements"});
+  // 10 moved k to an input, 11 added largest, sorted and integers, 24 bf16.
+  for (int v : {1, 10, 11, 24})
+    t.push_back({"TopK", v, importTopK, "onnx.TopK"});
   t.push_back({"Tile", 13, importTile, "onnx.Tile"});
   for (int v : {13, 18, 19, 21})
     t.push_back({"Pad", v, importPad, "onnx.Pad"});

@@ -410,6 +410,25 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *ctx,
                      false, IntegerType::get(ctx, 64), results);
 }
 
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  RankedTensorType x = tensorOf(adaptor.getX());
+  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+  if (failed(axis))
+    return err(loc, "TopK axis out of range");
+  int64_t k = adaptor.getK();
+  if (k < 0 || k > x.getDimSize(*axis))
+    return err(loc, "TopK k " + Twine(k) + " is outside [0, " +
+                        Twine(x.getDimSize(*axis)) + "]");
+  SmallVector<int64_t> shape(x.getShape());
+  shape[*axis] = k;
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Verifiers
 //===----------------------------------------------------------------------===//
@@ -492,6 +511,20 @@ LogicalResult CumSumOp::verify() {
   return success();
 }
 
+/// A scatter's reduction: one the kernels know, on data they can combine
+/// (the arithmetic dtypes, not bool or 8-bit).
+static LogicalResult verifyScatterReduction(Operation *op, StringRef r,
+                                            Type elem) {
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return op->emitOpError(
+               "reduction must be none, add, mul, max or min, not \"")
+           << r << "\"";
+  if (r != "none" && (elem.isInteger(1) || elem.isInteger(8)))
+    return op->emitOpError("reduction \"")
+           << r << "\" is not supported for " << elem << " data";
+  return success();
+}
+
 LogicalResult ScatterNDOp::verify() {
   RankedTensorType data = getData().getType();
   RankedTensorType indices = getIndices().getType();
@@ -506,15 +539,23 @@ LogicalResult ScatterNDOp::verify() {
     return emitOpError("updates ")
            << updates << " do not match data " << data << " and indices "
            << indices << " (want shape indices.shape[:-1] + data.shape[k:])";
-  StringRef r = getReduction();
-  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
-    return emitOpError("reduction must be none, add, mul, max or min, not \"")
-           << r << "\"";
-  // The kernels combine values only of the arithmetic dtypes.
-  Type elem = data.getElementType();
-  if (r != "none" && (elem.isInteger(1) || elem.isInteger(8)))
-    return emitOpError("reduction \"")
-           << r << "\" is not supported for " << elem << " data";
+  return verifyScatterReduction(*this, getReduction(), data.getElementType());
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  RankedTensorType data = getData().getType();
+  std::string problem = scatterElementsProblem(
+      data, getIndices().getType(), getUpdates().getType(), getAxis());
+  if (!problem.empty())
+    return emitOpError(problem);
+  return verifyScatterReduction(*this, getReduction(), data.getElementType());
+}
+
+LogicalResult TopKOp::verify() {
+  if (getLargest() != 0 && getLargest() != 1)
+    return emitOpError("largest must be 0 or 1, not ") << getLargest();
+  if (getSorted() != 0 && getSorted() != 1)
+    return emitOpError("sorted must be 0 or 1, not ") << getSorted();
   return success();
 }
 

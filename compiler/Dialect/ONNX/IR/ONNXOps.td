@@ -418,6 +418,38 @@ def ONNX_ScatterNDOp
   let hasVerifier = 1;
 }
 
+def ONNX_ScatterElementsOp
+    : ONNX_Op<"ScatterElements", [AllTypesMatch<["data", "output"]>]> {
+  let summary = "ONNX ScatterElements (and the deprecated Scatter)";
+  let description = [{
+    A copy of `data` in which, for every element of `indices` in row-major
+    order, the element at its position with dim `axis` replaced by its
+    index is combined with the update at its position. `indices` (int64 or
+    int32) has the rank of `data` and no dim other than `axis` larger than
+    data's; `updates` has the shape of `indices`. Negative indices count
+    from the end of the axis. `reduction` ("none", "add", "mul", "max" or
+    "min") combines each update with what is already there; with "none" a
+    duplicate index's last update wins, as in onnxruntime's CPU provider.
+    Reductions need arithmetic data (not bool or 8-bit).
+
+    Not `SameOperandsAndResultType`, so ScatterElements runs on whole
+    tensors, as ScatterND does.
+
+    ```mlir
+    %s = onnx.ScatterElements %d, %i, %u {axis = 1 : i64} : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+    %a = onnx.ScatterElements %d, %i, %u {axis = 0 : i64, reduction = "add"} : tensor<4xf32>, tensor<6xi32>, tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_Tensor:$data, RankedTensorOf<[I64, I32]>:$indices,
+                       ONNX_Tensor:$updates,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DefaultValuedStrAttr<StrAttr, "none">:$reduction);
+  let results = (outs ONNX_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` "
+                       "type($data) `,` type($indices) `,` type($updates)";
+  let hasVerifier = 1;
+}
+
 def ONNX_TileOp : ONNX_InferOp<"Tile"> {
   let summary = "ONNX Tile with constant repeats";
   let arguments = (ins ONNX_Tensor:$input, DenseI64ArrayAttr:$repeats);
@@ -522,6 +554,40 @@ def ONNX_ArgMaxOp : ONNX_InferOp<"ArgMax"> {
                        DefaultValuedAttr<I64Attr, "0">:$select_last_index);
   let results = (outs RankedTensorOf<[I64]>:$reduced);
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($reduced)";
+}
+
+def ONNX_TopKOp : ONNX_InferOp<"TopK"> {
+  let summary = "ONNX TopK with a constant k";
+  let description = [{
+    The `k` largest elements along `axis` (the smallest with `largest` =
+    0) and their indices, as two results whose dim `axis` is `k` (the K
+    input of opset 10 on, which must be a compile-time constant, or the
+    attribute of opset 1). The order is largest first (smallest first),
+    equal values by lower index, NaN above every number, as onnxruntime
+    orders them; the results are sorted whatever `sorted` says (ONNX leaves
+    the order free with `sorted` = 0).
+
+    ```mlir
+    %v, %i = onnx.TopK %x {axis = -1 : i64, k = 4 : i64} : tensor<2x50xf32> -> tensor<2x4xf32>, tensor<2x4xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8, UI8]>:$X,
+                       I64Attr:$k, DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<I64Attr, "1">:$largest,
+                       DefaultValuedAttr<I64Attr, "1">:$sorted);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8, UI8]>:$Values,
+                      RankedTensorOf<[I64]>:$Indices);
+  let assemblyFormat =
+      "$X attr-dict `:` type($X) `->` type($Values) `,` type($Indices)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::fold(FoldAdaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::OpFoldResult> &results) {
+      return ::tpc::onnx::foldMultiResultOp(getOperation(),
+                                            adaptor.getOperands(), results);
+    }
+  }];
 }
 
 def ONNX_CumSumOp : ONNX_Op<"CumSum", [AllTypesMatch<["input", "output"]>]> {

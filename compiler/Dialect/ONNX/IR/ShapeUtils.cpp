@@ -2,6 +2,7 @@
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
@@ -103,6 +104,34 @@ FailureOr<SmallVector<int64_t>> scatterNDUpdatesShape(RankedTensorType data,
   SmallVector<int64_t> shape(indices.getShape().drop_back());
   llvm::append_range(shape, data.getShape().drop_front(k));
   return shape;
+}
+
+std::string scatterElementsProblem(RankedTensorType data,
+                                   RankedTensorType indices,
+                                   RankedTensorType updates, int64_t axis) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  FailureOr<int64_t> a = normalizeAxis(axis, data.getRank());
+  if (data.getRank() < 1 || failed(a)) {
+    os << "axis " << axis << " is out of range for data '" << data << "'";
+    return msg;
+  }
+  if (indices.getRank() != data.getRank()) {
+    os << "indices '" << indices << "' must have the rank of data '" << data
+       << "'";
+    return msg;
+  }
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != *a && indices.getDimSize(d) > data.getDimSize(d)) {
+      os << "indices '" << indices << "' exceed data '" << data << "' at dim "
+         << d << " (only the axis may be longer)";
+      return msg;
+    }
+  if (updates.getShape() != indices.getShape() ||
+      updates.getElementType() != data.getElementType())
+    os << "updates '" << updates << "' must have the shape of indices '"
+       << indices << "' and the element type of data '" << data << "'";
+  return msg;
 }
 
 } // namespace tpc::onnx

@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <string>
 
 namespace tpc::onnx {
 
@@ -43,6 +44,14 @@ std::optional<int64_t> onnxTypeNumber(mlir::Type elementType);
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 scatterNDUpdatesShape(mlir::RankedTensorType data,
                       mlir::RankedTensorType indices);
+
+/// What is wrong with ScatterElements' data, indices and updates along
+/// `axis` (indices of data's rank, no dim but `axis` larger than data's,
+/// updates of indices' shape and data's element type); "" when nothing is.
+std::string scatterElementsProblem(mlir::RankedTensorType data,
+                                   mlir::RankedTensorType indices,
+                                   mlir::RankedTensorType updates,
+                                   int64_t axis);
 
 } // namespace tpc::onnx
 
