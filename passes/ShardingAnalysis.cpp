@@ -3,6 +3,7 @@
 #include "passes/ShardingRuleInterface.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -283,7 +284,29 @@ void ShardingAnalysis::require(Operation *op, unsigned i, const Sharding &s) {
       forceOrigins(v, {ReplicationReason::OutputHead, op});
     return;
   }
-  forceOrigins(v, {ReplicationReason::Blocked, op});
+  forceOrigins(v, {feedsTopK(op) ? ReplicationReason::Router
+                                 : ReplicationReason::Blocked,
+                   op});
+}
+
+bool ShardingAnalysis::feedsTopK(Operation *op) {
+  // Scores reach the TopK through normalisations and casts (softmax or
+  // sigmoid gating, a cast to float for the routing).
+  SmallVector<Operation *> work{op};
+  for (int depth = 0; depth < 4 && !work.empty(); ++depth) {
+    SmallVector<Operation *> next;
+    for (Operation *o : work) {
+      if (isa<onnx::TopKOp>(o))
+        return true;
+      if (!isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::SigmoidOp,
+               onnx::CastOp>(o))
+        continue;
+      for (Operation *u : o->getUsers())
+        next.push_back(u);
+    }
+    work = std::move(next);
+  }
+  return false;
 }
 
 void ShardingAnalysis::forceOrigins(Value v, ReplicationReason why) {
@@ -520,6 +543,12 @@ void ShardingAnalysis::visitElementwise(Operation *op) {
                othersReplicated;
     else if (isa<onnx::NegOp>(op))
       linear = true;
+    else if (isa<onnx::WhereOp>(op))
+      // Picking a partial value or zero (masked rows) is linear in it.
+      linear = partials == 1 && othersReplicated &&
+               !of(op->getOperand(0)).isPartial() &&
+               (onnx::isZeroTensor(op->getOperand(1)) ||
+                onnx::isZeroTensor(op->getOperand(2)));
     else if (auto c = dyn_cast<onnx::CastOp>(op))
       linear = isa<FloatType>(c.getType().getElementType());
     if (linear) {

@@ -54,6 +54,10 @@ struct ReplicationReason {
     Requested,
     /// The model's ONNX sharding annotation keeps its weight whole.
     Annotated,
+    /// It scores experts for a TopK (a mixture-of-experts router): every
+    /// rank routes every token, so the scores are needed whole, and the
+    /// projection is small (hidden x experts).
+    Router,
   };
   Kind kind = Blocked;
   /// The op that needed the whole value (Blocked) or the reshape to heads
@@ -182,6 +186,9 @@ private:
   /// of one of its column MatMuls (an output projection such as an LM head)
   /// rather than a split that reshapes made (heads of a KV cache output).
   bool isOutputProjection(mlir::Value v, const Sharding &s);
+  /// Whether `op` (or what it feeds through softmax, sigmoid and casts) is
+  /// a TopK: the op then scores experts for routing.
+  static bool feedsTopK(mlir::Operation *op);
   /// Add/Sub of a partial value: stays partial, reduces, or (for a later
   /// run) defers the reductions of sums that meet here. Returns false when
   /// `op` is not such an add.

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/ShardingRuleInterface.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "passes/ShardingAnalysis.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -280,6 +281,29 @@ template <typename OpT> struct ConcatRule : Rule<ConcatRule<OpT>, OpT> {
   }
 };
 
+/// A scatter of partial updates into zeros (adding them, or writing them:
+/// ONNX leaves duplicate targets undefined without a reduction) is linear
+/// in the updates, so it stays partial: a mixture of experts scatters each
+/// expert's row-parallel output back to its tokens and reduces once, after
+/// the experts' sum.
+template <typename OpT> struct ScatterRule : Rule<ScatterRule<OpT>, OpT> {
+  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
+    auto sc = cast<OpT>(op);
+    StringRef reduction = sc.getReduction();
+    if (a.of(sc.getUpdates()).isPartial() &&
+        a.of(sc.getIndices()).isReplicated() &&
+        onnx::isZeroTensor(sc.getData()) &&
+        (reduction == "add" || reduction == "none")) {
+      a.require(op, 0, Sharding::replicated());
+      a.require(op, 1, Sharding::replicated());
+      a.set(sc.getResult(), Sharding::partial());
+      return success();
+    }
+    a.replicate(op);
+    return success();
+  }
+};
+
 /// A KV cache write keeps the split of the new entries (kv heads): each
 /// rank's cache holds its heads. The cache itself is a state of the
 /// rank's local shape (partitioning makes a Shard of it a smaller state).
@@ -330,8 +354,9 @@ void registerShardingRules(DialectRegistry &registry) {
     attach<GatherRule, GatherOp>(ctx);
     attach<ConcatRule, ConcatOp>(ctx);
     // Index and shape ops, and those that move entries across every axis.
-    attach<WholeRule, GatherElementsOp, GatherNDOp, ScatterNDOp,
-           ScatterElementsOp, TileOp, PadOp, TriluOp, ShapeOp, SizeOp, RangeOp,
+    attach<ScatterRule, ScatterNDOp, ScatterElementsOp>(ctx);
+    attach<WholeRule, GatherElementsOp, GatherNDOp, TileOp, PadOp, TriluOp,
+           ShapeOp, SizeOp, RangeOp,
            ConstantOfShapeOp, ArgMaxOp>(ctx);
   });
 }

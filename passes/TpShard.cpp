@@ -363,6 +363,8 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       return "sharding plan";
     case ReplicationReason::Annotated:
       return "sharding annotation";
+    case ReplicationReason::Router:
+      return "expert router";
     }
     return "";
   }

@@ -8,7 +8,7 @@
 // fusion passes give back the fused kernels per rank.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Importer/Emitter.h"
+#include "compiler/Importer/AttentionParts.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -20,21 +20,80 @@ using namespace mlir;
 namespace tpc {
 using namespace onnx;
 
-namespace {
-
-using Results = SmallVectorImpl<Value>;
-
-bool wantsOutput(NodeContext &c, int i) {
-  return i < c.node.output_size() && !c.node.output(i).empty();
-}
-
-/// [B, S, heads * d] -> [B, heads, S, d].
 Value toHeads(Emitter &e, Value v, int64_t heads) {
   auto t = cast<RankedTensorType>(v.getType());
   int64_t d = t.getDimSize(2) / heads;
   return e.transpose(
       e.reshape(v, {t.getDimSize(0), t.getDimSize(1), heads, d}),
       {0, 2, 1, 3});
+}
+
+Value repeatKVHeads(Emitter &e, Value x, int64_t qHeads) {
+  if (!e.ok({x}))
+    return Value();
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t batch = t.getDimSize(0), kvHeads = t.getDimSize(1);
+  int64_t len = t.getDimSize(2), d = t.getDimSize(3);
+  if (kvHeads == qHeads)
+    return x;
+  int64_t rep = qHeads / kvHeads;
+  Value r = e.reshape(x, {batch, kvHeads, 1, len, d});
+  r = e.expand(r, {batch, kvHeads, rep, len, d});
+  return e.reshape(r, {batch, qHeads, len, d});
+}
+
+Value rotateHeads(Emitter &e, Value x, Value cosC, Value sinC, int64_t rot,
+                  bool interleaved) {
+  if (!e.ok({x, cosC, sinC}))
+    return Value();
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t batch = xt.getDimSize(0), seq = xt.getDimSize(1);
+  int64_t heads = xt.getDimSize(2), head = xt.getDimSize(3);
+  auto ct = cast<RankedTensorType>(cosC.getType());
+  cosC = e.reshape(cosC, {ct.getDimSize(0), ct.getDimSize(1), 1, rot / 2});
+  sinC = e.reshape(sinC, {ct.getDimSize(0), ct.getDimSize(1), 1, rot / 2});
+  Value xr = rot == head ? x : e.slice(x, 3, 0, rot);
+  Value x1 = interleaved ? e.slice(xr, 3, 0, rot, 2) : e.slice(xr, 3, 0, rot / 2);
+  Value x2 =
+      interleaved ? e.slice(xr, 3, 1, rot, 2) : e.slice(xr, 3, rot / 2, rot);
+  Value real = e.binary<SubOp>(e.binary<MulOp>(cosC, x1),
+                               e.binary<MulOp>(sinC, x2));
+  Value imag = e.binary<AddOp>(e.binary<MulOp>(sinC, x1),
+                               e.binary<MulOp>(cosC, x2));
+  Value rotated;
+  if (interleaved) {
+    SmallVector<int64_t> pair{batch, seq, heads, rot / 2, 1};
+    rotated = e.reshape(e.concat({e.reshape(real, pair), e.reshape(imag, pair)},
+                                 4),
+                        {batch, seq, heads, rot});
+  } else {
+    rotated = e.concat({real, imag}, 3);
+  }
+  return rot == head ? rotated
+                     : e.concat({rotated, e.slice(x, 3, rot, head)}, 3);
+}
+
+Value attentionScores(Emitter &e, Value q, Value k, float scale,
+                      float softcap) {
+  if (!e.ok({q, k}))
+    return Value();
+  Type elem = cast<RankedTensorType>(q.getType()).getElementType();
+  Value scores = e.binary<MulOp>(
+      e.binary<MatMulOp>(q, e.transpose(k, {0, 1, 3, 2})),
+      e.scalar(elem, scale));
+  if (softcap > 0)
+    scores = e.binary<MulOp>(
+        e.unary<TanhOp>(e.binary<DivOp>(scores, e.scalar(elem, softcap))),
+        e.scalar(elem, softcap));
+  return scores;
+}
+
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+bool wantsOutput(NodeContext &c, int i) {
+  return i < c.node.output_size() && !c.node.output(i).empty();
 }
 
 /// The additive bias [.., q, kv] for the scores: a boolean mask (true
@@ -142,30 +201,14 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
   int64_t kvLen = cast<RankedTensorType>(k.getType()).getDimSize(2);
 
   // Grouped kv heads, each repeated for its q heads: [h0, h0, h1, h1, ...].
-  if (qHeads != kvHeads) {
-    int64_t rep = qHeads / kvHeads;
-    auto repeat = [&](Value x) {
-      auto t = cast<RankedTensorType>(x.getType());
-      int64_t d = t.getDimSize(3);
-      Value r = e.reshape(x, {batch, kvHeads, 1, kvLen, d});
-      r = e.expand(r, {batch, kvHeads, rep, kvLen, d});
-      return e.reshape(r, {batch, qHeads, kvLen, d});
-    };
-    k = repeat(k);
-    v = repeat(v);
-  }
+  k = repeatKVHeads(e, k, qHeads);
+  v = repeatKVHeads(e, v, qHeads);
 
   float scale = c.attrFloat("scale", 0.0f);
   if (!c.attr("scale"))
     scale = 1.0f / std::sqrt(float(headQ));
-  Value scores = e.binary<MulOp>(
-      e.binary<MatMulOp>(q, e.transpose(k, {0, 1, 3, 2})),
-      e.scalar(elem, scale));
-  float softcap = c.attrFloat("softcap", 0.0f);
-  if (softcap > 0)
-    scores = e.binary<MulOp>(
-        e.unary<TanhOp>(e.binary<DivOp>(scores, e.scalar(elem, softcap))),
-        e.scalar(elem, softcap));
+  Value scores =
+      attentionScores(e, q, k, scale, c.attrFloat("softcap", 0.0f));
   Value qkRaw = scores;
 
   // The additive bias: the mask, the causal and window masks (constants when
@@ -354,28 +397,7 @@ LogicalResult importRotaryEmbedding(NodeContext &c, Results &results) {
   if (ct.getRank() != 3 || ct.getDimSize(2) != rot / 2)
     return c.error() << "the cos/sin caches must give [batch, sequence, "
                      << rot / 2 << "] per position, not " << ct;
-  cosC = e.reshape(cosC, {ct.getDimSize(0), ct.getDimSize(1), 1, rot / 2});
-  sinC = e.reshape(sinC, {ct.getDimSize(0), ct.getDimSize(1), 1, rot / 2});
-  Value xr = rot == head ? x : e.slice(x, 3, 0, rot);
-  bool interleaved = c.attrInt("interleaved", 0) != 0;
-  Value x1 = interleaved ? e.slice(xr, 3, 0, rot, 2) : e.slice(xr, 3, 0, rot / 2);
-  Value x2 =
-      interleaved ? e.slice(xr, 3, 1, rot, 2) : e.slice(xr, 3, rot / 2, rot);
-  Value real = e.binary<SubOp>(e.binary<MulOp>(cosC, x1),
-                               e.binary<MulOp>(sinC, x2));
-  Value imag = e.binary<AddOp>(e.binary<MulOp>(sinC, x1),
-                               e.binary<MulOp>(cosC, x2));
-  Value rotated;
-  if (interleaved) {
-    SmallVector<int64_t> pair{batch, seq, heads, rot / 2, 1};
-    rotated = e.reshape(e.concat({e.reshape(real, pair), e.reshape(imag, pair)},
-                                 4),
-                        {batch, seq, heads, rot});
-  } else {
-    rotated = e.concat({real, imag}, 3);
-  }
-  Value y = rot == head ? rotated
-                        : e.concat({rotated, e.slice(x, 3, rot, head)}, 3);
+  Value y = rotateHeads(e, x, cosC, sinC, rot, c.attrInt("interleaved", 0) != 0);
   y = rank == 4 ? e.transpose(y, {0, 2, 1, 3}) : e.reshape(y, xt.getShape());
   return e.finish({y}, results);
 }

@@ -4,6 +4,7 @@
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Importer/ModelFile.h"
 #include "compiler/Importer/NodeImporter.h"
+#include "compiler/Importer/Selection.h"
 #include "kernels/Types.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,6 +29,8 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t);
 void addShapeImporters(std::vector<OpTableEntry> &t);
 void addContribImporters(std::vector<OpTableEntry> &t);
 void addAttentionImporters(std::vector<OpTableEntry> &t);
+void addRoutingImporters(std::vector<OpTableEntry> &t);
+void addGroupQueryAttentionImporters(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
@@ -36,6 +39,8 @@ ArrayRef<OpTableEntry> opTable() {
     addShapeImporters(t);
     addContribImporters(t);
     addAttentionImporters(t);
+    addRoutingImporters(t);
+    addGroupQueryAttentionImporters(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
       if (int d = std::strcmp(a.domain, b.domain))
         return d < 0;
@@ -135,6 +140,8 @@ private:
   std::vector<DeviceConfiguration> deviceConfigs;
   /// Shapes the --kv-cache length implies for inputs with symbolic dims.
   std::map<std::string, std::vector<int64_t>> kvShapes;
+  /// The values that owe their rows to a densely computed NonZero.
+  Selections selections;
   /// Fills kvShapes (see ImportOptions::kvCacheLength).
   LogicalResult resolveKVCacheShapes();
 };
@@ -150,33 +157,126 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
   // The symbols of the past length and the batch, from the past inputs: the
   // graph inputs a Concat extends into a graph output.
   std::map<std::string, int64_t> symbols;
-  for (const ::onnx::NodeProto &n : g.node()) {
-    if (n.op_type() != "Concat" || n.input_size() != 2 ||
-        n.output_size() != 1 || !outputs.count(n.output(0)))
-      continue;
+  bool foundPast = false;
+  // A past input extended along `axis` into the graph output `present`:
+  // the past length is one less than the cache, the present's the cache's.
+  auto pastInput = [&](const std::string &name, int64_t axis,
+                       const std::string &present) {
     for (const ::onnx::ValueInfoProto &in : g.input()) {
-      if (in.name() != n.input(0) || inits.count(in.name()) ||
+      if (in.name() != name || inits.count(name) ||
           !in.type().tensor_type().has_shape())
         continue;
       const auto &shape = in.type().tensor_type().shape();
+      int64_t a = axis < 0 ? axis + shape.dim_size() : axis;
+      if (a < 0 || a >= shape.dim_size())
+        continue;
+      if (shape.dim(int(a)).has_dim_param()) {
+        symbols[shape.dim(int(a)).dim_param()] = length - 1;
+        foundPast = true;
+      }
+      if (a != 0 && shape.dim_size() > 0 && shape.dim(0).has_dim_param())
+        symbols[shape.dim(0).dim_param()] = batch;
+      for (const ::onnx::ValueInfoProto &o : g.output()) {
+        if (o.name() != present || !o.type().tensor_type().has_shape())
+          continue;
+        const auto &out = o.type().tensor_type().shape();
+        if (a < out.dim_size() && out.dim(int(a)).has_dim_param() &&
+            !symbols.count(out.dim(int(a)).dim_param()))
+          symbols[out.dim(int(a)).dim_param()] = length;
+      }
+    }
+  };
+  // A GroupQueryAttention's head size, for a past input whose head dim is
+  // symbolic: the width of the projection feeding its query (a MatMul by a
+  // weight, with or without a bias Add) over its heads.
+  std::map<std::string, const ::onnx::NodeProto *> producer;
+  for (const ::onnx::NodeProto &n : g.node())
+    for (const std::string &o : n.output())
+      producer[o] = &n;
+  std::map<std::string, std::vector<int64_t>> initDims;
+  for (const ::onnx::TensorProto &t : g.initializer())
+    initDims[t.name()].assign(t.dims().begin(), t.dims().end());
+  auto projectionWidth = [&](std::string v) -> int64_t {
+    for (int hop = 0; hop < 2; ++hop) {
+      auto it = producer.find(v);
+      if (it == producer.end())
+        return 0;
+      const ::onnx::NodeProto &n = *it->second;
+      if (n.op_type() == "MatMul" && n.input_size() == 2) {
+        auto w = initDims.find(n.input(1));
+        return w != initDims.end() && w->second.size() == 2 ? w->second[1]
+                                                              : 0;
+      }
+      if (n.op_type() != "Add" || n.input_size() != 2)
+        return 0;
+      v = initDims.count(n.input(1)) ? n.input(0) : n.input(1);
+    }
+    return 0;
+  };
+  auto headSize = [&](const ::onnx::NodeProto &n) -> int64_t {
+    int64_t heads = 0, kv = 0;
+    for (const ::onnx::AttributeProto &a : n.attribute()) {
+      if (a.name() == "num_heads")
+        heads = a.i();
+      if (a.name() == "kv_num_heads")
+        kv = a.i();
+    }
+    bool packed = n.input_size() < 2 || n.input(1).empty();
+    int64_t parts = packed ? heads + 2 * kv : heads;
+    int64_t width = n.input_size() > 0 ? projectionWidth(n.input(0)) : 0;
+    return parts > 0 && width % parts == 0 ? width / parts : 0;
+  };
+  for (const ::onnx::NodeProto &n : g.node()) {
+    // Exported caches (past ++ new), and the attention ops that extend
+    // their past_key / past_value into present outputs along the sequence.
+    if (n.op_type() == "Concat" && n.input_size() == 2 &&
+        n.output_size() == 1 && outputs.count(n.output(0))) {
       int64_t axis = 0;
       for (const ::onnx::AttributeProto &a : n.attribute())
         if (a.name() == "axis")
           axis = a.i();
-      if (axis < 0)
-        axis += shape.dim_size();
-      if (axis < 0 || axis >= shape.dim_size())
+      pastInput(n.input(0), axis, n.output(0));
+      continue;
+    }
+    int first = n.op_type() == "GroupQueryAttention" &&
+                        n.domain() == kMicrosoftDomain
+                    ? 3
+                : n.op_type() == "Attention" &&
+                        (n.domain().empty() || n.domain() == "ai.onnx")
+                    ? 4
+                    : -1;
+    if (first < 0)
+      continue;
+    int64_t head = first == 3 ? headSize(n) : 0;
+    for (int i = 0; i < 2; ++i) {
+      if (first + i >= n.input_size() || 1 + i >= n.output_size() ||
+          !outputs.count(n.output(1 + i)))
         continue;
-      if (shape.dim(int(axis)).has_dim_param())
-        symbols[shape.dim(int(axis)).dim_param()] = length - 1;
-      if (axis != 0 && shape.dim_size() > 0 && shape.dim(0).has_dim_param())
-        symbols[shape.dim(0).dim_param()] = batch;
+      pastInput(n.input(first + i), 2, n.output(1 + i));
+      for (const ::onnx::ValueInfoProto &in : g.input()) {
+        const auto &shape = in.type().tensor_type().shape();
+        if (in.name() == n.input(first + i) && head > 0 &&
+            shape.dim_size() == 4 && shape.dim(3).has_dim_param())
+          symbols.try_emplace(shape.dim(3).dim_param(), head);
+      }
     }
   }
-  if (symbols.empty())
+  // The dims the user gave with --input-shape bind their symbols too.
+  for (const ::onnx::ValueInfoProto &in : g.input()) {
+    auto given = options.inputShapes.find(in.name());
+    const auto &shape = in.type().tensor_type().shape();
+    if (given == options.inputShapes.end() ||
+        int64_t(given->second.size()) != shape.dim_size())
+      continue;
+    for (int d = 0; d < shape.dim_size(); ++d)
+      if (shape.dim(d).has_dim_param())
+        symbols[shape.dim(d).dim_param()] = given->second[size_t(d)];
+  }
+  if (!foundPast)
     return error() << "--kv-cache: '" << path
                    << "' has no past inputs with a symbolic length (a graph "
-                      "input that a Concat extends into a graph output); "
+                      "input that a Concat or an attention op extends into "
+                      "a graph output); "
                       "export it with past inputs (optimum's "
                       "text-generation-with-past)";
   // Every other symbol is the number of new tokens of a step: one. A sum of
@@ -429,8 +529,13 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
   ::onnx::NodeProto named = node;
   named.set_name(name);
   NodeContext c(b, loc, named, opset, std::move(inputs));
+  c.decodeStep = options.kvCacheLength > 0;
   SmallVector<Value> results;
-  if (failed(entry->handler(c, results)))
+  FailureOr<bool> special = selections.importSpecial(c, results);
+  if (failed(special))
+    return failure();
+  if (!*special && (failed(entry->handler(c, results)) ||
+                    failed(selections.propagate(c, results))))
     return failure();
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
@@ -663,6 +768,15 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (it == values.end())
       return error() << "graph output '" << vi.name()
                      << "' is not produced by any node",
+             nullptr;
+    if (const Selection *s = selections.lookup(it->second))
+      return error() << "graph output '" << vi.name()
+                     << "' depends on which elements of NonZero node '"
+                     << s->origin
+                     << "' are nonzero, which only the run knows; tpc "
+                        "computes NonZero densely and supports its results "
+                        "only where a scatter (or add) puts the selected "
+                        "rows back",
              nullptr;
     FailureOr<RankedTensorType> declared = valueType(vi, /*isInput=*/false);
     if (failed(declared))

@@ -34,6 +34,10 @@ public:
   mlir::Location loc;
   const ::onnx::NodeProto &node;
   int opset;
+  /// The model is imported as one decode step (`--kv-cache`): a past input
+  /// becomes a cache whose new entries are written at their positions, so
+  /// attention masks address cache slots, not past ++ new.
+  bool decodeStep = false;
   /// One per node input; null where the optional input is absent.
   llvm::SmallVector<mlir::Value> inputs;
 

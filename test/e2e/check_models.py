@@ -10,7 +10,10 @@ minimum of all-reduces (two per transformer layer, one for parallel
 residual blocks, none at tp 1), one all-gather per KV cache output whose
 heads are split and no other, and an arena within 1.2x of its liveness
 lower bound; when they do not, the compile must fail with the promised
-error and leave no engine folder, and so must the KNOWN_REFUSALS below. With --mpi, tp 2 engines also run under mpirun. Prints one
+error and leave no engine folder, and so must the KNOWN_REFUSALS below.
+A model folder with torch_check/ (inputs/ and expected/ of the torch module
+in float64) is also checked on those inputs. With --mpi, tp 2 engines also
+run under mpirun. Prints one
 line per case and a final "N passed, N failed" line.
 """
 import argparse
@@ -69,6 +72,26 @@ def compare(model_dir, out_dir, atol):
             return None, "%s: shape %s, expected %s" % (name, got.shape, want.shape)
         worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))))
     return worst, None if worst <= atol else "max |diff| %.3g > %g" % (worst, atol)
+
+
+def torch_check(model_dir, check_dir, meta, tp, args):
+    """A second input with the torch module's float64 outputs as the oracle
+    (torch_check/inputs, torch_check/expected): for the mixture-of-experts
+    exports, an input that leaves an expert without tokens, which the traced
+    file cannot run in onnxruntime."""
+    shape = "x".join(map(str, meta["torch_check_shape"]))
+    engine = os.path.join(args.work, "%s_tp%d_torch" % (os.path.basename(model_dir), tp))
+    r = run(["tpc", "compile", os.path.join(model_dir, "model.onnx"), "--tp", str(tp),
+             "-o", engine, "--input-shape", "input_ids=" + shape])
+    if r.returncode != 0:
+        return False, "compile failed: " + r.stderr.strip()
+    out = engine + "_out"
+    r = run(["tpc", "run", engine, "--output-dir", out, "--oversubscribe",
+             "--input", "input_ids=" + os.path.join(check_dir, "inputs", "input_ids.npy")])
+    if r.returncode != 0:
+        return False, "run failed: " + r.stderr.strip()
+    worst, err = compare(check_dir, out, args.atol)
+    return err is None, err or "max |diff| %.2g against torch in float64" % worst
 
 
 def main():
@@ -162,6 +185,10 @@ def main():
                     (r["arena_bytes"], r.get("arena_lower_bound_bytes")) for r in info["ranks"]]
             report(err is None and counts_ok, case,
                    detail if err is None and counts_ok else (err or "wrong collective counts: %s" % info["ranks"][0].get("collectives")))
+            check_dir = os.path.join(model_dir, "torch_check")
+            if os.path.isdir(check_dir):
+                ok, detail = torch_check(model_dir, check_dir, meta, tp, args)
+                report(ok, case + " torch_check", detail)
             if args.mpi and tp == 2:
                 out_mpi = out + "_mpi"
                 r = run([args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2",

@@ -27,14 +27,19 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import generate_genai  # noqa: E402
 import generate_hf  # noqa: E402
 
-CASES = ["hf_gpt2_optimum_past", "hf_llama_optimum_past", "hf_qwen2_optimum_past"]
+# name -> how generate_hf.py / generate_genai.py built it.
+CASES = {name: generate_hf.CASES[name] for name in
+         ["hf_gpt2_optimum_past", "hf_llama_optimum_past", "hf_qwen2_optimum_past",
+          "hf_qwen3moe_optimum_past"]}
+CASES[generate_genai.NAME] = {"build": generate_hf.build_llama_past, "seed": generate_genai.SEED}
 PROMPT_LEN = 5
 NEW_TOKENS = 12
 
 
-def ort_logits(path, ids):
+def ort_logits(path, ids, head_dim):
     s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     n = len(ids)
     feed = {}
@@ -49,13 +54,14 @@ def ort_logits(path, ids):
             shape = [1 if isinstance(d, str) and "batch" in d else d
                      for d in i.shape]
             shape[2] = 0
+            # onnxruntime-genai names the head dim ("kv_cache_dim").
+            shape = [head_dim if isinstance(d, str) else d for d in shape]
             feed[i.name] = np.zeros(shape, np.float32)
     return s.run(["logits"], feed)[0][0]
 
 
 def main():
-    for name in CASES:
-        case = generate_hf.CASES[name]
+    for name, case in CASES.items():
         model, meta = case["build"](case["seed"])
         model = model.double().eval()
         rng = np.random.default_rng(case["seed"])
@@ -73,7 +79,7 @@ def main():
         seq = prompt + tokens[:-1]
         with torch.no_grad():
             full = model(torch.tensor([seq])).logits[0].numpy()
-        ref = ort_logits(os.path.join(HERE, name, "model.onnx"), seq)
+        ref = ort_logits(os.path.join(HERE, name, "model.onnx"), seq, meta["head_dim"])
         diff = float(np.abs(full - ref).max())
         assert diff < 1e-4, (name, diff)
         for i, step in enumerate(logits):

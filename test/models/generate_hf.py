@@ -274,6 +274,37 @@ def build_qwen2_past(seed):
     return model, meta
 
 
+def build_mixtral(seed):
+    """Mixtral: sparse mixture of experts (router + top-2 of 4 SwiGLU experts), GQA 4/2, rotary."""
+    cfg = transformers.MixtralConfig(
+        vocab_size=320, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+        num_local_experts=4, num_experts_per_tok=2, rms_norm_eps=1e-5, tie_word_embeddings=False,
+        sliding_window=None, attention_dropout=0.0, router_jitter_noise=0.0,
+        bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
+    torch.manual_seed(seed)
+    model = finish_model(transformers.MixtralForCausalLM(cfg), seed)
+    meta = base_meta("mixtral", cfg, 2, 4, 2, 64, 96, 320, 64, allreduces_per_layer=2,
+                     activation="silu (SwiGLU experts)", norm="RMSNorm (pre)",
+                     attention="rotary, GQA 4/2", experts=4, experts_per_token=2)
+    return model, meta
+
+
+def build_qwen3moe_past(seed):
+    """Qwen3-MoE through optimum, which loops over every expert (torch.where per expert, no traced count)."""
+    cfg = transformers.Qwen3MoeConfig(
+        vocab_size=320, hidden_size=64, intermediate_size=96, moe_intermediate_size=48, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_experts=4, num_experts_per_tok=2,
+        decoder_sparse_step=1, norm_topk_prob=True, max_position_embeddings=64, rms_norm_eps=1e-6,
+        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
+    torch.manual_seed(seed)
+    model = finish_model(transformers.Qwen3MoeForCausalLM(cfg), seed)
+    meta = base_meta("qwen3_moe", cfg, 2, 4, 2, 64, 48, 320, 64, allreduces_per_layer=2,
+                     activation="silu (SwiGLU experts)", norm="RMSNorm (pre, q/k norms)",
+                     attention="rotary, GQA 4/2", experts=4, experts_per_token=2)
+    return model, meta
+
+
 def build_llama_op23(seed):
     """generate.py's Llama (GQA 8/2, intermediate 172) with SDPA attention, for the opset-23 export.
 
@@ -319,7 +350,8 @@ class CausalLMLogitsBatchedPositions(torch.nn.Module):
 
 # name -> how to build and export it. exporter: torchscript | dynamo | optimum.
 # Optional: wrapper (module class around the model, default CausalLMLogits),
-# require_ops (op types the export must contain).
+# require_ops (op types the export must contain), routed (a mixture of
+# experts: see routed_inputs).
 CASES = {
     "hf_phi3_torchscript": dict(build=build_phi3, seed=11, exporter="torchscript", opset=17),
     "hf_phi3_dynamo": dict(build=build_phi3, seed=11, exporter="dynamo", opset=18),
@@ -332,6 +364,9 @@ CASES = {
     "hf_gpt2_optimum_past": dict(build=build_gpt2_past, seed=18, exporter="optimum", opset=None),
     "hf_llama_optimum_past": dict(build=build_llama_past, seed=19, exporter="optimum", opset=None),
     "hf_qwen2_optimum_past": dict(build=build_qwen2_past, seed=21, exporter="optimum", opset=None),
+    "hf_mixtral_torchscript": dict(build=build_mixtral, seed=22, exporter="torchscript", opset=17,
+                                   routed=True),
+    "hf_qwen3moe_optimum_past": dict(build=build_qwen3moe_past, seed=23, exporter="optimum", opset=None),
     "hf_llama_dynamo_op23": dict(build=build_llama_op23, seed=20, exporter="dynamo", opset=23,
                                  wrapper=CausalLMLogitsBatchedPositions,
                                  require_ops=["Attention", "RMSNormalization", "RotaryEmbedding"]),
@@ -452,6 +487,49 @@ def tolerance_for(outputs):
 # Cases
 # ----------------------------------------------------------------------------
 
+def routed_inputs(sess, vocab, seed, shape):
+    """Token ids on which onnxruntime runs a traced mixture-of-experts export.
+
+    transformers' sparse MoE blocks loop over the experts that NonZero finds
+    hit; TorchScript unrolls that loop with the count seen while tracing, so
+    the file only runs where every expert is hit in every layer (elsewhere
+    onnxruntime fails in the Split of NonZero's result). tpc computes the
+    routing densely and matches torch on every input; the oracle needs such
+    inputs, so draw them until onnxruntime runs.
+    """
+    for attempt in range(200):
+        ids = np.random.default_rng(seed + 1000 * attempt).integers(0, vocab, size=shape, dtype=np.int64)
+        try:
+            sess.run(None, {"input_ids": ids})
+            return ids
+        except Exception:
+            continue
+    raise RuntimeError(f"no input of shape {shape} hits every expert")
+
+
+def write_unrouted_check(d, sess, model, wrapper, vocab, seed):
+    """torch_check/: token ids on which some expert gets no token (so the
+    traced file fails in onnxruntime) and the logits of the torch module in
+    float64 on them, the oracle there."""
+    for attempt in range(200):
+        ids = np.random.default_rng(seed + 7000 + attempt).integers(0, vocab, size=(1, 4), dtype=np.int64)
+        try:
+            sess.run(None, {"input_ids": ids})
+        except Exception:
+            break
+    else:
+        raise RuntimeError("every drawn input hits every expert")
+    import copy
+    wrapper64 = copy.deepcopy(wrapper).double()
+    with torch.no_grad():
+        logits = wrapper64(torch.from_numpy(ids)).numpy()
+    os.makedirs(os.path.join(d, "torch_check", "inputs"))
+    os.makedirs(os.path.join(d, "torch_check", "expected"))
+    np.save(os.path.join(d, "torch_check", "inputs", "input_ids.npy"), ids)
+    np.save(os.path.join(d, "torch_check", "expected", "logits.npy"), logits)
+    return list(ids.shape)
+
+
 def make_logits_case(out_dir, name, spec):
     """No-past case: input_ids [1, 16] -> logits, TorchScript or dynamo exporter."""
     model, meta = spec["build"](spec["seed"])
@@ -482,6 +560,9 @@ def make_logits_case(out_dir, name, spec):
     out_names = [o.name for o in sess.get_outputs()]
     if in_names != ["input_ids"] or out_names != ["logits"]:
         raise RuntimeError(f"unexpected I/O names {in_names} -> {out_names}")
+    if spec.get("routed"):
+        feeds = {"input_ids": routed_inputs(sess, vocab, spec["seed"], (1, SEQ))}
+        check_ids = routed_inputs(sess, vocab, spec["seed"] + 200, CHECK_SHAPE)
 
     def torch_logits(ids):
         with torch.no_grad():
@@ -498,6 +579,8 @@ def make_logits_case(out_dir, name, spec):
                  "max_abs_diff_ort_vs_torch": diff,
                  "max_abs_diff_ort_vs_torch_dynamic": diff_dyn, "dynamic_check_shape": list(CHECK_SHAPE),
                  "tolerance": tolerance_for(ort_out), "max_abs_output": float(np.max(np.abs(ort_out[0])))})
+    if spec.get("routed"):
+        meta["torch_check_shape"] = write_unrouted_check(d, sess, model, wrapper, vocab, spec["seed"])
     m = write_case(d, onnx_model, feeds, out_names, ort_out, meta)
     return {"name": name, "diff": diff, "time": t_export, "nodes": len(onnx_model.graph.node), "meta": m}
 
