@@ -92,10 +92,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-bool wantsOutput(NodeContext &c, int i) {
-  return i < c.node.output_size() && !c.node.output(i).empty();
-}
-
 /// The additive bias [.., q, kv] for the scores: a boolean mask (true
 /// attends) as 0 / -inf, a float mask as it is, padded with -inf to kv keys.
 Value maskBias(NodeContext &c, Emitter &e, Value mask, Type elem,
@@ -311,7 +307,7 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
     y = e.reshape(e.transpose(y, {0, 2, 1, 3}), {batch, qLen, qHeads * headV});
   }
   Value qk;
-  if (wantsOutput(c, 3)) {
+  if (c.wantsOutput(3)) {
     switch (c.attrInt("qk_matmul_output_mode", 0)) {
     case 0:
     case 1:

@@ -36,12 +36,8 @@ LogicalResult refuseInput(NodeContext &c, size_t i, StringRef what) {
   return success();
 }
 
-bool wantsOutput(NodeContext &c, int i) {
-  return i < c.node.output_size() && !c.node.output(i).empty();
-}
-
 LogicalResult refuseOutput(NodeContext &c, int i, StringRef what) {
-  if (wantsOutput(c, i))
+  if (c.wantsOutput(i))
     return c.error() << "output " << i << " (" << what
                      << ") is not supported";
   return success();
@@ -61,7 +57,7 @@ LogicalResult importSkipLayerNorm(NodeContext &c, Results &results) {
     sum = e.binary<AddOp>(sum, c.input(4));
   Value y = e.layerNorm(sum, c.input(2), c.input(3), eps);
   Value mean, invStd;
-  if (wantsOutput(c, 1) || wantsOutput(c, 2))
+  if (c.wantsOutput(1) || c.wantsOutput(2))
     mean = e.layerNormStats(sum, -1, eps, invStd);
   return e.finish({y, mean, invStd, sum}, results);
 }
@@ -155,7 +151,7 @@ LogicalResult importEmbedLayerNorm(NodeContext &c, Results &results) {
   if (bool(c.input(1)) != bool(c.input(4)))
     return c.error() << "segment_ids and segment_embedding must be given "
                         "together";
-  if (c.attrInt("mask_index_type", 1) != 1 && wantsOutput(c, 1))
+  if (c.attrInt("mask_index_type", 1) != 1 && c.wantsOutput(1))
     return c.error() << "mask_index_type "
                      << c.attrInt("mask_index_type", 1)
                      << " with a mask_index output is not supported";

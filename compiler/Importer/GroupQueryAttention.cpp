@@ -33,10 +33,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-bool wants(NodeContext &c, int i) {
-  return i < c.node.output_size() && !c.node.output(i).empty();
-}
-
 LogicalResult importGroupQueryAttention(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
@@ -49,7 +45,7 @@ LogicalResult importGroupQueryAttention(NodeContext &c, Results &results) {
     return c.error() << "head_sink is not supported";
   if (c.attrInt("smooth_softmax", 0) != 0)
     return c.error() << "smooth_softmax is not supported";
-  if (c.attrInt("qk_output", 0) != 0 || wants(c, 3))
+  if (c.attrInt("qk_output", 0) != 0 || c.wantsOutput(3))
     return c.error() << "the output_qk output is not supported";
   if (!c.input(5))
     return c.error() << "seqlens_k (input 5) is required";

@@ -50,6 +50,10 @@ public:
   mlir::RankedTensorType inputType(size_t i) const {
     return llvm::cast<mlir::RankedTensorType>(inputs[i].getType());
   }
+  /// Whether the node names output `i` (an optional output it wants).
+  bool wantsOutput(int i) const {
+    return i < node.output_size() && !node.output(i).empty();
+  }
   /// Fails with an error unless inputs [0, n) are present.
   mlir::LogicalResult requireInputs(size_t n);
 
