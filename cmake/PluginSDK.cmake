@@ -20,17 +20,16 @@ install(TARGETS TPCDialects TPCSharding
   INCLUDES DESTINATION ${TPC_INSTALL_INCLUDEDIR})
 
 # Headers keep their repository paths ("compiler/Dialect/TP/IR/TPOps.h").
+# KernelBridge.h is the compiler's bridge to the kernel tables, not part of
+# the dialects' interface: a plugin never needs it or the kernel headers.
 foreach(dialect ONNX Plan TP)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/compiler/Dialect/${dialect}/IR/
     DESTINATION ${TPC_INSTALL_INCLUDEDIR}/compiler/Dialect/${dialect}/IR
-    FILES_MATCHING PATTERN "*.h")
+    FILES_MATCHING PATTERN "*.h" PATTERN "KernelBridge.h" EXCLUDE)
   install(DIRECTORY ${PROJECT_BINARY_DIR}/compiler/Dialect/${dialect}/IR/
     DESTINATION ${TPC_INSTALL_INCLUDEDIR}/compiler/Dialect/${dialect}/IR
     FILES_MATCHING PATTERN "*.h.inc" PATTERN "CMakeFiles" EXCLUDE)
 endforeach()
-# KernelBridge.h (the onnx dialect's constant folding) includes it.
-install(FILES ${PROJECT_SOURCE_DIR}/kernels/Types.h
-  DESTINATION ${TPC_INSTALL_INCLUDEDIR}/kernels)
 # Only the headers TPCSharding implements: passes/Passes.h declares tpc's own
 # passes, which live in the tools, not in a library a plugin could link.
 install(FILES

@@ -1,7 +1,7 @@
 //===- ShardingAnalysis.cpp - Sharding propagation rules ------------------===//
 #include "passes/ShardingAnalysis.h"
 #include "passes/ShardingRuleInterface.h"
-#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 

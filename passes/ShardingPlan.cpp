@@ -1,7 +1,7 @@
 //===- ShardingPlan.cpp - The user's sharding plan file -------------------===//
 #include "passes/ShardingPlan.h"
 
-#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
 

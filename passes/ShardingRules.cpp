@@ -60,6 +60,16 @@ struct ElementwiseRule : Rule<ElementwiseRule<OpT>, OpT> {
   }
 };
 
+/// The rule of any op with the Elementwise trait, attached by trait rather
+/// than by op class.
+struct ElementwiseTraitRule
+    : ShardingRuleOpInterface::FallbackModel<ElementwiseTraitRule> {
+  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
+    a.visitElementwise(op);
+    return success();
+  }
+};
+
 template <typename OpT> struct MatMulRule : Rule<MatMulRule<OpT>, OpT> {
   LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
     if (isWeightMatMul(op))
@@ -327,14 +337,17 @@ struct CacheWriteRule : Rule<CacheWriteRule<OpT>, OpT> {
 } // namespace
 
 void registerShardingRules(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *ctx, onnx::ONNXDialect *) {
+  registry.addExtension(+[](MLIRContext *ctx, onnx::ONNXDialect *dialect) {
     using namespace onnx;
     attach<SourceRule, WeightOp, ConstantOp, KVStateOp>(ctx);
     attach<CacheWriteRule, CacheWriteOp>(ctx);
-    attach<ElementwiseRule, SqrtOp, ReciprocalOp, NegOp, AbsOp, ExpOp, LogOp,
-           ErfOp, TanhOp, SigmoidOp, ReluOp, CosOp, SinOp, FloorOp, CeilOp,
-           SignOp, SoftplusOp, NotOp, GeluOp, LeakyReluOp, EluOp,
-           HardSigmoidOp, IsNaNOp>(ctx);
+    // Every op with the Elementwise trait (the unary ops) shards like its
+    // operand, whatever it computes.
+    for (RegisteredOperationName name : ctx->getRegisteredOperations())
+      if (&name.getDialect() == dialect &&
+          name.hasTrait<OpTrait::Elementwise>() &&
+          !name.hasInterface<ShardingRuleOpInterface>())
+        name.attachInterface<ElementwiseTraitRule>();
     attach<ElementwiseRule, AddOp, SubOp, MulOp, DivOp, PowOp, PReluOp,
            EqualOp, LessOp, GreaterOp, LessOrEqualOp, GreaterOrEqualOp, AndOp,
            OrOp, XorOp, ModOp, MaxOp, MinOp, SumOp, MeanOp, WhereOp,

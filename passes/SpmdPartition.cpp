@@ -3,6 +3,7 @@
 #include "passes/ShardingAnalysis.h"
 
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

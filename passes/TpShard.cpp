@@ -15,7 +15,7 @@
 #include "passes/ShardingMaterialize.h"
 #include "passes/ShardingPlan.h"
 
-#include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Importer/ShardingAnnotations.h"
 
 #include "compiler/Transforms/Passes.h"

@@ -3,6 +3,7 @@
 #define TPC_COMPILER_ENGINE_PLANSERIALIZER_H
 
 #include "kernels/Types.h"
+#include "runtime/format/PlanFormat.h"
 #include "runtime/format/plan.pb.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,10 +42,6 @@ struct SerializedRank {
 mlir::FailureOr<SerializedRank> serializeRank(mlir::func::FuncOp func,
                                               int rank, int worldSize);
 
-/// The format version this compiler writes.
-constexpr uint32_t kPlanFormatVersion = 1;
-/// The buffer id of an absent optional operand.
-constexpr uint32_t kAbsentBuffer = 0xFFFFFFFFu;
 
 } // namespace tpc
 

@@ -65,39 +65,44 @@ LogicalResult importMod(NodeContext &c, Results &results) {
                  results);
 }
 
+/// A unary op whose attributes are the ONNX node's of the same names: each
+/// one the node sets is copied (floats as f32, strings, ints as i64), and
+/// each one it leaves out takes the op's ODS default, the only place a
+/// default is written.
 template <typename OpTy>
-LogicalResult importAlphaUnary(NodeContext &c, Results &results) {
+LogicalResult importAttrUnary(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
-  float dflt = std::is_same_v<OpTy, LeakyReluOp> ? 0.01f : 1.0f;
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : OpTy::getAttributeNames()) {
+    const ::onnx::AttributeProto *a = c.attr(name);
+    if (!a)
+      continue;
+    switch (a->type()) {
+    case ::onnx::AttributeProto::FLOAT:
+      attrs.push_back(c.named(name, c.b.getF32FloatAttr(a->f())));
+      break;
+    case ::onnx::AttributeProto::STRING:
+      attrs.push_back(c.named(name, c.b.getStringAttr(a->s())));
+      break;
+    case ::onnx::AttributeProto::INT:
+      attrs.push_back(c.named(name, c.b.getI64IntegerAttr(a->i())));
+      break;
+    default:
+      return c.error() << "attribute " << name << " has an unsupported type";
+    }
+  }
   results.append(c.create(OpTy::getOperationName(), c.input(0).getType(),
-                          c.input(0),
-                          {c.named("alpha", c.b.getF32FloatAttr(
-                                                c.attrFloat("alpha", dflt)))}));
-  return success();
-}
-
-LogicalResult importHardSigmoid(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  results.append(c.create(
-      HardSigmoidOp::getOperationName(), c.input(0).getType(), c.input(0),
-      {c.named("alpha", c.b.getF32FloatAttr(c.attrFloat("alpha", 0.2f))),
-       c.named("beta", c.b.getF32FloatAttr(c.attrFloat("beta", 0.5f)))}));
+                          c.input(0), attrs));
   return success();
 }
 
 LogicalResult importGelu(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
   std::string approx = c.attrString("approximate", "none");
   if (approx != "none" && approx != "tanh")
     return c.error() << "approximate must be 'none' or 'tanh', not '"
                      << approx << "'";
-  results.append(c.create(GeluOp::getOperationName(), c.input(0).getType(),
-                          c.input(0),
-                          {c.named("approximate", c.b.getStringAttr(approx))}));
-  return success();
+  return importAttrUnary<GeluOp>(c, results);
 }
 
 template <typename OpTy>
@@ -296,7 +301,7 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
 #undef INFERRED
   t.push_back({"Mod", 10, importMod, "onnx.Mod"});
   t.push_back({"Mod", 13, importMod, "onnx.Mod"});
-  t.push_back({"LeakyRelu", 6, importAlphaUnary<LeakyReluOp>, "onnx.LeakyRelu"});
+  t.push_back({"LeakyRelu", 6, importAttrUnary<LeakyReluOp>, "onnx.LeakyRelu"});
   // Versions 11: the input is coerced to 2-D at `axis` (importSoftmax).
   t.push_back({"Softmax", 11, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
   t.push_back({"LogSoftmax", 11, importSoftmax<LogSoftmaxOp>, "onnx.LogSoftmax"});
@@ -307,9 +312,9 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"Dropout", 10, importDropout, "its input (inference)"});
   t.push_back({"Dropout", 12, importDropout, "its input (inference)"});
   t.push_back({"Identity", 1, importIdentity, "its input"});
-  t.push_back({"LeakyRelu", 16, importAlphaUnary<LeakyReluOp>, "onnx.LeakyRelu"});
-  t.push_back({"Elu", 6, importAlphaUnary<EluOp>, "onnx.Elu"});
-  t.push_back({"HardSigmoid", 6, importHardSigmoid, "onnx.HardSigmoid"});
+  t.push_back({"LeakyRelu", 16, importAttrUnary<LeakyReluOp>, "onnx.LeakyRelu"});
+  t.push_back({"Elu", 6, importAttrUnary<EluOp>, "onnx.Elu"});
+  t.push_back({"HardSigmoid", 6, importAttrUnary<HardSigmoidOp>, "onnx.HardSigmoid"});
   t.push_back({"Gelu", 20, importGelu, "onnx.Gelu"});
   t.push_back({"Softmax", 13, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
   t.push_back({"LogSoftmax", 13, importSoftmax<LogSoftmaxOp>, "onnx.LogSoftmax"});
@@ -335,8 +340,8 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   t.push_back({#NAME, 22, importUnary<NAME##Op>, "onnx." #NAME});
   UNARY22(Cos) UNARY22(Sin) UNARY22(Softplus)
 #undef UNARY22
-  t.push_back({"Elu", 22, importAlphaUnary<EluOp>, "onnx.Elu"});
-  t.push_back({"HardSigmoid", 22, importHardSigmoid, "onnx.HardSigmoid"});
+  t.push_back({"Elu", 22, importAttrUnary<EluOp>, "onnx.Elu"});
+  t.push_back({"HardSigmoid", 22, importAttrUnary<HardSigmoidOp>, "onnx.HardSigmoid"});
   t.push_back({"Dropout", 22, importDropout, "its input (inference)"});
   for (int v : {23, 24, 25, 28})
     t.push_back({"Cast", v, importCast, "onnx.Cast"});

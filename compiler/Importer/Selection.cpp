@@ -23,20 +23,34 @@ int64_t rankOf(Value v) { return int64_t(dimsOf(v).size()); }
 
 Type boolType(NodeContext &c) { return c.b.getI1Type(); }
 
-/// Ops that compute each output element from the elements at the same
-/// (broadcast) position of their operands.
+/// Nodes that compute each output element from the elements at the same
+/// (broadcast) position of their operands and import as more than one op
+/// (or as an op without the Elementwise trait, which the broadcasting ones
+/// cannot carry).
 bool isElementwise(StringRef op) {
   return llvm::StringSwitch<bool>(op)
       .Cases("Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", true)
       .Cases("Sum", "Mean", "Equal", "Less", "Greater", "LessOrEqual", true)
-      .Cases("GreaterOrEqual", "And", "Or", "Xor", "Not", "Where", true)
-      .Cases("Cast", "CastLike", "Identity", "Neg", "Abs", "Sqrt", true)
-      .Cases("Reciprocal", "Exp", "Log", "Erf", "Tanh", "Sigmoid", true)
-      .Cases("Relu", "Cos", "Sin", "Floor", "Ceil", "Sign", "Softplus", true)
-      .Cases("Gelu", "FastGelu", "QuickGelu", "LeakyRelu", "Elu", true)
-      .Cases("HardSigmoid", "IsNaN", "IsInf", "Round", "Clip", "Dropout", true)
-      .Cases("PRelu", "Expand", "BiasGelu", true)
+      .Cases("GreaterOrEqual", "And", "Or", "Xor", "Where", true)
+      .Cases("Cast", "CastLike", "Identity", "FastGelu", "QuickGelu", true)
+      .Cases("IsInf", "Round", "Clip", "Dropout", "PRelu", "Expand", true)
+      .Case("BiasGelu", true)
       .Default(false);
+}
+
+/// Whether the node imported as one op with the Elementwise trait applied
+/// to the node's own inputs (every unary op).
+bool importedElementwise(NodeContext &c, ArrayRef<Value> results) {
+  if (results.size() != 1 || !results[0])
+    return false;
+  Operation *op = results[0].getDefiningOp();
+  if (!op || !op->hasTrait<OpTrait::Elementwise>())
+    return false;
+  SmallVector<Value> inputs;
+  for (Value v : c.inputs)
+    if (v)
+      inputs.push_back(v);
+  return llvm::equal(op->getOperands(), inputs);
 }
 
 /// Ops that only reshape (row-major order kept).
@@ -311,7 +325,7 @@ LogicalResult Selections::propagate(NodeContext &c, ArrayRef<Value> results) {
   if (!r0)
     return bad() << "this " << op << " has no result to carry them";
 
-  if (isElementwise(op)) {
+  if (isElementwise(op) || importedElementwise(c, results)) {
     int64_t rank = rankOf(r0);
     for (auto &[i, t] : axisSels) {
       int64_t o = t->axis + rank - rankOf(c.input(i));

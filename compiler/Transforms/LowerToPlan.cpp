@@ -1,5 +1,6 @@
 //===- LowerToPlan.cpp - onnx ops to plan kernels -------------------------===//
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
 #include "compiler/Transforms/Passes.h"
@@ -94,6 +95,12 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
           if (isKernelAttr(a.getName().strref()))
             attrs.push_back(a);
         std::string kernelName = onnx::kernelName(op).str();
+        // The name is the only link between the plan and the kernel
+        // tables: check it here rather than when an engine loads.
+        if (!onnx::kernelExists(kernelName))
+          return op->emitOpError()
+                 << "lowers to kernel '" << kernelName
+                 << "', which no kernel table has";
         auto kop = b.create<plan::KernelOp>(
             op->getLoc(), op->getResultTypes(), b.getStringAttr(kernelName),
             op->getOperands(), b.getDictionaryAttr(attrs),

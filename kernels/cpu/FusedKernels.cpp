@@ -115,7 +115,7 @@ Shape stripLeadingOnes(const Shape &s) {
 }
 
 /// AddNormalization (A, B, Scale, optional Bias -> Y, Sum): Sum = A + B,
-/// then LayerNormalization (attr rms = 0) or RMSNorm (rms = 1) of Sum, with
+/// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of Sum, with
 /// the same arithmetic as the Add and norm kernels.
 Status prepareAddNorm(const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,

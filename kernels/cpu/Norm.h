@@ -19,7 +19,7 @@ struct SoftmaxParams {
 
 void softmaxKernel(const SoftmaxParams &p, const void *in, void *out);
 
-/// LayerNormalization or RMSNorm of `outer` rows of `norm` elements:
+/// LayerNormalization or RMSNormalization of `outer` rows of `norm` elements:
 ///   layer: y = (x - mean) / sqrt(var + eps) * scale + bias
 ///   rms:   y = x / sqrt(mean(x^2) + eps) * scale
 /// Row statistics accumulate in double; f16/bf16 outputs are computed in
@@ -33,7 +33,7 @@ struct NormParams {
 };
 
 /// `bias`, `mean` and `invStdDev` may be nullptr; the statistics, when
-/// wanted, are written per row in the input dtype (RMSNorm writes no mean).
+/// wanted, are written per row in the input dtype (RMSNormalization writes no mean).
 void normKernel(const NormParams &p, const void *x, const void *scale,
                 const void *bias, void *y, void *mean, void *invStdDev);
 

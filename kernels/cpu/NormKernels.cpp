@@ -1,4 +1,4 @@
-//===- NormKernels.cpp - Softmax, LayerNormalization, RMSNorm adapters ----===//
+//===- NormKernels.cpp - Softmax, LayerNormalization, RMSNormalization ---===//
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Norm.h"
 
@@ -42,7 +42,7 @@ Status prepareSoftmax(const std::vector<TensorDesc> &in,
 }
 
 /// LayerNormalization (X, Scale, optional B -> Y, optional Mean and
-/// InvStdDev) and RMSNorm (X, Scale -> Y).
+/// InvStdDev) and RMSNormalization (X, Scale -> Y).
 template <bool Rms>
 Status prepareNorm(const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
@@ -118,7 +118,7 @@ void addNormKernels(KernelTable &t) {
   t.push_back({"LayerNormalization",
                "normalize dims [axis, rank) then scale and shift",
                prepareNorm<false>});
-  t.push_back({"RMSNorm", "x / rms(x) * scale over dims [axis, rank)",
+  t.push_back({"RMSNormalization", "x / rms(x) * scale over dims [axis, rank)",
                prepareNorm<true>});
 }
 

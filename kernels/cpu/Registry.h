@@ -10,6 +10,7 @@
 #ifndef TPC_KERNELS_CPU_REGISTRY_H
 #define TPC_KERNELS_CPU_REGISTRY_H
 
+#include "kernels/Checks.h"
 #include "kernels/Types.h"
 
 #include <memory>
@@ -67,11 +68,8 @@ const std::vector<KernelDef> &allKernels();
 /// nullptr when there is no kernel of that name.
 const KernelDef *lookupKernel(std::string_view name);
 
-/// Description of an absent optional operand.
-inline TensorDesc absentOperand() { return TensorDesc{DType::F32, {-1}}; }
-inline bool isAbsent(const TensorDesc &d) {
-  return d.shape.size() == 1 && d.shape[0] == -1;
-}
+using tpc::absentOperand;
+using tpc::isAbsent;
 
 } // namespace tpc::cpu
 

@@ -9,6 +9,7 @@
 #ifndef TPC_KERNELS_CPU_SUPPORT_H
 #define TPC_KERNELS_CPU_SUPPORT_H
 
+#include "kernels/Checks.h"
 #include "kernels/Types.h"
 #include "kernels/cpu/Registry.h"
 
@@ -41,33 +42,16 @@ using BoolByte = uint8_t;
 // Validation
 //===----------------------------------------------------------------------===//
 
-/// Formats a shape for messages: "[2, 3]", "[]" for a scalar.
-std::string fmtShape(const Shape &shape);
-
-/// Checks the number of inputs and outputs. An input past `minIn` may be
-/// absent (see isAbsent) only where the kernel allows optional inputs.
-Status checkArity(const std::vector<TensorDesc> &inputs,
-                  const std::vector<TensorDesc> &outputs, size_t minIn,
-                  size_t maxIn, size_t minOut, size_t maxOut);
-
-/// Checks that every present description has non-negative dims and a valid
-/// dtype.
-Status checkDescs(const std::vector<TensorDesc> &inputs,
-                  const std::vector<TensorDesc> &outputs);
-
-/// Checks that `d` has one of `allowed`; `what` names the operand
-/// ("input 0", "output 0") in the message.
-Status checkDType(const TensorDesc &d, const std::string &what,
-                  std::initializer_list<DType> allowed);
-
-/// Checks that two operands share a dtype.
-Status checkSameDType(const TensorDesc &a, const std::string &whatA,
-                      const TensorDesc &b, const std::string &whatB);
-
-/// Checks that the output shape given by the compiler equals the one implied
-/// by the inputs and attributes.
-Status checkOutputShape(const TensorDesc &out, const Shape &expected,
-                        const std::string &what = "output 0");
+// The operand checks every backend shares (kernels/Checks.h), under the
+// names the CPU kernels have always used.
+using tpc::checkArity;
+using tpc::checkDescs;
+using tpc::checkDType;
+using tpc::checkOutputShape;
+using tpc::checkSameDType;
+using tpc::fmtShape;
+using tpc::requireFloat;
+using tpc::requireString;
 
 /// Maps an ONNX axis in [-rank, rank) to [0, rank); `attr` names it in the
 /// error message.

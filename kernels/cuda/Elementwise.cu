@@ -20,7 +20,6 @@ namespace tpc::cuda {
 namespace {
 
 using cpu::BinaryOp;
-using cpu::UnaryOp;
 
 //===----------------------------------------------------------------------===//
 // Scalar arithmetic
@@ -349,7 +348,8 @@ cudaError_t launchMap(const void *in, void *out, int64_t n, F f,
   return cudaGetLastError();
 }
 
-/// The unary ops of floats and integers, in the compute type.
+/// The unary ops of floats and integers (kernels/Unary.h), in the compute
+/// type.
 template <class T> struct UnaryFn {
   using C = Compute<T>;
   UnaryOp op;
@@ -357,58 +357,10 @@ template <class T> struct UnaryFn {
 
   __device__ __forceinline__ T operator()(T in) const {
     const C x = toCompute(in);
-    if constexpr (std::is_integral_v<C>) {
-      switch (op) {
-      case UnaryOp::Neg: return wrapSub(C(0), x);
-      case UnaryOp::Abs: return x < 0 ? wrapSub(C(0), x) : x;
-      case UnaryOp::Relu: return x < 0 ? C(0) : x;
-      case UnaryOp::Sign: return C((x > 0) - (x < 0));
-      default: return x;
-      }
-    } else {
-      return fromCompute<T>(floatOp(x));
-    }
-  }
-
-  __device__ __forceinline__ C floatOp(C x) const {
-    switch (op) {
-    case UnaryOp::Sqrt: return sqrt(x);
-    case UnaryOp::Reciprocal: return C(1) / x;
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Abs: return fabs(x);
-    case UnaryOp::Exp: return exp(x);
-    case UnaryOp::Log: return log(x);
-    case UnaryOp::Erf: return erf(x);
-    case UnaryOp::Tanh: return tanh(x);
-    case UnaryOp::Sigmoid:
-      // Never exponentiate a positive number.
-      if (x >= 0)
-        return C(1) / (C(1) + exp(-x));
-      else {
-        const C e = exp(x);
-        return e / (C(1) + e);
-      }
-    case UnaryOp::Relu: return x < 0 ? C(0) : x;
-    case UnaryOp::Cos: return cos(x);
-    case UnaryOp::Sin: return sin(x);
-    case UnaryOp::Floor: return floor(x);
-    case UnaryOp::Ceil: return ceil(x);
-    case UnaryOp::Sign: return isnan(x) ? x : C((x > 0) - (x < 0));
-    case UnaryOp::Softplus: return (x > 0 ? x : C(0)) + log1p(exp(-fabs(x)));
-    case UnaryOp::HardSigmoid: {
-      const C v = alpha * x + beta;
-      return v < 0 ? C(0) : (v > 1 ? C(1) : v);
-    }
-    case UnaryOp::LeakyRelu: return x < 0 ? alpha * x : x;
-    case UnaryOp::Elu: return x < 0 ? alpha * expm1(x) : x;
-    case UnaryOp::Gelu:
-      return C(0.5) * x * (C(1) + erf(x * C(0.70710678118654752440)));
-    case UnaryOp::GeluTanh: {
-      const C inner = C(0.79788456080286535588) * (x + C(0.044715) * x * x * x);
-      return C(0.5) * x * (C(1) + tanh(inner));
-    }
-    default: return x;
-    }
+    if constexpr (std::is_integral_v<C>)
+      return unaryInt<C>(op, x);
+    else
+      return fromCompute<T>(unaryFloat<C>(op, x, alpha, beta));
   }
 };
 
@@ -589,7 +541,7 @@ cudaError_t whereKernel(const cpu::WhereParams &p, const uint8_t *cond,
   });
 }
 
-cudaError_t unaryKernel(const cpu::UnaryParams &p, const void *in, void *out,
+cudaError_t unaryKernel(const UnaryParams &p, const void *in, void *out,
                         cudaStream_t stream) {
   if (p.op == UnaryOp::Not)
     return launchMap<uint8_t, uint8_t>(in, out, p.numel, NotFn{}, stream);

@@ -11,12 +11,13 @@
 #include "kernels/cpu/Cast.h"
 
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 namespace tpc::cuda {
 namespace {
 
 using cpu::BinaryOp;
-using cpu::UnaryOp;
 
 struct BinaryEntry {
   const char *name;
@@ -144,71 +145,32 @@ Status prepareWhere(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-struct UnaryEntry {
-  const char *name;
-  const char *summary;
-  UnaryOp op;
-};
-
-constexpr UnaryEntry kUnary[] = {
-    {"Sqrt", "square root", UnaryOp::Sqrt},
-    {"Reciprocal", "1 / x", UnaryOp::Reciprocal},
-    {"Neg", "-x (ints wrap)", UnaryOp::Neg},
-    {"Abs", "|x|", UnaryOp::Abs},
-    {"Exp", "e^x", UnaryOp::Exp},
-    {"Log", "natural log", UnaryOp::Log},
-    {"Erf", "error function", UnaryOp::Erf},
-    {"Tanh", "hyperbolic tangent", UnaryOp::Tanh},
-    {"Sigmoid", "1 / (1 + e^-x)", UnaryOp::Sigmoid},
-    {"Relu", "max(x, 0)", UnaryOp::Relu},
-    {"Cos", "cosine", UnaryOp::Cos},
-    {"Sin", "sine", UnaryOp::Sin},
-    {"Floor", "round down", UnaryOp::Floor},
-    {"Ceil", "round up", UnaryOp::Ceil},
-    {"Sign", "-1, 0 or 1", UnaryOp::Sign},
-    {"Softplus", "log(1 + e^x)", UnaryOp::Softplus},
-    {"HardSigmoid", "clamp(alpha * x + beta, 0, 1)", UnaryOp::HardSigmoid},
-    {"LeakyRelu", "x < 0 ? alpha * x : x", UnaryOp::LeakyRelu},
-    {"Elu", "x < 0 ? alpha * (e^x - 1) : x", UnaryOp::Elu},
-    {"Gelu", "Gaussian error linear unit (attr approximate)", UnaryOp::Gelu},
-    {"IsNaN", "x != x -> bool", UnaryOp::IsNaN},
-    {"Not", "logical not of bools", UnaryOp::Not},
-};
+template <size_t... I>
+void addBinary(KernelTable &t, std::index_sequence<I...>) {
+  (t.push_back({kBinary[I].name, kBinary[I].summary, prepareBinary<int(I)>}),
+   ...);
+}
 
 template <int I>
 Status prepareUnary(const KernelContext &, const std::vector<TensorDesc> &in,
                     const std::vector<TensorDesc> &out, const Attrs &attrs,
                     std::unique_ptr<PreparedKernel> &kernel) {
-  constexpr UnaryEntry e = kUnary[I];
-  TPC_RETURN_IF_ERROR(validateWithCpu(e.name, in, out, attrs, true));
+  constexpr const UnaryKernelInfo &e = kUnaryKernels[I];
+  UnaryParams p;
+  TPC_RETURN_IF_ERROR(makeUnaryParams(e, in, out, attrs, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
-  cpu::UnaryParams p;
-  p.op = e.op;
-  p.dtype = in[0].dtype;
-  p.numel = in[0].numel();
-  switch (e.op) {
-  case UnaryOp::HardSigmoid:
-    p.alpha = attrs.getFloat("alpha", 0.2);
-    p.beta = attrs.getFloat("beta", 0.5);
-    break;
-  case UnaryOp::LeakyRelu:
-    p.alpha = attrs.getFloat("alpha", 0.01);
-    break;
-  case UnaryOp::Elu:
-    p.alpha = attrs.getFloat("alpha", 1.0);
-    break;
-  case UnaryOp::Gelu:
-    if (attrs.getString("approximate", "none") == "tanh")
-      p.op = UnaryOp::GeluTanh;
-    break;
-  default:
-    break;
-  }
   kernel = makeLaunch(e.name, [p](const void *const *i, void *const *o,
                                   cudaStream_t s) {
     return unaryKernel(p, i[0], o[0], s);
   });
   return Status::ok();
+}
+
+template <size_t... I>
+void addUnary(KernelTable &t, std::index_sequence<I...>) {
+  (t.push_back({kUnaryKernels[I].name, kUnaryKernels[I].summary,
+                prepareUnary<int(I)>}),
+   ...);
 }
 
 Status prepareCast(const KernelContext &, const std::vector<TensorDesc> &in,
@@ -356,22 +318,7 @@ Status prepareConstantOfShape(const KernelContext &,
 } // namespace
 
 void addElementwiseKernels(KernelTable &t) {
-  t.push_back({kBinary[0].name, kBinary[0].summary, prepareBinary<0>});
-  t.push_back({kBinary[1].name, kBinary[1].summary, prepareBinary<1>});
-  t.push_back({kBinary[2].name, kBinary[2].summary, prepareBinary<2>});
-  t.push_back({kBinary[3].name, kBinary[3].summary, prepareBinary<3>});
-  t.push_back({kBinary[4].name, kBinary[4].summary, prepareBinary<4>});
-  t.push_back({kBinary[5].name, kBinary[5].summary, prepareBinary<5>});
-  t.push_back({kBinary[6].name, kBinary[6].summary, prepareBinary<6>});
-  t.push_back({kBinary[7].name, kBinary[7].summary, prepareBinary<7>});
-  t.push_back({kBinary[8].name, kBinary[8].summary, prepareBinary<8>});
-  t.push_back({kBinary[9].name, kBinary[9].summary, prepareBinary<9>});
-  t.push_back({kBinary[10].name, kBinary[10].summary, prepareBinary<10>});
-  t.push_back({kBinary[11].name, kBinary[11].summary, prepareBinary<11>});
-  t.push_back({kBinary[12].name, kBinary[12].summary, prepareBinary<12>});
-  t.push_back({kBinary[13].name, kBinary[13].summary, prepareBinary<13>});
-  t.push_back({kBinary[14].name, kBinary[14].summary, prepareBinary<14>});
-  static_assert(sizeof(kBinary) / sizeof(kBinary[0]) == 15);
+  addBinary(t, std::make_index_sequence<std::size(kBinary)>());
 
   t.push_back({"Max", "elementwise max of N inputs (NaN propagates)",
                prepareVariadic<Variadic::Max>});
@@ -383,29 +330,7 @@ void addElementwiseKernels(KernelTable &t) {
                prepareVariadic<Variadic::Mean>});
   t.push_back({"Where", "cond ? x : y with broadcasting", prepareWhere});
 
-  t.push_back({kUnary[0].name, kUnary[0].summary, prepareUnary<0>});
-  t.push_back({kUnary[1].name, kUnary[1].summary, prepareUnary<1>});
-  t.push_back({kUnary[2].name, kUnary[2].summary, prepareUnary<2>});
-  t.push_back({kUnary[3].name, kUnary[3].summary, prepareUnary<3>});
-  t.push_back({kUnary[4].name, kUnary[4].summary, prepareUnary<4>});
-  t.push_back({kUnary[5].name, kUnary[5].summary, prepareUnary<5>});
-  t.push_back({kUnary[6].name, kUnary[6].summary, prepareUnary<6>});
-  t.push_back({kUnary[7].name, kUnary[7].summary, prepareUnary<7>});
-  t.push_back({kUnary[8].name, kUnary[8].summary, prepareUnary<8>});
-  t.push_back({kUnary[9].name, kUnary[9].summary, prepareUnary<9>});
-  t.push_back({kUnary[10].name, kUnary[10].summary, prepareUnary<10>});
-  t.push_back({kUnary[11].name, kUnary[11].summary, prepareUnary<11>});
-  t.push_back({kUnary[12].name, kUnary[12].summary, prepareUnary<12>});
-  t.push_back({kUnary[13].name, kUnary[13].summary, prepareUnary<13>});
-  t.push_back({kUnary[14].name, kUnary[14].summary, prepareUnary<14>});
-  t.push_back({kUnary[15].name, kUnary[15].summary, prepareUnary<15>});
-  t.push_back({kUnary[16].name, kUnary[16].summary, prepareUnary<16>});
-  t.push_back({kUnary[17].name, kUnary[17].summary, prepareUnary<17>});
-  t.push_back({kUnary[18].name, kUnary[18].summary, prepareUnary<18>});
-  t.push_back({kUnary[19].name, kUnary[19].summary, prepareUnary<19>});
-  t.push_back({kUnary[20].name, kUnary[20].summary, prepareUnary<20>});
-  t.push_back({kUnary[21].name, kUnary[21].summary, prepareUnary<21>});
-  static_assert(sizeof(kUnary) / sizeof(kUnary[0]) == 22);
+  addUnary(t, std::make_index_sequence<std::size(kUnaryKernels)>());
 
   t.push_back({"Cast", "element type conversion (attr to)", prepareCast});
   t.push_back({"Reshape", "copy under a new shape (may run in place)",

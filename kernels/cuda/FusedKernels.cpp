@@ -108,7 +108,7 @@ public:
   std::unique_ptr<LtGemm> plain, withBias;
   cpu::BinaryParams addBias;
   bool hasAct = false;
-  cpu::UnaryParams act;
+  UnaryParams act;
   size_t bytes = 0;
 
   Status run(const void *const *inputs, void *const *outputs,
@@ -157,9 +157,9 @@ Status prepareMatMulBias(const KernelContext &ctx,
   mk->hasAct = a != "none";
   mk->act.dtype = dtype;
   mk->act.numel = out[0].numel();
-  mk->act.op = a == "relu"   ? cpu::UnaryOp::Relu
-               : a == "gelu" ? cpu::UnaryOp::Gelu
-                             : cpu::UnaryOp::GeluTanh;
+  mk->act.op = a == "relu"   ? UnaryOp::Relu
+               : a == "gelu" ? UnaryOp::Gelu
+                             : UnaryOp::GeluTanh;
   if (rows > 0 && n > 0 && k > 0) {
     GemmShape g;
     g.dtype = dtype;

@@ -16,7 +16,7 @@
 #include "kernels/cpu/Movement.h"
 #include "kernels/cpu/Norm.h"
 #include "kernels/cpu/Reduce.h"
-#include "kernels/cpu/Unary.h"
+#include "kernels/Unary.h"
 
 #include <cuda_runtime_api.h>
 
@@ -32,7 +32,7 @@ cudaError_t binaryKernel(const cpu::BinaryParams &p, const void *lhs,
 cudaError_t whereKernel(const cpu::WhereParams &p, const uint8_t *cond,
                         const void *x, const void *y, void *out,
                         cudaStream_t stream);
-cudaError_t unaryKernel(const cpu::UnaryParams &p, const void *in, void *out,
+cudaError_t unaryKernel(const UnaryParams &p, const void *in, void *out,
                         cudaStream_t stream);
 cudaError_t castKernel(const cpu::CastParams &p, const void *in, void *out,
                        cudaStream_t stream);

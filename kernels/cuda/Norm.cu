@@ -130,7 +130,7 @@ __global__ void softmaxColumns(const T *x, T *y, int64_t outer, int64_t axis,
 }
 
 //===----------------------------------------------------------------------===//
-// LayerNormalization and RMSNorm
+// LayerNormalization and RMSNormalization
 //===----------------------------------------------------------------------===//
 
 template <class T>

@@ -33,7 +33,7 @@ template <bool Rms>
 Status prepareNorm(const KernelContext &, const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
                    std::unique_ptr<PreparedKernel> &kernel) {
-  constexpr const char *name = Rms ? "RMSNorm" : "LayerNormalization";
+  constexpr const char *name = Rms ? "RMSNormalization" : "LayerNormalization";
   TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
   const Shape &s = in[0].shape;
   int64_t axis;
@@ -183,7 +183,7 @@ void addNormKernels(KernelTable &t) {
   t.push_back({"LayerNormalization",
                "normalize dims [axis, rank) then scale and shift",
                prepareNorm<false>});
-  t.push_back({"RMSNorm", "x / rms(x) * scale over dims [axis, rank)",
+  t.push_back({"RMSNormalization", "x / rms(x) * scale over dims [axis, rank)",
                prepareNorm<true>});
   t.push_back({kReduce[0].name, kReduce[0].summary, prepareReduce<0>});
   t.push_back({kReduce[1].name, kReduce[1].summary, prepareReduce<1>});

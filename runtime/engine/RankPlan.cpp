@@ -160,11 +160,11 @@ Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
 } // namespace
 
 StepKind stepKindOf(const std::string &kernel) {
-  if (kernel == "AllReduce")
+  if (kernel == kAllReduceKernel)
     return StepKind::AllReduce;
-  if (kernel == "AllGather")
+  if (kernel == kAllGatherKernel)
     return StepKind::AllGather;
-  if (kernel == "ReduceScatter")
+  if (kernel == kReduceScatterKernel)
     return StepKind::ReduceScatter;
   return StepKind::Kernel;
 }

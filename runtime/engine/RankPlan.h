@@ -10,6 +10,7 @@
 #define TPC_RUNTIME_ENGINE_RANKPLAN_H
 
 #include "kernels/Types.h"
+#include "runtime/format/PlanFormat.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,10 +19,6 @@
 
 namespace tpc::runtime {
 
-/// The plan format version this runtime reads.
-constexpr uint32_t kPlanFormatVersion = 1;
-/// The buffer id of an absent optional input.
-constexpr uint32_t kAbsentBuffer = 0xffffffffu;
 
 enum class BufferKind { Arena, Weight, State };
 

@@ -65,9 +65,9 @@ void addNorms(Cases &v) {
         {rnd(t, {2, 3000}, -3, 3), rnd(t, {3000}, 0.5, 1.5),
          rnd(t, {3000}, -1, 1)},
         {{t, {2, 3000}}}, last, 8);
-    add(v, n + "_odd", "RMSNorm", {rnd(t, {3, 5, 19}, -3, 3), rnd(t, {19})},
+    add(v, n + "_odd", "RMSNormalization", {rnd(t, {3, 5, 19}, -3, 3), rnd(t, {19})},
         {{t, {3, 5, 19}}}, intAttr("axis", -1), 4);
-    add(v, n + "_two_dims", "RMSNorm",
+    add(v, n + "_two_dims", "RMSNormalization",
         {rnd(t, {7, 4, 300}, -3, 3), rnd(t, {4, 300})}, {{t, {7, 4, 300}}},
         intAttr("axis", 1), 8);
   }

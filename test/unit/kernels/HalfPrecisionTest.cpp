@@ -173,9 +173,9 @@ TEST(HalfSoftmax, MaskedEntriesGiveZerosNotNaN) {
 TEST(HalfNorm, LayerNormAndRmsNormInFloat) {
   uint64_t seed = 300;
   for (DType t : kHalfTypes)
-    for (const char *name : {"LayerNormalization", "RMSNorm"}) {
+    for (const char *name : {"LayerNormalization", "RMSNormalization"}) {
       SCOPED_TRACE(std::string(dtypeName(t)) + " " + name);
-      const bool rms = std::string(name) == "RMSNorm";
+      const bool rms = std::string(name) == "RMSNormalization";
       const int64_t rows = 4, n = 3000;
       // A large common offset: the mean must be taken before rounding.
       Tensor x = randomTensor(t, {rows, n}, seed++, 60, 70);

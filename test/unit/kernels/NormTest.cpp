@@ -172,7 +172,7 @@ TEST(RMSNorm, MatchesReference) {
               y, mean, inv);
       Attrs a;
       a.setFloat("epsilon", 1e-6);
-      expectClose(runOne("RMSNorm", {&x, &scale}, t, s, a), y, 1e-5, 1e-5);
+      expectClose(runOne("RMSNormalization", {&x, &scale}, t, s, a), y, 1e-5, 1e-5);
     }
   // Normalizing the last two dims.
   Tensor x = randomTensor(DType::F32, {3, 4, 5}, 300);
@@ -181,15 +181,15 @@ TEST(RMSNorm, MatchesReference) {
   refNorm(x, scale, nullptr, 1, 1e-5, true, y, mean, inv);
   Attrs a;
   a.setInt("axis", -2);
-  expectClose(runOne("RMSNorm", {&x, &scale}, DType::F32, {3, 4, 5}, a), y,
+  expectClose(runOne("RMSNormalization", {&x, &scale}, DType::F32, {3, 4, 5}, a), y,
               1e-5, 1e-5);
   EXPECT_PREPARE_ERROR(
-      prepareOnly("RMSNorm", {x.desc, {DType::F32, {5}}}, {x.desc}, a),
+      prepareOnly("RMSNormalization", {x.desc, {DType::F32, {5}}}, {x.desc}, a),
       "normalized shape");
   Attrs eps;
   eps.setFloat("epsilon", -1);
   EXPECT_PREPARE_ERROR(
-      prepareOnly("RMSNorm", {x.desc, {DType::F32, {5}}}, {x.desc}, eps),
+      prepareOnly("RMSNormalization", {x.desc, {DType::F32, {5}}}, {x.desc}, eps),
       "epsilon");
 }
 

@@ -1,5 +1,6 @@
 //===- KernelBridge.cpp ---------------------------------------------------===//
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "runtime/format/PlanFormat.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "kernels/cpu/Registry.h"
 
@@ -26,11 +27,11 @@ std::optional<TensorDesc> descOf(Type t) {
   return TensorDesc{*d, Shape(rt.getShape().begin(), rt.getShape().end())};
 }
 
-StringRef kernelName(Operation *op) {
-  // The one op whose kernel has another name: RMSNorm predates the op.
-  if (op->getName().getStringRef() == "onnx.RMSNormalization")
-    return "RMSNorm";
-  return op->getName().stripDialect();
+StringRef kernelName(Operation *op) { return op->getName().stripDialect(); }
+
+bool kernelExists(StringRef name) {
+  std::string_view n(name.data(), name.size());
+  return cpu::lookupKernel(n) != nullptr || isCollectiveKernel(n);
 }
 
 bool kernelRunsInPlace(StringRef name) {
@@ -118,17 +119,3 @@ DenseElementsAttr elementsFromBytes(RankedTensorType type,
 }
 
 } // namespace tpc::onnx
-
-namespace tpc {
-
-std::string nodeNameOf(mlir::Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location l : fused.getLocations())
-      if (std::string n = nodeNameOf(l); !n.empty())
-        return n;
-  return "";
-}
-
-} // namespace tpc

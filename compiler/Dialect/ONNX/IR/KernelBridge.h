@@ -27,6 +27,9 @@ Attrs kernelAttrs(mlir::Operation *op);
 Attrs kernelAttrs(llvm::ArrayRef<mlir::NamedAttribute> attrs);
 /// The kernel name of an op: its name without the dialect prefix.
 llvm::StringRef kernelName(mlir::Operation *op);
+/// Whether a plan step may name `name`: a kernel of the CPU table (which
+/// every backend's table mirrors) or a collective.
+bool kernelExists(llvm::StringRef name);
 /// Whether the CPU kernel `name` may write its output over an input of the
 /// output's type (KernelDef::elementwise); false for unknown kernels.
 bool kernelRunsInPlace(llvm::StringRef name);
@@ -39,10 +42,5 @@ mlir::DenseElementsAttr elementsFromBytes(mlir::RankedTensorType type,
                                           const std::vector<uint8_t> &bytes);
 
 } // namespace tpc::onnx
-
-namespace tpc {
-/// The ONNX node name carried by a location, or "" when there is none.
-std::string nodeNameOf(mlir::Location loc);
-} // namespace tpc
 
 #endif

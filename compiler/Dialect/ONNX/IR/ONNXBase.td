@@ -48,9 +48,13 @@ class ONNX_Op<string mnemonic, list<Trait> traits = []>
 class ONNX_InferOp<string mnemonic, list<Trait> traits = []>
     : ONNX_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])>;
 
+/// Ops computing each output element from the input element at the same
+/// position carry Elementwise: the sharding rules and the importer's
+/// selection tracking take them from the trait, not from a list of names.
 class ONNX_UnaryOp<string mnemonic, string doc,
                    Type type = ONNX_Tensor, list<Trait> traits = []>
-    : ONNX_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+    : ONNX_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
+                                             Elementwise])> {
   let summary = "ONNX " # mnemonic;
   let description = doc # [{
 

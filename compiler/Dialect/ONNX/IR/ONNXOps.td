@@ -71,7 +71,7 @@ def ONNX_SignOp : ONNX_UnaryOp<"Sign", "-1, 0 or 1.">;
 def ONNX_SoftplusOp : ONNX_UnaryOp<"Softplus", "log(1 + e^x).", ONNX_FloatTensor>;
 def ONNX_NotOp : ONNX_UnaryOp<"Not", "Logical not.", RankedTensorOf<[I1]>>;
 
-def ONNX_GeluOp : ONNX_Op<"Gelu", [SameOperandsAndResultType]> {
+def ONNX_GeluOp : ONNX_Op<"Gelu", [SameOperandsAndResultType, Elementwise]> {
   let summary = "ONNX Gelu (opset 20), also the target of GELU fusion";
   let description = [{
     `approximate` is "none" (erf form) or "tanh".
@@ -88,7 +88,7 @@ def ONNX_GeluOp : ONNX_Op<"Gelu", [SameOperandsAndResultType]> {
 }
 
 class ONNX_AlphaUnaryOp<string mnemonic, string doc, string alpha>
-    : ONNX_Op<mnemonic, [SameOperandsAndResultType]> {
+    : ONNX_Op<mnemonic, [SameOperandsAndResultType, Elementwise]> {
   let summary = "ONNX " # mnemonic;
   let description = doc;
   let arguments = (ins ONNX_FloatTensor:$X,
@@ -99,7 +99,8 @@ class ONNX_AlphaUnaryOp<string mnemonic, string doc, string alpha>
 def ONNX_LeakyReluOp : ONNX_AlphaUnaryOp<"LeakyRelu", "x < 0 ? alpha * x : x.", "0.01">;
 def ONNX_EluOp : ONNX_AlphaUnaryOp<"Elu", "x < 0 ? alpha * (e^x - 1) : x.", "1.0">;
 
-def ONNX_HardSigmoidOp : ONNX_Op<"HardSigmoid", [SameOperandsAndResultType]> {
+def ONNX_HardSigmoidOp : ONNX_Op<"HardSigmoid", [SameOperandsAndResultType,
+                                                  Elementwise]> {
   let summary = "ONNX HardSigmoid: max(0, min(1, alpha * x + beta))";
   let arguments = (ins ONNX_FloatTensor:$X,
                        DefaultValuedAttr<F32Attr, "0.2">:$alpha,
@@ -125,7 +126,7 @@ class ONNX_SoftmaxLikeOp<string mnemonic>
 def ONNX_SoftmaxOp : ONNX_SoftmaxLikeOp<"Softmax">;
 def ONNX_LogSoftmaxOp : ONNX_SoftmaxLikeOp<"LogSoftmax">;
 
-def ONNX_IsNaNOp : ONNX_InferOp<"IsNaN"> {
+def ONNX_IsNaNOp : ONNX_InferOp<"IsNaN", [Elementwise]> {
   let summary = "ONNX IsNaN";
   let arguments = (ins ONNX_FloatTensor:$X);
   let results = (outs RankedTensorOf<[I1]>:$Y);

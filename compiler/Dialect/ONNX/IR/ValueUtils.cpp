@@ -30,3 +30,17 @@ bool isZeroTensor(Value v) {
 }
 
 } // namespace tpc::onnx
+
+namespace tpc {
+
+std::string nodeNameOf(mlir::Location loc) {
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location l : fused.getLocations())
+      if (std::string n = nodeNameOf(l); !n.empty())
+        return n;
+  return "";
+}
+
+} // namespace tpc

@@ -2,7 +2,10 @@
 #ifndef TPC_COMPILER_DIALECT_ONNX_IR_VALUEUTILS_H
 #define TPC_COMPILER_DIALECT_ONNX_IR_VALUEUTILS_H
 
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
+
+#include <string>
 
 namespace tpc::onnx {
 
@@ -11,5 +14,10 @@ namespace tpc::onnx {
 bool isZeroTensor(mlir::Value v);
 
 } // namespace tpc::onnx
+
+namespace tpc {
+/// The ONNX node name carried by a location, or "" when there is none.
+std::string nodeNameOf(mlir::Location loc);
+} // namespace tpc
 
 #endif
