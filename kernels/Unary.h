@@ -172,14 +172,15 @@ TPC_HOST_DEVICE C unaryFloat(UnaryOp op, C x, C alpha, C beta) {
 /// goes through unsigned so that -MIN wraps instead of being undefined.
 template <class C> TPC_HOST_DEVICE C unaryInt(UnaryOp op, C x) {
   using U = std::make_unsigned_t<C>;
+  const C negated = static_cast<C>(U(0) - static_cast<U>(x));
   bool negative = false;
   if constexpr (std::is_signed_v<C>)
     negative = x < C(0);
   switch (op) {
   case UnaryOp::Neg:
-    return static_cast<C>(U(0) - static_cast<U>(x));
+    return negated;
   case UnaryOp::Abs:
-    return negative ? static_cast<C>(U(0) - static_cast<U>(x)) : x;
+    return negative ? negated : x;
   case UnaryOp::Relu:
     return negative ? C(0) : x;
   case UnaryOp::Sign:

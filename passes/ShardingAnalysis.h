@@ -58,6 +58,12 @@ struct ReplicationReason {
     /// rank routes every token, so the scores are needed whole, and the
     /// projection is small (hidden x experts).
     Router,
+    /// Its split is blocked, but it reads the sharded trunk's reduced
+    /// output and feeds only replicated MatMuls and graph outputs: the
+    /// transform of a model's head (BERT's and RoBERTa's masked-LM dense
+    /// and norm before the replicated vocabulary projection), which
+    /// Megatron-LM keeps replicated too.
+    HeadTransform,
   };
   Kind kind = Blocked;
   /// The op that needed the whole value (Blocked) or the reshape to heads

@@ -143,6 +143,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
           (void)emitHeadError(reshape, tp, dim, heads);
           return signalPassFailure();
         }
+      classifyHeadTransforms(func, hints.forced, reasons);
       if (failed(checkReplicated(func, hints.forced, reasons, allowed)) ||
           failed(checkPlan(func, plan, a)) ||
           failed(checkAnnotations(annotations, a)))
@@ -258,6 +259,69 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     return success();
   }
 
+  /// A blocked MatMul is a head transform when sharded weight MatMuls run
+  /// before it (its activation derives from the trunk's reduced output) and
+  /// everything after it is replicated up to the graph outputs: every weight
+  /// MatMul it reaches is an output projection or another head transform.
+  /// Blocked MatMuls of a trunk (a sharded MatMul after them) or of a model
+  /// nothing is sharded in stay errors. Later MatMuls are classified first,
+  /// so that a chain of transforms resolves back to front.
+  static void
+  classifyHeadTransforms(func::FuncOp func, const OpSet &forced,
+                         llvm::DenseMap<Operation *, ReplicationReason> &why) {
+    constexpr size_t kLimit = 4096;
+    auto kindOf = [&](Operation *m) {
+      auto it = why.find(m);
+      return it == why.end() ? ReplicationReason::Blocked : it->second.kind;
+    };
+    auto onlyReplicatedAfter = [&](Operation *m) {
+      SmallVector<Operation *> work{m};
+      llvm::SmallPtrSet<Operation *, 32> seen;
+      while (!work.empty()) {
+        Operation *cur = work.pop_back_val();
+        if (!seen.insert(cur).second)
+          continue;
+        if (seen.size() > kLimit)
+          return false;
+        if (cur != m && isWeightMatMul(cur)) {
+          if (!forced.contains(cur))
+            return false;
+          ReplicationReason::Kind k = kindOf(cur);
+          if (k != ReplicationReason::OutputHead &&
+              k != ReplicationReason::HeadTransform)
+            return false;
+        }
+        for (Value r : cur->getResults())
+          for (Operation *user : r.getUsers())
+            work.push_back(user);
+      }
+      return true;
+    };
+    auto shardedBefore = [&](Operation *m) {
+      SmallVector<Value> work{m->getOperand(0)};
+      llvm::SmallPtrSet<Operation *, 32> seen;
+      while (!work.empty()) {
+        Operation *def = work.pop_back_val().getDefiningOp();
+        if (!def || !seen.insert(def).second)
+          continue;
+        if (seen.size() > kLimit)
+          return false;
+        if (isWeightMatMul(def) && !forced.contains(def))
+          return true;
+        for (Value v : def->getOperands())
+          work.push_back(v);
+      }
+      return false;
+    };
+    SmallVector<Operation *> order;
+    for (Operation &op : func.getBody().front())
+      if (forced.contains(&op) && kindOf(&op) == ReplicationReason::Blocked)
+        order.push_back(&op);
+    for (Operation *m : llvm::reverse(order))
+      if (onlyReplicatedAfter(m) && shardedBefore(m))
+        why[m] = {ReplicationReason::HeadTransform, why.lookup(m).at};
+  }
+
   /// Fails closed: a weight MatMul replicated for no stated policy (an op
   /// blocked its split) is an error naming it and the op, unless the user
   /// allowed it. The first such MatMul in program order is usually the
@@ -365,6 +429,8 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       return "sharding annotation";
     case ReplicationReason::Router:
       return "expert router";
+    case ReplicationReason::HeadTransform:
+      return "head transform";
     }
     return "";
   }

@@ -42,7 +42,6 @@ struct SerializedRank {
 mlir::FailureOr<SerializedRank> serializeRank(mlir::func::FuncOp func,
                                               int rank, int worldSize);
 
-
 } // namespace tpc
 
 #endif

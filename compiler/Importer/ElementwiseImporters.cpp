@@ -98,10 +98,10 @@ LogicalResult importAttrUnary(NodeContext &c, Results &results) {
 }
 
 LogicalResult importGelu(NodeContext &c, Results &results) {
-  std::string approx = c.attrString("approximate", "none");
-  if (approx != "none" && approx != "tanh")
-    return c.error() << "approximate must be 'none' or 'tanh', not '"
-                     << approx << "'";
+  if (const ::onnx::AttributeProto *a = c.attr("approximate"))
+    if (a->s() != "none" && a->s() != "tanh")
+      return c.error() << "approximate must be 'none' or 'tanh', not '"
+                       << a->s() << "'";
   return importAttrUnary<GeluOp>(c, results);
 }
 

@@ -4,6 +4,7 @@
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Importer/ModelFile.h"
 #include "compiler/Importer/NodeImporter.h"
+#include "compiler/Importer/PastLength.h"
 #include "compiler/Importer/Selection.h"
 #include "kernels/Types.h"
 
@@ -142,6 +143,10 @@ private:
   std::map<std::string, std::vector<int64_t>> kvShapes;
   /// The values that owe their rows to a densely computed NonZero.
   Selections selections;
+  /// The dimensions of each graph input that follow the past length of a
+  /// decode step (see PastLength.h), and the constants derived from them.
+  std::map<std::string, PastOffsets> kvPastDims;
+  PastLength pastLength;
   /// Fills kvShapes (see ImportOptions::kvCacheLength).
   LogicalResult resolveKVCacheShapes();
 };
@@ -157,6 +162,8 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
   // The symbols of the past length and the batch, from the past inputs: the
   // graph inputs a Concat extends into a graph output.
   std::map<std::string, int64_t> symbols;
+  // The symbols that are the past length or the cache length.
+  std::set<std::string> pastSymbols;
   bool foundPast = false;
   // A past input extended along `axis` into the graph output `present`:
   // the past length is one less than the cache, the present's the cache's.
@@ -172,6 +179,7 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
         continue;
       if (shape.dim(int(a)).has_dim_param()) {
         symbols[shape.dim(int(a)).dim_param()] = length - 1;
+        pastSymbols.insert(shape.dim(int(a)).dim_param());
         foundPast = true;
       }
       if (a != 0 && shape.dim_size() > 0 && shape.dim(0).has_dim_param())
@@ -181,8 +189,10 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
           continue;
         const auto &out = o.type().tensor_type().shape();
         if (a < out.dim_size() && out.dim(int(a)).has_dim_param() &&
-            !symbols.count(out.dim(int(a)).dim_param()))
+            !symbols.count(out.dim(int(a)).dim_param())) {
           symbols[out.dim(int(a)).dim_param()] = length;
+          pastSymbols.insert(out.dim(int(a)).dim_param());
+        }
       }
     }
   };
@@ -281,6 +291,12 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
                       "text-generation-with-past)";
   // Every other symbol is the number of new tokens of a step: one. A sum of
   // symbols ("past_sequence_length + sequence_length") is evaluated.
+  auto followsPast = [&](const std::string &param) {
+    for (StringRef term : llvm::split(StringRef(param), '+'))
+      if (pastSymbols.count(term.trim().str()))
+        return true;
+    return false;
+  };
   auto value = [&](const std::string &param) -> std::optional<int64_t> {
     int64_t total = 0;
     for (StringRef term : llvm::split(StringRef(param), '+')) {
@@ -305,8 +321,10 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
         !in.type().tensor_type().has_shape())
       continue;
     std::vector<int64_t> dims;
+    PastOffsets offsets;
     bool symbolic = false;
     for (const auto &d : in.type().tensor_type().shape().dim()) {
+      offsets.push_back(std::nullopt);
       if (d.has_dim_value() && d.dim_value() >= 0) {
         dims.push_back(d.dim_value());
         continue;
@@ -322,9 +340,13 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
                        << "; give its shape with --input-shape " << in.name()
                        << "=DxDx...";
       dims.push_back(*v);
+      if (followsPast(d.dim_param()))
+        offsets.back() = *v - (length - 1);
     }
     if (symbolic)
       kvShapes[in.name()] = dims;
+    if (llvm::any_of(offsets, [](auto &o) { return o.has_value(); }))
+      kvPastDims[in.name()] = offsets;
   }
   return success();
 }
@@ -534,9 +556,15 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
   FailureOr<bool> special = selections.importSpecial(c, results);
   if (failed(special))
     return failure();
+  if (!*special) {
+    special = pastLength.importSpecial(c, results);
+    if (failed(special))
+      return failure();
+  }
   if (!*special && (failed(entry->handler(c, results)) ||
                     failed(selections.propagate(c, results))))
     return failure();
+  pastLength.propagate(c, results);
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())
       continue;
@@ -734,6 +762,17 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     argTypes.push_back(*t);
     argNames.push_back(vi.name());
   }
+  // A decode step's past length at run time: where its entries go in the
+  // caches (tpc-kv-cache writes them there).
+  if (options.kvCacheLength > 0) {
+    if (llvm::is_contained(argNames, "cache_position"))
+      return error() << "--kv-cache: '" << path
+                     << "' has an input named 'cache_position', the name "
+                        "of the position input a decode engine adds",
+             nullptr;
+    argTypes.push_back(RankedTensorType::get({1}, b.getI64Type()));
+    argNames.push_back("cache_position");
+  }
   for (const auto &[name, shape] : options.inputShapes)
     if (!llvm::is_contained(argNames, name))
       return error() << "--input-shape names '" << name
@@ -747,7 +786,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
     values[name] = entry->getArgument(i);
+    if (auto dims = kvPastDims.find(name); dims != kvPastDims.end())
+      pastLength.setInputDims(entry->getArgument(i), dims->second);
   }
+  if (options.kvCacheLength > 0)
+    pastLength.setPosition(entry->getArguments().back());
   b.setInsertionPointToStart(entry);
   for (const auto &[name, value] : frozen)
     values[name] = b.create<onnx::ConstantOp>(

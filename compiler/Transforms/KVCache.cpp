@@ -70,14 +70,30 @@ struct KVCachePass : impl::KVCachePassBase<KVCachePass> {
       length = t.getDimSize(axis);
     }
 
-    // The new input: where this forward's entries go.
+    // The input that says where this forward's entries go: the importer's
+    // (which positions computed from the past length read too), else new.
     auto posType = RankedTensorType::get({1}, b.getI64Type());
-    unsigned posIndex = entry.getNumArguments();
-    func.insertArgument(posIndex, posType,
-                        b.getDictionaryAttr(b.getNamedAttr(
-                            "onnx.name", b.getStringAttr("cache_position"))),
-                        func.getLoc());
-    Value position = entry.getArgument(posIndex);
+    Value position;
+    for (BlockArgument arg : entry.getArguments()) {
+      auto name =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnx.name");
+      if (!name || name.getValue() != "cache_position")
+        continue;
+      if (arg.getType() != posType) {
+        func.emitError("--kv-cache: input 'cache_position' is ")
+            << arg.getType() << ", not " << posType;
+        return signalPassFailure();
+      }
+      position = arg;
+    }
+    if (!position) {
+      unsigned posIndex = entry.getNumArguments();
+      func.insertArgument(posIndex, posType,
+                          b.getDictionaryAttr(b.getNamedAttr(
+                              "onnx.name", b.getStringAttr("cache_position"))),
+                          func.getLoc());
+      position = entry.getArgument(posIndex);
+    }
 
     SmallVector<Attribute> pairNames;
     llvm::BitVector deadArgs(entry.getNumArguments());

@@ -20,11 +20,6 @@ const std::initializer_list<DType> kNumeric = {
 const std::initializer_list<DType> kFloats = {DType::F32, DType::F64,
                                               DType::F16, DType::BF16};
 
-bool isFloat(DType t) {
-  return t == DType::F32 || t == DType::F64 || t == DType::F16 ||
-         t == DType::BF16;
-}
-
 Status checkBroadcastOutput(const std::vector<TensorDesc> &inputs,
                             const TensorDesc &out, Shape &shape) {
   std::vector<Shape> shapes;

@@ -38,7 +38,8 @@ struct WeightMatMul {
   /// when the compiler did not set one.
   std::string tpRole;
   /// Why a replicated MatMul is replicated (`tp_reason`: "output
-  /// projection", "kv heads fewer than ranks", "allowed by
+  /// projection", "kv heads fewer than ranks", "head transform", "expert
+  /// router", "sharding plan", "sharding annotation", "allowed by
   /// --allow-replicated"); empty otherwise.
   std::string tpReason;
 };

@@ -33,7 +33,7 @@ import generate_hf  # noqa: E402
 # name -> how generate_hf.py / generate_genai.py built it.
 CASES = {name: generate_hf.CASES[name] for name in
          ["hf_gpt2_optimum_past", "hf_llama_optimum_past", "hf_qwen2_optimum_past",
-          "hf_qwen3moe_optimum_past"]}
+          "hf_qwen3moe_optimum_past", "hf_gemma2_optimum_past"]}
 CASES[generate_genai.NAME] = {"build": generate_hf.build_llama_past, "seed": generate_genai.SEED}
 PROMPT_LEN = 5
 NEW_TOKENS = 12
@@ -82,9 +82,11 @@ def main():
         ref = ort_logits(os.path.join(HERE, name, "model.onnx"), seq, meta["head_dim"])
         diff = float(np.abs(full - ref).max())
         assert diff < 1e-4, (name, diff)
+        # transformers' cached steps agree with its full forward (to 1e-5:
+        # Gemma 2's sliding-window cache sums its window in another order).
         for i, step in enumerate(logits):
             d = np.abs(np.array(step) - full[PROMPT_LEN - 1 + i]).max()
-            assert d < 1e-6, (name, i, d)
+            assert d < 1e-5, (name, i, d)
         path = os.path.join(HERE, name, "greedy.json")
         with open(path, "w") as f:
             json.dump({"prompt": prompt, "tokens": tokens,

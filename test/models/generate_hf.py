@@ -188,20 +188,22 @@ def build_bloom(seed):
     return model, meta
 
 
-def build_gemma2(seed):
+def build_gemma2(seed, past=False):
     cfg = transformers.Gemma2Config(
         vocab_size=384, hidden_size=64, intermediate_size=144, num_hidden_layers=2,
         num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=64,
         rms_norm_eps=1e-6, query_pre_attn_scalar=16, sliding_window=8,
-        final_logit_softcapping=30.0, attn_logit_softcapping=50.0, hidden_activation="gelu_pytorch_tanh",
+        final_logit_softcapping=30.0, attn_logit_softcapping=None if past else 50.0,
+        hidden_activation="gelu_pytorch_tanh",
         pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=True,
-        attention_dropout=0.0, use_cache=False, attn_implementation="eager")
+        attention_dropout=0.0, use_cache=past, attn_implementation="eager")
     torch.manual_seed(seed)
     model = finish_model(transformers.Gemma2ForCausalLM(cfg), seed)
     meta = base_meta("gemma2", cfg, 2, 4, 2, 64, 144, 384, 64, allreduces_per_layer=2,
                      activation="gelu (tanh, GeGLU)",
                      norm="RMSNorm (1 + w): pre and post attention/MLP, before the residual add",
-                     attention="rotary, GQA 4/2, sliding window 8 on layer 0, logit soft-capping 50",
+                     attention="rotary, GQA 4/2, sliding window 8 on layer 0"
+                               + ("" if past else ", logit soft-capping 50"),
                      layer_types=list(cfg.layer_types), final_logit_softcapping=30.0)
     return model, meta
 
@@ -272,6 +274,13 @@ def build_qwen2_past(seed):
                      activation="silu (SwiGLU)", norm="RMSNorm (pre)",
                      attention="rotary, GQA 4/2, q/k/v biases")
     return model, meta
+
+
+def build_gemma2_past(seed):
+    """Gemma 2 for optimum's with-past export: positions from the past length
+    (no position_ids input), a sliding window shorter than a generation. No
+    attention soft-capping: optimum exports with sdpa, which has none."""
+    return build_gemma2(seed, past=True)
 
 
 def build_mixtral(seed):
@@ -367,6 +376,7 @@ CASES = {
     "hf_mixtral_torchscript": dict(build=build_mixtral, seed=22, exporter="torchscript", opset=17,
                                    routed=True),
     "hf_qwen3moe_optimum_past": dict(build=build_qwen3moe_past, seed=23, exporter="optimum", opset=None),
+    "hf_gemma2_optimum_past": dict(build=build_gemma2_past, seed=24, exporter="optimum", opset=None),
     "hf_llama_dynamo_op23": dict(build=build_llama_op23, seed=20, exporter="dynamo", opset=23,
                                  wrapper=CausalLMLogitsBatchedPositions,
                                  require_ops=["Attention", "RMSNormalization", "RotaryEmbedding"]),

@@ -186,18 +186,6 @@ int runCompile(const ParsedArgs &args) {
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
   opts.parallelLmHead = args.has("--parallel-lm-head");
   opts.ignoreShardingAnnotations = args.has("--ignore-sharding-annotations");
-  if (args.has("--kv-cache")) {
-    std::string text = args.get("--kv-cache");
-    if (text.empty() || text.size() > 9 ||
-        text.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoll(text) < 2)
-      return fail(cmd, "--kv-cache must be a length of at least 2 positions, "
-                       "not '" + text + "'");
-    opts.kvCacheLength = std::stoll(text);
-    // One token per forward: gathering its logits costs vocab floats, far
-    // less than every rank reading the whole LM head.
-    opts.parallelLmHead = true;
-  }
   opts.fusion = !args.has("--no-fusion");
   opts.dtype = args.get("--dtype", "fp32");
   if (!isComputeDType(opts.dtype))
@@ -208,7 +196,11 @@ int runCompile(const ParsedArgs &args) {
   ImportOptions importOpts;
   if (!parseImportOptions(cmd, args, importOpts))
     return 1;
-  importOpts.kvCacheLength = opts.kvCacheLength;
+  opts.kvCacheLength = importOpts.kvCacheLength;
+  // One token per forward: gathering its logits costs vocab floats, far
+  // less than every rank reading the whole LM head.
+  if (opts.kvCacheLength > 0)
+    opts.parallelLmHead = true;
 
   const auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;

@@ -26,6 +26,10 @@ const Command kImportCommand = {
          "operands such as Reshape's shape or Reduce axes must be "
          "constants); the engine no longer takes it",
          true},
+        {"--kv-cache", "LENGTH",
+         "import one decode step of an export with past inputs, as tpc "
+         "compile --kv-cache LENGTH does (caches of LENGTH positions, a "
+         "cache_position input)"},
         {"--list-ops", nullptr,
          "print the supported ops as a Markdown table and exit"},
         {"--opset-range", nullptr,
@@ -36,9 +40,21 @@ const Command kImportCommand = {
     1,
 };
 
-/// Fills import options from --input-shape flags; false after an error.
+/// Fills import options from --input-shape, --const-input and --kv-cache
+/// flags; false after an error.
 bool parseImportOptions(const Command &cmd, const ParsedArgs &args,
                         ImportOptions &options) {
+  if (args.has("--kv-cache")) {
+    std::string text = args.get("--kv-cache");
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(text) < 2) {
+      fail(cmd, "--kv-cache must be a length of at least 2 positions, not '" +
+                    text + "'");
+      return false;
+    }
+    options.kvCacheLength = std::stoll(text);
+  }
   for (const std::string &spec : args.all("--const-input")) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
