@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/Emitter.h"
 #include "compiler/Importer/NodeImporter.h"
 
 #include "mlir/IR/Matchers.h"
@@ -193,9 +194,24 @@ LogicalResult importTranspose(NodeContext &c, Results &results) {
   else
     for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
+  // A Transpose of a Transpose is one (none when they cancel): dynamo's
+  // transposes around a gather meet once the gather moves through them.
+  Value in = c.input(0);
+  if (auto inner = in.getDefiningOp<TransposeOp>();
+      inner && int64_t(perm.size()) == rank &&
+      llvm::all_of(perm, [&](int64_t p) { return p >= 0 && p < rank; })) {
+    ArrayRef<int64_t> p = inner.getPerm();
+    for (int64_t &q : perm)
+      q = p[size_t(q)];
+    in = inner.getData();
+    if (llvm::all_of(llvm::enumerate(perm),
+                     [](auto e) { return e.value() == int64_t(e.index()); })) {
+      results.push_back(in);
+      return success();
+    }
+  }
   return pushAll(c.createInferred<TransposeOp>(
-                     c.input(0),
-                     {c.named("perm", c.b.getDenseI64ArrayAttr(perm))}),
+                     in, {c.named("perm", c.b.getDenseI64ArrayAttr(perm))}),
                  results);
 }
 
@@ -324,10 +340,53 @@ LogicalResult importSlice(NodeContext &c, Results &results) {
   return createSlice(c, *starts, *ends, axes, steps, results);
 }
 
+/// Gather(data, indices, axis), with the gather moved through the Transposes
+/// that feed it when the indices have rank 0 or 1: Gather(Transpose(x, p),
+/// axis) is Transpose(Gather(x, p[axis]), p'), p' being p (1-D indices) or
+/// p without the gathered axis (a scalar index). The dynamo exporter writes
+/// x[..., k, :] as a Transpose that brings the axis to the front, a gather
+/// and a Transpose back; gathering from x itself lets the sharding analysis
+/// see which slots of a fused projection each gather picks.
+FailureOr<SmallVector<Value>> createGather(NodeContext &c, Value data,
+                                           Value indices, int64_t axis) {
+  int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
+  int64_t idxRank = cast<RankedTensorType>(indices.getType()).getRank();
+  if (axis < 0)
+    axis += rank;
+  auto t = data.getDefiningOp<TransposeOp>();
+  if (!t || idxRank > 1 || axis < 0 || axis >= rank ||
+      int64_t(t.getPerm().size()) != rank)
+    return c.createInferred<GatherOp>(
+        {data, indices}, {c.named("axis", c.b.getI64IntegerAttr(axis))});
+  ArrayRef<int64_t> p = t.getPerm();
+  int64_t inner = p[size_t(axis)];
+  FailureOr<SmallVector<Value>> g =
+      createGather(c, t.getData(), indices, inner);
+  if (failed(g))
+    return failure();
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (idxRank == 1)
+      perm.push_back(p[size_t(i)]);
+    else if (i != axis)
+      perm.push_back(p[size_t(i)] - (p[size_t(i)] > inner ? 1 : 0));
+  }
+  bool identity = true;
+  for (auto [i, v] : llvm::enumerate(perm))
+    identity &= v == int64_t(i);
+  if (identity)
+    return g;
+  return c.createInferred<TransposeOp>(
+      (*g)[0], {c.named("perm", c.b.getDenseI64ArrayAttr(perm))});
+}
+
 template <typename OpTy>
 LogicalResult importGather(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
+  if constexpr (std::is_same_v<OpTy, GatherOp>)
+    return pushAll(createGather(c, c.input(0), c.input(1), c.attrInt("axis", 0)),
+                   results);
   return pushAll(c.createInferred<OpTy>(
                      {c.input(0), c.input(1)},
                      {c.named("axis", c.b.getI64IntegerAttr(
@@ -335,9 +394,23 @@ LogicalResult importGather(NodeContext &c, Results &results) {
                  results);
 }
 
+constexpr const char *kGatherNDImportsAs =
+    "onnx.GatherND (onnx.Gather for one-coordinate index tuples)";
+
 LogicalResult importGatherND(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
+  // Index tuples of one coordinate (batch_dims 0) gather along axis 0:
+  // GatherND(data, I) with I [..., 1] is Gather(data, I[..., 0], axis 0).
+  auto it = c.inputType(1);
+  if (c.attrInt("batch_dims", 0) == 0 && it.getRank() >= 1 &&
+      it.getShape().back() == 1 && it.hasStaticShape()) {
+    Emitter e(c);
+    Value idx = e.reshape(c.input(1), it.getShape().drop_back());
+    if (e.failed || !idx)
+      return failure();
+    return pushAll(createGather(c, c.input(0), idx, 0), results);
+  }
   return pushAll(c.createInferred<GatherNDOp>(
                      {c.input(0), c.input(1)},
                      {c.named("batch_dims", c.b.getI64IntegerAttr(
@@ -826,8 +899,8 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"GatherElements", 11, importGather<GatherElementsOp>,
                "onnx.GatherElements"});
   // GatherND-11 has no batch_dims (it is 0); 12 added it.
-  t.push_back({"GatherND", 11, importGatherND, "onnx.GatherND"});
-  t.push_back({"GatherND", 12, importGatherND, "onnx.GatherND"});
+  t.push_back({"GatherND", 11, importGatherND, kGatherNDImportsAs});
+  t.push_back({"GatherND", 12, importGatherND, kGatherNDImportsAs});
   t.push_back({"Tile", 6, importTile, "onnx.Tile"});
   t.push_back({"Pad", 11, importPad, "onnx.Pad"});
   t.push_back({"Shape", 1, importShape, "onnx.Shape (folded)"});
@@ -868,7 +941,7 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"Gather", 13, importGather<GatherOp>, "onnx.Gather"});
   t.push_back({"GatherElements", 13, importGather<GatherElementsOp>,
                "onnx.GatherElements"});
-  t.push_back({"GatherND", 13, importGatherND, "onnx.GatherND"});
+  t.push_back({"GatherND", 13, importGatherND, kGatherNDImportsAs});
   // 13 added bf16, 16 the add and mul reductions, 18 max and min.
   for (int v : {11, 13, 16, 18}) {
     t.push_back({"ScatterND", v, importScatterND, "onnx.ScatterND"});

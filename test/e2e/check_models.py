@@ -39,6 +39,7 @@ KNOWN_REFUSALS = {
     # group's q heads (k/v whole); 8 ranks would need each group on 4 ranks
     # of its own (one q head each), a layout tpc does not make.
     ("hf_falcon_gqa_torchscript", 8): "tp=8 does not divide the 4 heads",
+    ("hf_falcon_gqa_dynamo", 8): "tp=8 does not divide the 4 heads",
 }
 
 

@@ -366,6 +366,7 @@ CASES = {
     "hf_phi3_dynamo": dict(build=build_phi3, seed=11, exporter="dynamo", opset=18),
     "hf_falcon_gqa_torchscript": dict(build=build_falcon_gqa, seed=12, exporter="torchscript", opset=17),
     "hf_falcon_mqa_torchscript": dict(build=build_falcon_mqa, seed=13, exporter="torchscript", opset=17),
+    "hf_falcon_gqa_dynamo": dict(build=build_falcon_gqa, seed=12, exporter="dynamo", opset=18),
     "hf_bloom_torchscript": dict(build=build_bloom, seed=14, exporter="torchscript", opset=17),
     "hf_gemma2_torchscript": dict(build=build_gemma2, seed=15, exporter="torchscript", opset=17),
     "hf_gptneox_torchscript": dict(build=build_gptneox, seed=16, exporter="torchscript", opset=17),
