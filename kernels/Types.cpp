@@ -9,12 +9,16 @@ size_t dtypeSize(DType t) {
   switch (t) {
   case DType::F64:
   case DType::I64:
+  case DType::U64:
     return 8;
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::F16:
   case DType::BF16:
+  case DType::I16:
+  case DType::U16:
     return 2;
   case DType::U8:
   case DType::I8:
@@ -29,7 +33,11 @@ const char *dtypeName(DType t) {
   case DType::F32: return "f32";
   case DType::U8: return "u8";
   case DType::I8: return "i8";
+  case DType::I16: return "i16";
+  case DType::U16: return "u16";
   case DType::I32: return "i32";
+  case DType::U32: return "u32";
+  case DType::U64: return "u64";
   case DType::I64: return "i64";
   case DType::Bool: return "bool";
   case DType::F16: return "f16";
@@ -47,7 +55,9 @@ std::optional<DType> parseDType(const std::string &n) {
       {"i64", DType::I64},     {"int64", DType::I64},   {"bool", DType::Bool},
       {"f16", DType::F16},     {"float16", DType::F16}, {"fp16", DType::F16},
       {"f64", DType::F64},     {"float64", DType::F64}, {"bf16", DType::BF16},
-      {"bfloat16", DType::BF16}};
+      {"bfloat16", DType::BF16}, {"i16", DType::I16},   {"int16", DType::I16},
+      {"u16", DType::U16},     {"uint16", DType::U16},  {"u32", DType::U32},
+      {"uint32", DType::U32},  {"u64", DType::U64},     {"uint64", DType::U64}};
   for (const auto &[name, t] : names)
     if (n == name)
       return t;
@@ -56,7 +66,8 @@ std::optional<DType> parseDType(const std::string &n) {
 
 bool isValidDType(int32_t v) {
   switch (v) {
-  case 1: case 2: case 3: case 6: case 7: case 9: case 10: case 11: case 16:
+  case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 9: case 10:
+  case 11: case 12: case 13: case 16:
     return true;
   default:
     return false;

@@ -137,7 +137,13 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
         std::memcpy(&bytes[i * 8], &v, 8);
       });
       break;
-    default: // int32_data carries i32, i8, u8, bool, f16 and bf16.
+    case 12:
+    case 13: // uint64_data carries u32 and u64.
+      ok = fill(t.uint64_data(), [&](int64_t i, uint64_t v) {
+        std::memcpy(&bytes[i * elemBytes], &v, elemBytes);
+      });
+      break;
+    default: // int32_data carries i32, i16, u16, i8, u8, bool, f16, bf16.
       ok = fill(t.int32_data(), [&](int64_t i, int32_t v) {
         std::memcpy(&bytes[i * elemBytes], &v, elemBytes);
       });

@@ -40,7 +40,9 @@ template <class T> T wrapSub(T a, T b) {
   return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
 }
 template <class T> T wrapMul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
+  // Types narrower than unsigned int would multiply as (signed) int.
+  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                               std::make_unsigned_t<T>>;
   return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
 }
 
@@ -272,10 +274,23 @@ template <class A, class B, class Fn> auto onStorage(Fn fn) {
   };
 }
 
-/// visitNumeric widened to the 8-bit integers and the 16-bit floats, the
-/// types the binary kernels take besides f32, f64, i64 and i32.
+/// visitNumeric widened to the 8- and 16-bit integers, the unsigned 32-
+/// and 64-bit ones and the 16-bit floats, the types the binary kernels take
+/// besides f32, f64, i64 and i32.
 template <class F> bool visitBinaryType(DType t, F &&f) {
   switch (t) {
+  case DType::I16:
+    f(TypeTag<int16_t>{});
+    return true;
+  case DType::U16:
+    f(TypeTag<uint16_t>{});
+    return true;
+  case DType::U32:
+    f(TypeTag<uint32_t>{});
+    return true;
+  case DType::U64:
+    f(TypeTag<uint64_t>{});
+    return true;
   case DType::I8:
     f(TypeTag<int8_t>{});
     return true;
@@ -368,6 +383,14 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
       return sameType<int8_t>(p, a, b, out, ModFn());
     case DType::U8:
       return sameType<uint8_t>(p, a, b, out, ModFn());
+    case DType::I16:
+      return sameType<int16_t>(p, a, b, out, ModFn());
+    case DType::U16:
+      return sameType<uint16_t>(p, a, b, out, ModFn());
+    case DType::U32:
+      return sameType<uint32_t>(p, a, b, out, ModFn());
+    case DType::U64:
+      return sameType<uint64_t>(p, a, b, out, ModFn());
     default:
       return;
     }

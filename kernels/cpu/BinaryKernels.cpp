@@ -15,8 +15,8 @@ namespace tpc::cpu {
 namespace {
 
 const std::initializer_list<DType> kNumeric = {
-    DType::F32, DType::F64, DType::I64, DType::I32,
-    DType::I8,  DType::U8,  DType::F16, DType::BF16};
+    DType::F32, DType::F64, DType::I64, DType::I32, DType::I16, DType::I8,
+    DType::U64, DType::U32, DType::U16, DType::U8,  DType::F16, DType::BF16};
 const std::initializer_list<DType> kFloats = {DType::F32, DType::F64,
                                               DType::F16, DType::BF16};
 
@@ -43,8 +43,9 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
   } else if (op == BinaryOp::Equal) {
     TPC_RETURN_IF_ERROR(checkDType(
         in[0], "input 0",
-        {DType::F32, DType::F64, DType::I64, DType::I32, DType::I8, DType::U8,
-         DType::F16, DType::BF16, DType::Bool}));
+        {DType::F32, DType::F64, DType::I64, DType::I32, DType::I16, DType::I8,
+         DType::U64, DType::U32, DType::U16, DType::U8, DType::F16,
+         DType::BF16, DType::Bool}));
   } else {
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   }

@@ -54,6 +54,10 @@ template <> struct To<int64_t> : ToInt<int64_t> {};
 template <> struct To<int32_t> : ToInt<int32_t> {};
 template <> struct To<int8_t> : ToInt<int8_t> {};
 template <> struct To<uint8_t> : ToInt<uint8_t> {};
+template <> struct To<int16_t> : ToInt<int16_t> {};
+template <> struct To<uint16_t> : ToInt<uint16_t> {};
+template <> struct To<uint32_t> : ToInt<uint32_t> {};
+template <> struct To<uint64_t> : ToInt<uint64_t> {};
 struct BoolTag {};
 template <> struct To<BoolTag> {
   static uint8_t fromF(float x) { return x != 0 ? 1 : 0; }
@@ -94,6 +98,24 @@ void castTo(DType from, const void *in, void *out, int64_t n) {
     return loop<D, int8_t>(in, out, n, [](int8_t v) { return C::fromI(v); });
   case DType::U8:
     return loop<D, uint8_t>(in, out, n, [](uint8_t v) { return C::fromI(v); });
+  case DType::I16:
+    return loop<D, int16_t>(in, out, n, [](int16_t v) { return C::fromI(v); });
+  case DType::U16:
+    return loop<D, uint16_t>(in, out, n,
+                             [](uint16_t v) { return C::fromI(v); });
+  case DType::U32:
+    return loop<D, uint32_t>(in, out, n,
+                             [](uint32_t v) { return C::fromI(v); });
+  case DType::U64:
+    // Above 2^63 through double for float targets; integer targets wrap
+    // modulo their width, as the int64 path does.
+    return loop<D, uint64_t>(in, out, n, [](uint64_t v) {
+      if constexpr (std::is_floating_point_v<Stored<D>> ||
+                    std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>)
+        return C::fromD(static_cast<double>(v));
+      else
+        return C::fromI(static_cast<int64_t>(v));
+    });
   case DType::Bool:
     return loop<D, uint8_t>(in, out, n,
                             [](uint8_t v) { return C::fromI(v != 0); });
@@ -120,6 +142,14 @@ void castKernel(const CastParams &p, const void *in, void *out) {
     return castTo<int8_t>(p.from, in, out, p.numel);
   case DType::U8:
     return castTo<uint8_t>(p.from, in, out, p.numel);
+  case DType::I16:
+    return castTo<int16_t>(p.from, in, out, p.numel);
+  case DType::U16:
+    return castTo<uint16_t>(p.from, in, out, p.numel);
+  case DType::U32:
+    return castTo<uint32_t>(p.from, in, out, p.numel);
+  case DType::U64:
+    return castTo<uint64_t>(p.from, in, out, p.numel);
   case DType::Bool:
     return castTo<BoolTag>(p.from, in, out, p.numel);
   }

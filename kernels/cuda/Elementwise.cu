@@ -414,6 +414,20 @@ __device__ __forceinline__ Scalar loadScalar(DType t, const void *p,
   case DType::I32: s.i = static_cast<const int32_t *>(p)[k]; break;
   case DType::I8: s.i = static_cast<const int8_t *>(p)[k]; break;
   case DType::U8: s.i = static_cast<const uint8_t *>(p)[k]; break;
+  case DType::I16: s.i = static_cast<const int16_t *>(p)[k]; break;
+  case DType::U16: s.i = static_cast<const uint16_t *>(p)[k]; break;
+  case DType::U32: s.i = static_cast<const uint32_t *>(p)[k]; break;
+  // Above 2^63 as a double, which every float target can take.
+  case DType::U64: {
+    const uint64_t v = static_cast<const uint64_t *>(p)[k];
+    if (v > uint64_t(INT64_MAX)) {
+      s.kind = Scalar::D;
+      s.d = double(v);
+    } else {
+      s.i = int64_t(v);
+    }
+    break;
+  }
   case DType::Bool: s.i = static_cast<const uint8_t *>(p)[k] != 0; break;
   }
   return s;
@@ -466,6 +480,10 @@ __device__ __forceinline__ void storeScalar(DType t, void *p, int64_t k,
   case DType::I32: static_cast<int32_t *>(p)[k] = scalarAsInt<int32_t>(s); return;
   case DType::I8: static_cast<int8_t *>(p)[k] = scalarAsInt<int8_t>(s); return;
   case DType::U8: static_cast<uint8_t *>(p)[k] = scalarAsInt<uint8_t>(s); return;
+  case DType::I16: static_cast<int16_t *>(p)[k] = scalarAsInt<int16_t>(s); return;
+  case DType::U16: static_cast<uint16_t *>(p)[k] = scalarAsInt<uint16_t>(s); return;
+  case DType::U32: static_cast<uint32_t *>(p)[k] = scalarAsInt<uint32_t>(s); return;
+  case DType::U64: static_cast<uint64_t *>(p)[k] = scalarAsInt<uint64_t>(s); return;
   case DType::Bool:
     static_cast<uint8_t *>(p)[k] = s.kind == Scalar::F   ? s.f != 0
                                    : s.kind == Scalar::D ? s.d != 0

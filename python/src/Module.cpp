@@ -51,6 +51,10 @@ const char *numpyName(DType t) {
   case DType::I32: return "int32";
   case DType::I8: return "int8";
   case DType::U8: return "uint8";
+  case DType::I16: return "int16";
+  case DType::U16: return "uint16";
+  case DType::U32: return "uint32";
+  case DType::U64: return "uint64";
   case DType::Bool: return "bool";
   }
   return "?";
@@ -66,6 +70,10 @@ nb::dlpack::dtype dlpackType(DType t) {
   case DType::I32: return nb::dtype<int32_t>();
   case DType::I8: return nb::dtype<int8_t>();
   case DType::U8: return nb::dtype<uint8_t>();
+  case DType::I16: return nb::dtype<int16_t>();
+  case DType::U16: return nb::dtype<uint16_t>();
+  case DType::U32: return nb::dtype<uint32_t>();
+  case DType::U64: return nb::dtype<uint64_t>();
   case DType::Bool: return nb::dtype<bool>();
   }
   return nb::dtype<uint8_t>();

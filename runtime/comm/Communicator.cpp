@@ -64,7 +64,11 @@ void addElements(const void *a, const void *b, void *dst, size_t count,
   // Unsigned arithmetic: the same bits as two's complement addition, but
   // wrapping on overflow is defined.
   case DType::I32: return addTyped<uint32_t>(a, b, dst, count);
-  case DType::I64: return addTyped<uint64_t>(a, b, dst, count);
+  case DType::I64:
+  case DType::U64: return addTyped<uint64_t>(a, b, dst, count);
+  case DType::U32: return addTyped<uint32_t>(a, b, dst, count);
+  case DType::I16:
+  case DType::U16: return addTyped<uint16_t>(a, b, dst, count);
   case DType::F16: return addHalf<halfToFloat, floatToHalf>(a, b, dst, count);
   case DType::BF16: return addHalf<bf16ToFloat, floatToBf16>(a, b, dst, count);
   default: return;

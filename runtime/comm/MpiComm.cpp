@@ -48,6 +48,10 @@ MPI_Datatype mpiType(DType t) {
   case DType::F16:
   case DType::BF16: return MPI_UINT16_T;
   case DType::I8: return MPI_INT8_T;
+  case DType::I16: return MPI_INT16_T;
+  case DType::U16: return MPI_UINT16_T;
+  case DType::U32: return MPI_UINT32_T;
+  case DType::U64: return MPI_UINT64_T;
   case DType::U8:
   case DType::Bool: return MPI_UINT8_T;
   }

@@ -17,6 +17,12 @@ Status ncclDataType(DType t, ncclDataType_t &out) {
   case DType::I32: out = ncclInt32; return Status::ok();
   case DType::I64: out = ncclInt64; return Status::ok();
   case DType::I8: out = ncclInt8; return Status::ok();
+  case DType::U32: out = ncclUint32; return Status::ok();
+  case DType::U64: out = ncclUint64; return Status::ok();
+  case DType::I16:
+  case DType::U16:
+    return Status::error(std::string("NCCL has no ") + dtypeName(t) +
+                         " type to sum or move");
   case DType::U8:
   case DType::Bool: out = ncclUint8; return Status::ok();
   }

@@ -70,6 +70,10 @@ NamedArray randomInput(const TensorSpec &spec, int64_t bound,
     case DType::I32: { int32_t v = int32_t(iv); std::memcpy(p + 4 * i, &v, 4); break; }
     case DType::I8: p[i] = uint8_t(int8_t(iv)); break;
     case DType::U8: p[i] = uint8_t(iv); break;
+    case DType::I16: { int16_t v = int16_t(iv); std::memcpy(p + 2 * i, &v, 2); break; }
+    case DType::U16: { uint16_t v = uint16_t(iv); std::memcpy(p + 2 * i, &v, 2); break; }
+    case DType::U32: { uint32_t v = uint32_t(iv); std::memcpy(p + 4 * i, &v, 4); break; }
+    case DType::U64: { uint64_t v = uint64_t(iv); std::memcpy(p + 8 * i, &v, 8); break; }
     case DType::Bool: p[i] = 1; break;
     case DType::F32: { float v = normal(rng); std::memcpy(p + 4 * i, &v, 4); break; }
     case DType::F64: { double v = normal(rng); std::memcpy(p + 8 * i, &v, 8); break; }

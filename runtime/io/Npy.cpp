@@ -36,6 +36,8 @@ constexpr DescrEntry kDescrs[] = {{"f4", DType::F32}, {"f8", DType::F64},
                                   {"f2", DType::F16}, {"i8", DType::I64},
                                   {"i4", DType::I32}, {"i1", DType::I8},
                                   {"u1", DType::U8},  {"b1", DType::Bool},
+                                  {"i2", DType::I16}, {"u2", DType::U16},
+                                  {"u4", DType::U32}, {"u8", DType::U64},
                                   // NumPy has no bfloat16: ml_dtypes'
                                   // bfloat16 arrays are saved as 2-byte
                                   // opaque items, and so are tpc's.
@@ -236,6 +238,10 @@ const char *npyDescr(DType t) {
   case DType::I32: return "<i4";
   case DType::I8: return "|i1";
   case DType::U8: return "|u1";
+  case DType::I16: return "<i2";
+  case DType::U16: return "<u2";
+  case DType::U32: return "<u4";
+  case DType::U64: return "<u8";
   case DType::Bool: return "|b1";
   case DType::BF16: return "<V2";
   }

@@ -26,7 +26,9 @@ struct DTypeName {
 constexpr DTypeName kDTypeNames[] = {
     {"F32", DType::F32}, {"F16", DType::F16}, {"BF16", DType::BF16},
     {"F64", DType::F64}, {"I64", DType::I64}, {"I32", DType::I32},
-    {"I8", DType::I8},   {"U8", DType::U8},   {"BOOL", DType::Bool}};
+    {"I16", DType::I16}, {"I8", DType::I8},   {"U64", DType::U64},
+    {"U32", DType::U32}, {"U16", DType::U16}, {"U8", DType::U8},
+    {"BOOL", DType::Bool}};
 
 std::string rangeString(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
@@ -320,7 +322,8 @@ Status SafetensorsFile::open(const std::string &path, SafetensorsFile &out) {
     std::optional<DType> dtype = parseSafetensorsDType(dtypeName);
     if (!dtype)
       return fail(where + "unsupported dtype '" + dtypeName +
-                  "' (supported: F32 F16 BF16 F64 I64 I32 I8 U8 BOOL)");
+                  "' (supported: F32 F16 BF16 F64 I64 I32 I16 I8 U64 U32 "
+                  "U16 U8 BOOL)");
 
     if (!shapeIt->is_array())
       return fail(where + "'shape' is not an array");

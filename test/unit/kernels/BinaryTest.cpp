@@ -346,7 +346,7 @@ double storedAs(DType t, double v) {
   return x.at(0);
 }
 
-TEST(Binary, EightBitIntegersWrap) {
+TEST(Binary, NarrowIntegersWrap) {
   auto cDiv = [](double a, double b) { return b == 0 ? 0 : std::trunc(a / b); };
   auto pyMod = [](double a, double b) {
     return b == 0 ? 0 : a - std::floor(a / b) * b;
@@ -369,14 +369,20 @@ TEST(Binary, EightBitIntegersWrap) {
       {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
   };
   uint64_t seed = 700;
-  for (DType t : {DType::I8, DType::U8})
+  // The largest magnitude of each type (products of it and 9 are exact in
+  // double, so the reference wraps them exactly).
+  const std::pair<DType, double> types[] = {
+      {DType::I8, 120},     {DType::U8, 250},       {DType::I16, 32000},
+      {DType::U16, 65000},  {DType::U32, 4.2e9}};
+  for (auto [t, hi] : types)
     for (const auto &[sa, sb] : kShapePairs) {
       SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(sa) +
                    " vs " + shapeToString(sb));
-      double lo = t == DType::I8 ? -120 : 0, hi = t == DType::I8 ? 120 : 250;
+      bool isSigned = t == DType::I8 || t == DType::I16;
+      double lo = isSigned ? -hi : 0;
       // Wide ranges so that Add, Sub and Mul overflow and wrap.
       Tensor a = randomTensor(t, sa, seed++, lo, hi);
-      Tensor b = randomTensor(t, sb, seed++, t == DType::I8 ? -9 : 0, 9);
+      Tensor b = randomTensor(t, sb, seed++, isSigned ? -9 : 0, 9);
       Shape os = broadcast({sa, sb});
       for (const auto &[name, fn] : arith) {
         SCOPED_TRACE(name);
@@ -405,6 +411,15 @@ TEST(Binary, EightBitIntegersWrap) {
   Tensor v = makeTensor(DType::U8, {3}, {0, 255, 255});
   expectClose(runOne("Div", {&u, &v}, DType::U8, {3}), {0, 0, 1}, 0, 0);
   expectClose(runOne("Sub", {&u, &v}, DType::U8, {3}), {200, 4, 0}, 0, 0);
+  // 16-bit products promote to int in C++: 65535 * 65535 must wrap, not
+  // overflow int.
+  Tensor w = makeTensor(DType::U16, {2}, {65535, 40000});
+  expectClose(runOne("Mul", {&w, &w}, DType::U16, {2}), {1, 4096}, 0, 0);
+  Tensor big = makeTensor(DType::U64, {2}, {4294967296.0, 1e15});
+  Tensor two = makeTensor(DType::U64, {2}, {3, 7});
+  expectClose(runOne("Mul", {&big, &two}, DType::U64, {2}),
+              {12884901888.0, 7e15}, 0, 0);
+  expectClose(runOne("Mod", {&big, &two}, DType::U64, {2}), {1, 6}, 0, 0);
 }
 
 TEST(Binary, Float16TypesRoundOnce) {

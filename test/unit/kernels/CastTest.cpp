@@ -175,12 +175,32 @@ TEST(Cast, SixteenBitFormatsExhaustive) {
   }
 }
 
+TEST(Cast, SixteenAndThirtyTwoBitIntegers) {
+  // Floats saturate at the target's bounds and truncate toward zero;
+  // integers wrap.
+  Tensor f = makeTensor(DType::F32, {5}, {-1e6f, -2.7f, 3.9f, 7e4f, 1e10f});
+  expectClose(runOne("Cast", {&f}, DType::I16, {5}, castTo(DType::I16)),
+              {-32768, -2, 3, 32767, 32767}, 0, 0);
+  expectClose(runOne("Cast", {&f}, DType::U16, {5}, castTo(DType::U16)),
+              {0, 0, 3, 65535, 65535}, 0, 0);
+  expectClose(runOne("Cast", {&f}, DType::U32, {5}, castTo(DType::U32)),
+              {0, 0, 3, 70000, 4294967295.0}, 0, 0);
+  Tensor i = makeTensor(DType::I64, {3}, {-1, 65536 + 5, 4294967296.0 + 9});
+  expectClose(runOne("Cast", {&i}, DType::U16, {3}, castTo(DType::U16)),
+              {65535, 5, 9}, 0, 0);
+  expectClose(runOne("Cast", {&i}, DType::U32, {3}, castTo(DType::U32)),
+              {4294967295.0, 65541, 9}, 0, 0);
+  Tensor u = makeTensor(DType::U32, {2}, {4294967295.0, 7});
+  expectClose(runOne("Cast", {&u}, DType::F64, {2}, castTo(DType::F64)),
+              {4294967295.0, 7}, 0, 0);
+}
+
 TEST(Cast, InvalidInputs) {
   const TensorDesc x{DType::F32, {2}};
   EXPECT_PREPARE_ERROR(prepareOnly("Cast", {x}, {{DType::I64, {2}}}),
                        "attribute to");
   Attrs bad;
-  bad.setInt("to", 5);
+  bad.setInt("to", 14); // complex64
   EXPECT_PREPARE_ERROR(prepareOnly("Cast", {x}, {{DType::I64, {2}}}, bad),
                        "not a supported dtype");
   EXPECT_PREPARE_ERROR(

@@ -112,6 +112,14 @@ double Tensor::at(int64_t i) const {
     return get<int8_t>(i);
   case DType::U8:
     return get<uint8_t>(i);
+  case DType::I16:
+    return get<int16_t>(i);
+  case DType::U16:
+    return get<uint16_t>(i);
+  case DType::U32:
+    return get<uint32_t>(i);
+  case DType::U64:
+    return static_cast<double>(get<uint64_t>(i));
   case DType::Bool:
     return get<uint8_t>(i) ? 1.0 : 0.0;
   case DType::F16:
@@ -136,6 +144,14 @@ void Tensor::set(int64_t i, double v) {
     return put<int8_t>(i, toInt<int8_t>(v));
   case DType::U8:
     return put<uint8_t>(i, toInt<uint8_t>(v));
+  case DType::I16:
+    return put<int16_t>(i, toInt<int16_t>(v));
+  case DType::U16:
+    return put<uint16_t>(i, toInt<uint16_t>(v));
+  case DType::U32:
+    return put<uint32_t>(i, toInt<uint32_t>(v));
+  case DType::U64:
+    return put<uint64_t>(i, toInt<uint64_t>(v));
   case DType::Bool:
     return put<uint8_t>(i, v != 0 ? 1 : 0);
   case DType::F16:

@@ -572,11 +572,11 @@ def ONNX_TopKOp : ONNX_InferOp<"TopK"> {
     %v, %i = onnx.TopK %x {axis = -1 : i64, k = 4 : i64} : tensor<2x50xf32> -> tensor<2x4xf32>, tensor<2x4xi64>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8, UI8]>:$X,
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8, UI64, UI32, UI16, UI8]>:$X,
                        I64Attr:$k, DefaultValuedAttr<I64Attr, "-1">:$axis,
                        DefaultValuedAttr<I64Attr, "1">:$largest,
                        DefaultValuedAttr<I64Attr, "1">:$sorted);
-  let results = (outs RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8, UI8]>:$Values,
+  let results = (outs RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8, UI64, UI32, UI16, UI8]>:$Values,
                       RankedTensorOf<[I64]>:$Indices);
   let assemblyFormat =
       "$X attr-dict `:` type($X) `->` type($Values) `,` type($Indices)";

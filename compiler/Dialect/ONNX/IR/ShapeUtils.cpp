@@ -71,11 +71,15 @@ Type onnxElementType(MLIRContext *ctx, int64_t t) {
   case 1: return b.getF32Type();
   case 2: return IntegerType::get(ctx, 8, IntegerType::Unsigned);
   case 3: return b.getI8Type();
+  case 4: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case 5: return b.getI16Type();
   case 6: return b.getI32Type();
   case 7: return b.getI64Type();
   case 9: return b.getI1Type();
   case 10: return b.getF16Type();
   case 11: return b.getF64Type();
+  case 12: return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case 13: return IntegerType::get(ctx, 64, IntegerType::Unsigned);
   case 16: return b.getBF16Type();
   default: return nullptr;
   }
@@ -85,6 +89,10 @@ std::optional<int64_t> onnxTypeNumber(Type t) {
   if (t.isF32()) return 1;
   if (t.isUnsignedInteger(8)) return 2;
   if (t.isSignlessInteger(8)) return 3;
+  if (t.isUnsignedInteger(16)) return 4;
+  if (t.isSignlessInteger(16)) return 5;
+  if (t.isUnsignedInteger(32)) return 12;
+  if (t.isUnsignedInteger(64)) return 13;
   if (t.isSignlessInteger(32)) return 6;
   if (t.isSignlessInteger(64)) return 7;
   if (t.isSignlessInteger(1)) return 9;
