@@ -275,27 +275,17 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       return it == why.end() ? ReplicationReason::Blocked : it->second.kind;
     };
     auto onlyReplicatedAfter = [&](Operation *m) {
-      SmallVector<Operation *> work{m};
-      llvm::SmallPtrSet<Operation *, 32> seen;
-      while (!work.empty()) {
-        Operation *cur = work.pop_back_val();
-        if (!seen.insert(cur).second)
-          continue;
-        if (seen.size() > kLimit)
-          return false;
-        if (cur != m && isWeightMatMul(cur)) {
-          if (!forced.contains(cur))
-            return false;
-          ReplicationReason::Kind k = kindOf(cur);
-          if (k != ReplicationReason::OutputHead &&
-              k != ReplicationReason::HeadTransform)
-            return false;
-        }
-        for (Value r : cur->getResults())
-          for (Operation *user : r.getUsers())
-            work.push_back(user);
-      }
-      return true;
+      std::optional<bool> unreplicated =
+          anyUserOf(m, kLimit, [&](Operation *cur) {
+            if (!isWeightMatMul(cur))
+              return false;
+            if (!forced.contains(cur))
+              return true;
+            ReplicationReason::Kind k = kindOf(cur);
+            return k != ReplicationReason::OutputHead &&
+                   k != ReplicationReason::HeadTransform;
+          });
+      return unreplicated && !*unreplicated;
     };
     auto shardedBefore = [&](Operation *m) {
       SmallVector<Value> work{m->getOperand(0)};
@@ -442,23 +432,39 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
   }
 
 
-  /// Whether a value derived from `op` reaches an activation MatMul whose
-  /// result is split.
-  static bool meetsSplitHeads(Operation *op, ShardingAnalysis &a) {
-    SmallVector<Operation *> work{op};
+  /// Whether `pred` holds for an op that reads a value derived from `from`,
+  /// or nullopt when more than `limit` ops (`from` counted) are reached
+  /// before it does.
+  static std::optional<bool> anyUserOf(Operation *from, size_t limit,
+                                       function_ref<bool(Operation *)> pred) {
+    SmallVector<Operation *> work;
+    for (Value r : from->getResults())
+      for (Operation *user : r.getUsers())
+        work.push_back(user);
     llvm::SmallPtrSet<Operation *, 32> seen;
-    while (!work.empty() && seen.size() < 256) {
+    seen.insert(from);
+    while (!work.empty()) {
       Operation *cur = work.pop_back_val();
       if (!seen.insert(cur).second)
         continue;
-      if (isa<onnx::MatMulOp>(cur) && !isWeightMatMul(cur) &&
-          a.of(cur->getResult(0)).isSplit())
+      if (seen.size() > limit)
+        return std::nullopt;
+      if (pred(cur))
         return true;
       for (Value r : cur->getResults())
         for (Operation *user : r.getUsers())
           work.push_back(user);
     }
     return false;
+  }
+
+  /// Whether a value derived from `op` reaches an activation MatMul whose
+  /// result is split.
+  static bool meetsSplitHeads(Operation *op, ShardingAnalysis &a) {
+    return anyUserOf(op, 256, [&](Operation *cur) {
+             return isa<onnx::MatMulOp>(cur) && !isWeightMatMul(cur) &&
+                    a.of(cur->getResult(0)).isSplit();
+           }).value_or(false);
   }
 };
 

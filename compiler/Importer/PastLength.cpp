@@ -71,28 +71,14 @@ PastLength::importSpecial(NodeContext &c, SmallVectorImpl<Value> &results) {
     return c.error() << "delta is 0", failure();
   double from = double(*(*start)[0]), to = double(*(*limit)[0]);
   int64_t n = std::max<int64_t>(0, int64_t(std::ceil((to - from) / d)));
+  // The offsets' range, folded by the Range op itself, plus the position.
   Type elem = c.inputType(0).getElementType();
-  auto t = RankedTensorType::get({n}, elem);
-  DenseElementsAttr base;
-  if (isa<FloatType>(elem)) {
-    SmallVector<APFloat> values;
-    for (int64_t i = 0; i < n; ++i) {
-      APFloat f(from + double(i) * d);
-      bool lost;
-      f.convert(cast<FloatType>(elem).getFloatSemantics(),
-                APFloat::rmNearestTiesToEven, &lost);
-      values.push_back(f);
-    }
-    base = DenseElementsAttr::get(t, values);
-  } else {
-    SmallVector<APInt> values;
-    for (int64_t i = 0; i < n; ++i)
-      values.push_back(APInt(elem.getIntOrFloatBitWidth(),
-                             int64_t(from + double(i) * d), true));
-    base = DenseElementsAttr::get(t, values);
-  }
   Emitter e(c);
-  Value out = e.binary<onnx::AddOp>(e.constant(base), e.cast(position, elem));
+  Value base = c.create(onnx::RangeOp::getOperationName(),
+                        RankedTensorType::get({n}, elem),
+                        {e.scalar(elem, from), e.scalar(elem, to),
+                         c.input(2)})[0];
+  Value out = e.binary<onnx::AddOp>(base, e.cast(position, elem));
   if (e.failed || !out)
     return failure();
   results.push_back(out);

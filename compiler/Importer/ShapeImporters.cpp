@@ -184,6 +184,13 @@ LogicalResult importExpand(NodeContext &c, Results &results) {
   return success();
 }
 
+bool isIdentityPermutation(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != int64_t(i))
+      return false;
+  return true;
+}
+
 LogicalResult importTranspose(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
@@ -204,8 +211,7 @@ LogicalResult importTranspose(NodeContext &c, Results &results) {
     for (int64_t &q : perm)
       q = p[size_t(q)];
     in = inner.getData();
-    if (llvm::all_of(llvm::enumerate(perm),
-                     [](auto e) { return e.value() == int64_t(e.index()); })) {
+    if (isIdentityPermutation(perm)) {
       results.push_back(in);
       return success();
     }
@@ -371,10 +377,7 @@ FailureOr<SmallVector<Value>> createGather(NodeContext &c, Value data,
     else if (i != axis)
       perm.push_back(p[size_t(i)] - (p[size_t(i)] > inner ? 1 : 0));
   }
-  bool identity = true;
-  for (auto [i, v] : llvm::enumerate(perm))
-    identity &= v == int64_t(i);
-  if (identity)
+  if (isIdentityPermutation(perm))
     return g;
   return c.createInferred<TransposeOp>(
       (*g)[0], {c.named("perm", c.b.getDenseI64ArrayAttr(perm))});
