@@ -6,6 +6,8 @@
 namespace tpc {
 
 size_t dtypeSize(DType t) {
+  if (isStorageOnlyDType(t))
+    return 1;
   switch (t) {
   case DType::F64:
   case DType::I64:
@@ -24,8 +26,41 @@ size_t dtypeSize(DType t) {
   case DType::I8:
   case DType::Bool:
     return 1;
+  default: // the storage types, above
+    break;
   }
   return 0;
+}
+
+bool isStorageOnlyDType(DType t) {
+  switch (t) {
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::U4:
+  case DType::I4:
+  case DType::U2:
+  case DType::I2:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int dtypeBits(DType t) {
+  switch (t) {
+  case DType::U4:
+  case DType::I4:
+    return 4;
+  case DType::U2:
+  case DType::I2:
+    return 2;
+  case DType::Bool:
+    return 1;
+  default:
+    return int(dtypeSize(t)) * 8;
+  }
 }
 
 const char *dtypeName(DType t) {
@@ -43,6 +78,14 @@ const char *dtypeName(DType t) {
   case DType::F16: return "f16";
   case DType::F64: return "f64";
   case DType::BF16: return "bf16";
+  case DType::F8E4M3FN: return "f8e4m3fn";
+  case DType::F8E4M3FNUZ: return "f8e4m3fnuz";
+  case DType::F8E5M2: return "f8e5m2";
+  case DType::F8E5M2FNUZ: return "f8e5m2fnuz";
+  case DType::U4: return "u4";
+  case DType::I4: return "i4";
+  case DType::U2: return "u2";
+  case DType::I2: return "i2";
   }
   return "invalid";
 }
@@ -57,7 +100,16 @@ std::optional<DType> parseDType(const std::string &n) {
       {"f64", DType::F64},     {"float64", DType::F64}, {"bf16", DType::BF16},
       {"bfloat16", DType::BF16}, {"i16", DType::I16},   {"int16", DType::I16},
       {"u16", DType::U16},     {"uint16", DType::U16},  {"u32", DType::U32},
-      {"uint32", DType::U32},  {"u64", DType::U64},     {"uint64", DType::U64}};
+      {"uint32", DType::U32},  {"u64", DType::U64},     {"uint64", DType::U64},
+      // ml_dtypes' names for the storage types.
+      {"f8e4m3fn", DType::F8E4M3FN},     {"float8_e4m3fn", DType::F8E4M3FN},
+      {"f8e4m3fnuz", DType::F8E4M3FNUZ}, {"float8_e4m3fnuz", DType::F8E4M3FNUZ},
+      {"f8e5m2", DType::F8E5M2},         {"float8_e5m2", DType::F8E5M2},
+      {"f8e5m2fnuz", DType::F8E5M2FNUZ}, {"float8_e5m2fnuz", DType::F8E5M2FNUZ},
+      {"u4", DType::U4},                 {"uint4", DType::U4},
+      {"i4", DType::I4},                 {"int4", DType::I4},
+      {"u2", DType::U2},                 {"uint2", DType::U2},
+      {"i2", DType::I2},                 {"int2", DType::I2}};
   for (const auto &[name, t] : names)
     if (n == name)
       return t;
@@ -67,7 +119,8 @@ std::optional<DType> parseDType(const std::string &n) {
 bool isValidDType(int32_t v) {
   switch (v) {
   case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 9: case 10:
-  case 11: case 12: case 13: case 16:
+  case 11: case 12: case 13: case 16: case 17: case 18: case 19: case 20:
+  case 21: case 22: case 25: case 26:
     return true;
   default:
     return false;

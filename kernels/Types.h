@@ -34,7 +34,25 @@ enum class DType : int32_t {
   U32 = 12,
   U64 = 13,
   BF16 = 16,
+  // Storage types: one element per byte (sub-byte integers in the low bits,
+  // as ml_dtypes holds them). Cast converts to and from them and data
+  // movement copies them; no kernel computes on them.
+  F8E4M3FN = 17,
+  F8E4M3FNUZ = 18,
+  F8E5M2 = 19,
+  F8E5M2FNUZ = 20,
+  U4 = 21,
+  I4 = 22,
+  U2 = 25,
+  I2 = 26,
 };
+
+/// Whether `t` is one of the storage types above (float8, 4- and 2-bit
+/// integers).
+bool isStorageOnlyDType(DType t);
+/// Bits of information per element: 4 for U4/I4, 2 for U2/I2, else 8 times
+/// dtypeSize (1 for Bool).
+int dtypeBits(DType t);
 
 /// Bytes per element.
 size_t dtypeSize(DType t);

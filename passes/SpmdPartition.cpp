@@ -3,6 +3,7 @@
 #include "passes/ShardingAnalysis.h"
 
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -141,9 +142,7 @@ DenseElementsAttr shardConstant(DenseElementsAttr value, const Sharding &s,
   if (!bytes)
     return nullptr;
   auto type = cast<RankedTensorType>(value.getType());
-  int64_t elem = type.getElementType().isInteger(1)
-                     ? 1
-                     : type.getElementTypeBitWidth() / 8;
+  int64_t elem = onnx::elementBytes(type.getElementType());
   int64_t outer = 1, inner = elem;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (d < s.axis)

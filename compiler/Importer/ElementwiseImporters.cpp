@@ -145,8 +145,14 @@ LogicalResult castTo(NodeContext &c, Value v, Type elem, Results &results) {
     return c.error() << "unsupported target type " << elem;
   auto type = RankedTensorType::get(cast<RankedTensorType>(v.getType()).getShape(),
                                     elem);
-  results.append(c.create(CastOp::getOperationName(), type, v,
-                          {c.named("to", c.b.getI64IntegerAttr(*to))}));
+  SmallVector<NamedAttribute> attrs{c.named("to", c.b.getI64IntegerAttr(*to))};
+  // `saturate` (opset 19) only changes float8 targets; 1 is the default.
+  int64_t saturate = c.attrInt("saturate", 1);
+  if (saturate != 0 && saturate != 1)
+    return c.error() << "saturate must be 0 or 1, not " << saturate;
+  if (saturate == 0 && isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8)
+    attrs.push_back(c.named("saturate", c.b.getI64IntegerAttr(0)));
+  results.append(c.create(CastOp::getOperationName(), type, v, attrs));
   return success();
 }
 

@@ -376,8 +376,7 @@ LogicalResult GraphImporter::checkOpsets() {
 /// shape beyond that is a broken file, and its element count would
 /// overflow the arithmetic that follows.
 static bool fitsTensor(ArrayRef<int64_t> dims, Type elem) {
-  uint64_t elemBytes =
-      elem.isInteger(1) ? 1 : std::max(1u, elem.getIntOrFloatBitWidth() / 8);
+  uint64_t elemBytes = onnx::elementBytes(elem);
   std::optional<uint64_t> bytes =
       tpc::checkedByteSize(dims.data(), dims.size(), elemBytes);
   return bytes && *bytes <= kMaxTensorBytes;
@@ -448,7 +447,11 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
     return error() << "initializer '" << t.name()
                    << "' has unsupported data type " << t.data_type();
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
-  int64_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  unsigned bits = elem.getIntOrFloatBitWidth();
+  // 4- and 2-bit integers are packed in the file and unpacked into a
+  // constant at import (one element per byte).
+  bool packed = bits > 1 && bits < 8;
+  int64_t elemBytes = onnx::elementBytes(elem);
   // Checked: 2^31 x 2^31 x 4 bytes must not wrap to a small size.
   for (int64_t d : dims)
     if (d < 0)
@@ -461,6 +464,8 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
                    << "' is too large (more than 2^50 bytes)";
   auto type = RankedTensorType::get(dims, elem);
   int64_t bytes = int64_t(*checkedBytes);
+  if (packed)
+    bytes = (bytes * bits + 7) / 8;
   Location loc = NameLoc::get(b.getStringAttr(t.name()),
                               FileLineColLoc::get(&ctx, path, 0, 0));
   WeightLocation where;
@@ -474,7 +479,8 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
   bool inlineRaw = !external && inl != inlineWeights.end();
   if (inlineRaw)
     where = inl->second;
-  if (keepAsConstant(elem, type.getNumElements()) || (!external && !inlineRaw)) {
+  if (packed || keepAsConstant(elem, type.getNumElements()) ||
+      (!external && !inlineRaw)) {
     ::onnx::TensorProto copy;
     const ::onnx::TensorProto *src = &t;
     if (external || (inlineRaw && !t.has_raw_data())) {

@@ -91,7 +91,11 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
     return nullptr;
   }
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
-  size_t elemBytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  // 4- and 2-bit integers are packed in the file (the lowest index in the
+  // lowest bits) and held one per byte here.
+  unsigned bits = elem.getIntOrFloatBitWidth();
+  bool packed = bits > 1 && bits < 8;
+  size_t elemBytes = onnx::elementBytes(elem);
   // Negative dimensions, or a size whose bytes overflow, are a broken file.
   for (int64_t d : dims) {
     if (d < 0) {
@@ -109,6 +113,29 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
   int64_t n = int64_t(*size / elemBytes);
   auto type = RankedTensorType::get(dims, elem);
   std::vector<uint8_t> bytes;
+  if (packed) {
+    size_t perByte = 8 / bits;
+    size_t need = (size_t(n) + perByte - 1) / perByte;
+    std::vector<uint8_t> src;
+    if (t.has_raw_data()) {
+      src.assign(t.raw_data().begin(), t.raw_data().end());
+    } else {
+      // int32_data holds one packed byte per entry.
+      for (int32_t v : t.int32_data())
+        src.push_back(uint8_t(v));
+    }
+    if (src.size() != need) {
+      error = "tensor '" + t.name() + "' has " + std::to_string(src.size()) +
+              " bytes of data, its type needs " + std::to_string(need) + " (" +
+              std::to_string(perByte) + " values to a byte)";
+      return nullptr;
+    }
+    bytes.resize(n);
+    uint8_t mask = uint8_t((1u << bits) - 1);
+    for (int64_t i = 0; i < n; ++i)
+      bytes[i] = (src[i / perByte] >> ((i % perByte) * bits)) & mask;
+    return DenseElementsAttr::getFromRawBuffer(type, asChars(bytes));
+  }
   if (t.has_raw_data()) {
     bytes.assign(t.raw_data().begin(), t.raw_data().end());
   } else {

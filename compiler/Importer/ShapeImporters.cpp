@@ -433,11 +433,69 @@ LogicalResult importTile(NodeContext &c, Results &results) {
                  results);
 }
 
+/// The source position of output position `i` of an axis of `n` elements
+/// padded by `before` (>= 0) in `mode` (edge, reflect or wrap; numpy.pad's
+/// rules, which ONNX follows).
+static int64_t padSource(StringRef mode, int64_t i, int64_t before,
+                         int64_t n) {
+  int64_t p = i - before;
+  if (p >= 0 && p < n)
+    return p;
+  if (mode == "edge")
+    return p < 0 ? 0 : n - 1;
+  if (mode == "wrap")
+    return ((p % n) + n) % n;
+  // reflect: mirror about the first and last elements, period 2 (n - 1).
+  if (n == 1)
+    return 0;
+  int64_t period = 2 * (n - 1);
+  int64_t q = ((p % period) + period) % period;
+  return q < n ? q : period - q;
+}
+
+/// Pad in edge, reflect or wrap mode: one Gather per padded axis with the
+/// source positions as constant indices, so sharding and every backend
+/// treat it as the gather it is.
+static LogicalResult importPadByGather(NodeContext &c, StringRef mode,
+                                       ArrayRef<int64_t> pads,
+                                       Results &results) {
+  Value v = c.input(0);
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  Emitter e(c);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t before = pads[d], after = pads[d + rank];
+    if (before == 0 && after == 0)
+      continue;
+    int64_t n = type.getDimSize(d);
+    int64_t size = n + before + after;
+    if (size < 0)
+      return c.error() << "pads crop axis " << d << " of size " << n
+                       << " below zero";
+    // Negative pads crop first; the positive ones then pad what is left
+    // (onnxruntime's order).
+    int64_t lo = std::max<int64_t>(0, -before);
+    int64_t kept = n - lo - std::max<int64_t>(0, -after);
+    if (kept <= 0 && size > 0)
+      return c.error() << "mode '" << mode << "' cannot pad axis " << d
+                       << ": no element of it is left to repeat";
+    SmallVector<int64_t> idx;
+    for (int64_t i = 0; i < size; ++i)
+      idx.push_back(lo + padSource(mode, i, std::max<int64_t>(0, before),
+                                   kept));
+    auto idxType = RankedTensorType::get({size}, c.b.getI64Type());
+    v = e.gather(v, e.constant(DenseElementsAttr::get(idxType, ArrayRef(idx))),
+                 d);
+  }
+  return e.finish({v}, results);
+}
+
 LogicalResult importPad(NodeContext &c, Results &results) {
   std::string mode = c.attrString("mode", "constant");
-  if (mode != "constant")
-    return c.error() << "only mode 'constant' is supported, not '" << mode
-                     << "'";
+  if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+      mode != "wrap")
+    return c.error() << "unknown Pad mode '" << mode
+                     << "' (ONNX defines constant, edge, reflect and wrap)";
   if (c.opset < 11) {
     // Pad-2: pads and value are attributes.
     if (failed(c.requireInputs(1)))
@@ -446,6 +504,10 @@ LogicalResult importPad(NodeContext &c, Results &results) {
     if (c.inputs.size() > 1 || !pads)
       return c.error() << "Pad before opset 11 takes 1 input and a 'pads' "
                           "attribute";
+    if (pads->size() != 2 * size_t(c.inputType(0).getRank()))
+      return c.error() << "pads must have two entries per axis";
+    if (mode != "constant")
+      return importPadByGather(c, mode, *pads, results);
     return pushAll(c.createInferred<PadOp>(
                        c.input(0),
                        {c.named("pads", c.b.getDenseI64ArrayAttr(*pads)),
@@ -475,6 +537,10 @@ LogicalResult importPad(NodeContext &c, Results &results) {
       full[*a + rank] = (*pads)[i + axes->size()];
     }
   }
+  if (full.size() != 2 * size_t(rank))
+    return c.error() << "pads must have two entries per axis";
+  if (mode != "constant")
+    return importPadByGather(c, mode, full, results);
   float value = 0;
   if (Value v = c.input(2)) {
     DenseElementsAttr attr;

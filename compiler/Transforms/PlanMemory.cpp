@@ -2,6 +2,7 @@
 #include "compiler/Transforms/Passes.h"
 
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -21,8 +22,7 @@ namespace {
 
 int64_t byteSize(Type t) {
   auto rt = cast<RankedTensorType>(t);
-  int64_t bits = rt.getElementTypeBitWidth();
-  return rt.getNumElements() * (bits == 1 ? 1 : bits / 8);
+  return rt.getNumElements() * onnx::elementBytes(rt.getElementType());
 }
 
 /// One arena allocation shared by a value and the views of it.

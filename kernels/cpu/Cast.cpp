@@ -10,11 +10,15 @@
 //   * integer to narrower integer: two's complement wrap, like numpy.
 //   * to bool: non-zero (NaN included) is true.
 // int64 sources beyond 2^53 in magnitude round twice (via double).
+// float8 and 4-/2-bit integers follow kernels/StorageTypes.h: sources are
+// decoded exactly to float or int64; float8 targets round to nearest even
+// (saturating unless `saturate` is 0).
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/Cast.h"
 #include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
+#include "kernels/StorageTypes.h"
 
 namespace tpc::cpu {
 namespace {
@@ -65,8 +69,34 @@ template <> struct To<BoolTag> {
   static uint8_t fromI(int64_t x) { return x != 0 ? 1 : 0; }
 };
 
-template <class D>
-using Stored = std::conditional_t<std::is_same_v<D, BoolTag>, uint8_t, D>;
+/// float8 targets: round to nearest even; doubles round to odd first.
+template <DType T> struct Float8Tag {};
+template <DType T> struct To<Float8Tag<T>> {
+  bool saturate = true;
+  uint8_t fromF(float x) const {
+    return storage::floatToFloat8(x, T, saturate);
+  }
+  uint8_t fromD(double x) const { return fromF(doubleToFloatRoundOdd(x)); }
+  uint8_t fromI(int64_t x) const { return fromD(static_cast<double>(x)); }
+};
+/// 4- and 2-bit integer targets.
+template <DType T> struct SubByteTag {};
+template <DType T> struct To<SubByteTag<T>> {
+  static uint8_t fromF(float x) { return storage::floatToSubByte(x, T); }
+  static uint8_t fromD(double x) { return storage::floatToSubByte(x, T); }
+  static uint8_t fromI(int64_t x) { return storage::intToSubByte(x, T); }
+};
+
+template <class D> struct StoredAs { using type = D; };
+template <> struct StoredAs<BoolTag> { using type = uint8_t; };
+template <DType T> struct StoredAs<Float8Tag<T>> { using type = uint8_t; };
+template <DType T> struct StoredAs<SubByteTag<T>> { using type = uint8_t; };
+template <class D> using Stored = typename StoredAs<D>::type;
+
+template <class D> constexpr bool kFloatTarget =
+    std::is_floating_point_v<D> || std::is_same_v<D, Half> ||
+    std::is_same_v<D, BFloat16>;
+template <DType T> constexpr bool kFloatTarget<Float8Tag<T>> = true;
 
 template <class D, class S, class Fn>
 void loop(const void *in, void *out, int64_t n, Fn fn) {
@@ -77,48 +107,60 @@ void loop(const void *in, void *out, int64_t n, Fn fn) {
 }
 
 template <class D>
-void castTo(DType from, const void *in, void *out, int64_t n) {
-  using C = To<D>;
+void castTo(DType from, const void *in, void *out, int64_t n, To<D> C = {}) {
   switch (from) {
   case DType::F32:
-    return loop<D, float>(in, out, n, [](float v) { return C::fromF(v); });
+    return loop<D, float>(in, out, n, [C](float v) { return C.fromF(v); });
   case DType::F64:
-    return loop<D, double>(in, out, n, [](double v) { return C::fromD(v); });
+    return loop<D, double>(in, out, n, [C](double v) { return C.fromD(v); });
   case DType::F16:
     return loop<D, Half>(in, out, n,
-                         [](Half v) { return C::fromF(halfToFloat(v)); });
+                         [C](Half v) { return C.fromF(halfToFloat(v)); });
   case DType::BF16:
     return loop<D, BFloat16>(
-        in, out, n, [](BFloat16 v) { return C::fromF(bfloat16ToFloat(v)); });
+        in, out, n, [C](BFloat16 v) { return C.fromF(bfloat16ToFloat(v)); });
   case DType::I64:
-    return loop<D, int64_t>(in, out, n, [](int64_t v) { return C::fromI(v); });
+    return loop<D, int64_t>(in, out, n, [C](int64_t v) { return C.fromI(v); });
   case DType::I32:
-    return loop<D, int32_t>(in, out, n, [](int32_t v) { return C::fromI(v); });
+    return loop<D, int32_t>(in, out, n, [C](int32_t v) { return C.fromI(v); });
   case DType::I8:
-    return loop<D, int8_t>(in, out, n, [](int8_t v) { return C::fromI(v); });
+    return loop<D, int8_t>(in, out, n, [C](int8_t v) { return C.fromI(v); });
   case DType::U8:
-    return loop<D, uint8_t>(in, out, n, [](uint8_t v) { return C::fromI(v); });
+    return loop<D, uint8_t>(in, out, n, [C](uint8_t v) { return C.fromI(v); });
   case DType::I16:
-    return loop<D, int16_t>(in, out, n, [](int16_t v) { return C::fromI(v); });
+    return loop<D, int16_t>(in, out, n, [C](int16_t v) { return C.fromI(v); });
   case DType::U16:
     return loop<D, uint16_t>(in, out, n,
-                             [](uint16_t v) { return C::fromI(v); });
+                             [C](uint16_t v) { return C.fromI(v); });
   case DType::U32:
     return loop<D, uint32_t>(in, out, n,
-                             [](uint32_t v) { return C::fromI(v); });
+                             [C](uint32_t v) { return C.fromI(v); });
   case DType::U64:
     // Above 2^63 through double for float targets; integer targets wrap
     // modulo their width, as the int64 path does.
-    return loop<D, uint64_t>(in, out, n, [](uint64_t v) {
-      if constexpr (std::is_floating_point_v<Stored<D>> ||
-                    std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>)
-        return C::fromD(static_cast<double>(v));
+    return loop<D, uint64_t>(in, out, n, [C](uint64_t v) {
+      if constexpr (kFloatTarget<D>)
+        return C.fromD(static_cast<double>(v));
       else
-        return C::fromI(static_cast<int64_t>(v));
+        return C.fromI(static_cast<int64_t>(v));
     });
   case DType::Bool:
     return loop<D, uint8_t>(in, out, n,
-                            [](uint8_t v) { return C::fromI(v != 0); });
+                            [C](uint8_t v) { return C.fromI(v != 0); });
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+    return loop<D, uint8_t>(in, out, n, [C, from](uint8_t v) {
+      return C.fromF(storage::float8ToFloat(v, from));
+    });
+  case DType::U4:
+  case DType::I4:
+  case DType::U2:
+  case DType::I2:
+    return loop<D, uint8_t>(in, out, n, [C, from](uint8_t v) {
+      return C.fromI(storage::subByteToInt(v, from));
+    });
   }
 }
 
@@ -152,6 +194,26 @@ void castKernel(const CastParams &p, const void *in, void *out) {
     return castTo<uint64_t>(p.from, in, out, p.numel);
   case DType::Bool:
     return castTo<BoolTag>(p.from, in, out, p.numel);
+  case DType::F8E4M3FN:
+    return castTo<Float8Tag<DType::F8E4M3FN>>(p.from, in, out, p.numel,
+                                              {p.saturate});
+  case DType::F8E4M3FNUZ:
+    return castTo<Float8Tag<DType::F8E4M3FNUZ>>(p.from, in, out, p.numel,
+                                                {p.saturate});
+  case DType::F8E5M2:
+    return castTo<Float8Tag<DType::F8E5M2>>(p.from, in, out, p.numel,
+                                            {p.saturate});
+  case DType::F8E5M2FNUZ:
+    return castTo<Float8Tag<DType::F8E5M2FNUZ>>(p.from, in, out, p.numel,
+                                                {p.saturate});
+  case DType::U4:
+    return castTo<SubByteTag<DType::U4>>(p.from, in, out, p.numel);
+  case DType::I4:
+    return castTo<SubByteTag<DType::I4>>(p.from, in, out, p.numel);
+  case DType::U2:
+    return castTo<SubByteTag<DType::U2>>(p.from, in, out, p.numel);
+  case DType::I2:
+    return castTo<SubByteTag<DType::I2>>(p.from, in, out, p.numel);
   }
 }
 
@@ -174,7 +236,11 @@ Status prepareCast(const std::vector<TensorDesc> &in,
                          dtypeName(out[0].dtype) + " but attribute to is " +
                          dtypeName(static_cast<DType>(to)));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
-  CastParams p{in[0].dtype, out[0].dtype, in[0].numel()};
+  int64_t saturate = attrs.getInt("saturate", 1);
+  if (saturate != 0 && saturate != 1)
+    return Status::error("attribute saturate must be 0 or 1, not " +
+                         std::to_string(saturate));
+  CastParams p{in[0].dtype, out[0].dtype, in[0].numel(), saturate == 1};
   kernel = makeKernel([p](const void *const *i, void *const *o,
                           const ExecContext &) { castKernel(p, i[0], o[0]); });
   return Status::ok();

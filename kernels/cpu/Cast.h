@@ -10,6 +10,9 @@ struct CastParams {
   DType from = DType::F32;
   DType to = DType::F32;
   int64_t numel = 0;
+  /// float8 targets only: clamp out-of-range values to the largest finite
+  /// one (ONNX's `saturate`, default 1) instead of giving inf or NaN.
+  bool saturate = true;
 };
 
 /// Converts `numel` elements of dtype `from` to dtype `to`; see Cast.cpp for

@@ -10,6 +10,7 @@
 // integers, NaN-propagating Max/Min); f16/bf16 compute in f32 and round once.
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/StorageTypes.h"
 #include "kernels/cuda/DeviceUtil.cuh"
 #include "kernels/cuda/Kernels.h"
 
@@ -429,6 +430,19 @@ __device__ __forceinline__ Scalar loadScalar(DType t, const void *p,
     break;
   }
   case DType::Bool: s.i = static_cast<const uint8_t *>(p)[k] != 0; break;
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+    s.kind = Scalar::F;
+    s.f = storage::float8ToFloat(static_cast<const uint8_t *>(p)[k], t);
+    break;
+  case DType::U4:
+  case DType::I4:
+  case DType::U2:
+  case DType::I2:
+    s.i = storage::subByteToInt(static_cast<const uint8_t *>(p)[k], t);
+    break;
   }
   return s;
 }
@@ -457,7 +471,8 @@ template <class I> __device__ __forceinline__ I scalarAsInt(const Scalar &s) {
 }
 
 __device__ __forceinline__ void storeScalar(DType t, void *p, int64_t k,
-                                            const Scalar &s) {
+                                            const Scalar &s,
+                                            bool saturate = true) {
   switch (t) {
   case DType::F32:
     static_cast<float *>(p)[k] = s.kind == Scalar::F   ? s.f
@@ -489,13 +504,30 @@ __device__ __forceinline__ void storeScalar(DType t, void *p, int64_t k,
                                    : s.kind == Scalar::D ? s.d != 0
                                                          : s.i != 0;
     return;
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+    static_cast<uint8_t *>(p)[k] =
+        storage::floatToFloat8(scalarAsFloatFor16(s), t, saturate);
+    return;
+  case DType::U4:
+  case DType::I4:
+  case DType::U2:
+  case DType::I2:
+    static_cast<uint8_t *>(p)[k] =
+        s.kind == Scalar::I
+            ? storage::intToSubByte(s.i, t)
+            : storage::floatToSubByte(s.kind == Scalar::F ? double(s.f) : s.d,
+                                      t);
+    return;
   }
 }
 
 __global__ void castAny(DType from, DType to, const void *in, void *out,
-                        int64_t n) {
+                        int64_t n, bool saturate) {
   for (int64_t i = threadIndex(); i < n; i += gridThreads())
-    storeScalar(to, out, i, loadScalar(from, in, i));
+    storeScalar(to, out, i, loadScalar(from, in, i), saturate);
 }
 
 //===----------------------------------------------------------------------===//
@@ -580,7 +612,7 @@ cudaError_t castKernel(const cpu::CastParams &p, const void *in, void *out,
   if (p.numel == 0)
     return cudaSuccess;
   castAny<<<blocksFor(p.numel), kThreads, 0, stream>>>(p.from, p.to, in, out,
-                                                      p.numel);
+                                                      p.numel, p.saturate);
   return cudaGetLastError();
 }
 

@@ -177,7 +177,8 @@ Status prepareCast(const KernelContext &, const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
                    std::unique_ptr<PreparedKernel> &kernel) {
   TPC_RETURN_IF_ERROR(validateWithCpu("Cast", in, out, attrs, false));
-  cpu::CastParams p{in[0].dtype, out[0].dtype, in[0].numel()};
+  cpu::CastParams p{in[0].dtype, out[0].dtype, in[0].numel(),
+                    attrs.getInt("saturate", 1) == 1};
   kernel = makeLaunch("Cast", [p](const void *const *i, void *const *o,
                                   cudaStream_t s) {
     return castKernel(p, i[0], o[0], s);

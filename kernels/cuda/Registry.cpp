@@ -149,7 +149,8 @@ Status validateWithCpu(const char *name, const std::vector<TensorDesc> &in,
 
 Status checkCudaArith(DType t, const std::string &what) {
   if (t == DType::I8 || t == DType::U8 || t == DType::I16 ||
-      t == DType::U16 || t == DType::U32 || t == DType::U64)
+      t == DType::U16 || t == DType::U32 || t == DType::U64 ||
+      isStorageOnlyDType(t))
     return Status::error(what + " has dtype " + dtypeName(t) +
                          ", which the CUDA arithmetic kernels do not take");
   return Status::ok();

@@ -40,7 +40,8 @@ void check(const Status &st) {
     raise(st);
 }
 
-/// The NumPy dtype name of a tpc dtype; bf16 arrays travel as uint16 bits.
+/// The NumPy dtype name of a tpc dtype; bf16 arrays travel as uint16 bits,
+/// float8 and 4- and 2-bit integers as uint8 bits.
 const char *numpyName(DType t) {
   switch (t) {
   case DType::F32: return "float32";
@@ -56,6 +57,8 @@ const char *numpyName(DType t) {
   case DType::U32: return "uint32";
   case DType::U64: return "uint64";
   case DType::Bool: return "bool";
+  default: // the storage types: bit patterns, one element per byte
+    return "uint8";
   }
   return "?";
 }
@@ -75,6 +78,7 @@ nb::dlpack::dtype dlpackType(DType t) {
   case DType::U32: return nb::dtype<uint32_t>();
   case DType::U64: return nb::dtype<uint64_t>();
   case DType::Bool: return nb::dtype<bool>();
+  default: break; // the storage types: uint8 bits
   }
   return nb::dtype<uint8_t>();
 }

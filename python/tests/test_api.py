@@ -186,3 +186,35 @@ def test_threads_run_engines_concurrently(gpt2):
     assert not errors
     for tp in (1, 2):
         np.testing.assert_allclose(results[tp], want, atol=1e-4, rtol=1e-4)
+
+
+def test_float8_and_int4_travel_as_bit_patterns(tmp_path):
+    # ml_dtypes arrays go in as their bytes; the engine's outputs of those
+    # types come back as uint8 bit patterns (checked against ONNX's reference
+    # evaluator: onnxruntime's Python API takes no ml_dtypes arrays).
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    import onnx
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["y"], ["q"], to=TensorProto.FLOAT8E4M3FN),
+         helper.make_node("Cast", ["n"], ["m"], to=TensorProto.FLOAT)],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT8E5M2, [6]),
+         helper.make_tensor_value_info("n", TensorProto.INT4, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [6]),
+         helper.make_tensor_value_info("q", TensorProto.FLOAT8E4M3FN, [6]),
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, [4])])
+    path = str(tmp_path / "m.onnx")
+    onnx.save(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10), path)
+    engine = tpc.compile(path, output=str(tmp_path / "e"))
+    x = np.array([1.5, -2, 0.25, 57344, -0.0, 3], dtype=ml_dtypes.float8_e5m2)
+    n = np.array([-8, -1, 0, 7], dtype=ml_dtypes.int4)
+    out = engine.run({"x": x, "n": n})
+    np.testing.assert_array_equal(out["y"], x.astype(np.float32))
+    np.testing.assert_array_equal(out["m"], [-8, -1, 0, 7])
+    assert out["q"].dtype == np.uint8
+    want = ReferenceEvaluator(path).run(["q"], {"x": x, "n": n})[0]
+    np.testing.assert_array_equal(out["q"], want.view(np.uint8))

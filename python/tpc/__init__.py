@@ -113,6 +113,11 @@ class Engine:
             if name in self._bf16(True):
                 arrays[name] = _bf16_bits(np.asarray(value))
             elif name in wanted:
+                value = np.asarray(value)
+                if wanted[name] == "uint8" and value.dtype.itemsize == 1 and \
+                        value.dtype.kind not in "iub":
+                    # An ml_dtypes float8 / int4 array: its bit patterns.
+                    value = value.view(np.uint8)
                 arrays[name] = np.ascontiguousarray(value, dtype=wanted[name])
             else:
                 arrays[name] = value  # refused by the engine, by name

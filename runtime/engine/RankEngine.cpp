@@ -102,7 +102,8 @@ Status RankEngine::bindWeights() {
       return Status::error(planFile_ + ": " + plan_.describeBuffer(b.id) +
                            " names weight tensor '" + b.tensor +
                            "', which " + weightsFile + " does not have");
-    if (t->desc.dtype != b.desc.dtype || t->desc.shape != b.desc.shape)
+    if (!safetensorsHolds(t->desc.dtype, b.desc.dtype) ||
+        t->desc.shape != b.desc.shape)
       return Status::error(planFile_ + ": " + plan_.describeBuffer(b.id) +
                            " names weight tensor '" + b.tensor + "', which is " +
                            t->desc.str() + " in " + weightsFile);

@@ -1,5 +1,6 @@
 //===- RunToolSupport.cpp - Pieces shared by the run modes ----------------===//
 #include "runtime/engine/RunToolSupport.h"
+#include "kernels/StorageTypes.h"
 
 #include "kernels/cpu/Sgemm.h"
 
@@ -52,6 +53,17 @@ std::map<std::string, int64_t> inputBounds(const EngineManifest &m) {
   return out;
 }
 
+/// Whether an array of `got` feeds an input of `want`: the same dtype and
+/// shape, or a float8 / 4-bit / 2-bit input given as one byte per element
+/// (NumPy saves ml_dtypes' arrays of those types as opaque bytes, read as
+/// u8; see npyDescr).
+bool sameOrStorageBits(const TensorDesc &got, const TensorDesc &want) {
+  if (got.shape != want.shape)
+    return false;
+  return got.dtype == want.dtype ||
+         (got.dtype == DType::U8 && isStorageOnlyDType(want.dtype));
+}
+
 /// One generated input (see RunToolOptions::randomInputs).
 NamedArray randomInput(const TensorSpec &spec, int64_t bound,
                        std::mt19937_64 &rng) {
@@ -79,6 +91,16 @@ NamedArray randomInput(const TensorSpec &spec, int64_t bound,
     case DType::F64: { double v = normal(rng); std::memcpy(p + 8 * i, &v, 8); break; }
     case DType::F16: { uint16_t v = floatToHalf(normal(rng)); std::memcpy(p + 2 * i, &v, 2); break; }
     case DType::BF16: { uint16_t v = floatToBf16(normal(rng)); std::memcpy(p + 2 * i, &v, 2); break; }
+    case DType::F8E4M3FN:
+    case DType::F8E4M3FNUZ:
+    case DType::F8E5M2:
+    case DType::F8E5M2FNUZ:
+      p[i] = storage::floatToFloat8(normal(rng), spec.desc.dtype, true);
+      break;
+    case DType::U4:
+    case DType::I4:
+    case DType::U2:
+    case DType::I2: p[i] = storage::intToSubByte(iv, spec.desc.dtype); break;
     }
   }
   return a;
@@ -101,7 +123,7 @@ Status readInputs(const EngineManifest &manifest,
     if (given.count(name))
       return Status::error("input '" + name + "' is given twice (" + from +
                            ")");
-    if (desc.dtype != spec->desc.dtype || desc.shape != spec->desc.shape)
+    if (!sameOrStorageBits(desc, spec->desc))
       return Status::error("input '" + name + "': " + from + " holds " +
                            desc.str() + ", but the engine expects " +
                            spec->desc.str());
@@ -110,6 +132,8 @@ Status readInputs(const EngineManifest &manifest,
   auto add = [&](const std::string &name, const std::string &from,
                  NpyArray array) -> Status {
     TPC_RETURN_IF_ERROR(check(name, from, array.desc));
+    // Raw bytes of a storage type take the engine's dtype.
+    array.desc.dtype = manifest.findInput(name)->desc.dtype;
     given.insert(name);
     NamedArray a;
     a.name = name;

@@ -41,7 +41,14 @@ constexpr DescrEntry kDescrs[] = {{"f4", DType::F32}, {"f8", DType::F64},
                                   // NumPy has no bfloat16: ml_dtypes'
                                   // bfloat16 arrays are saved as 2-byte
                                   // opaque items, and so are tpc's.
-                                  {"V2", DType::BF16}};
+                                  {"V2", DType::BF16},
+                                  // ml_dtypes' one-byte types (float8,
+                                  // int4, ...): opaque bytes, or "f1" for
+                                  // float8_e5m2. Read as u8; an engine
+                                  // input of such a type takes them as its
+                                  // bit patterns.
+                                  {"V1", DType::U8},
+                                  {"f1", DType::U8}};
 
 /// A parsed value of the header dict.
 struct Value {
@@ -216,7 +223,8 @@ std::optional<DType> parseDescr(const std::string &descr, std::string &why) {
     }
     return e.dtype;
   }
-  why = "supported: <f4 <f8 <f2 <i8 <i4 |i1 |u1 |b1, and <V2 for bf16";
+  why = "supported: <f8 <f4 <f2 <i8 <i4 <i2 |i1 <u8 <u4 <u2 |u1 |b1, <V2 for "
+        "bf16 and |V1 for float8 and 4- and 2-bit integers";
   return std::nullopt;
 }
 
@@ -244,6 +252,8 @@ const char *npyDescr(DType t) {
   case DType::U64: return "<u8";
   case DType::Bool: return "|b1";
   case DType::BF16: return "<V2";
+  default: // the storage types, one opaque byte per element
+    return "|V1";
   }
   return nullptr;
 }

@@ -36,7 +36,9 @@ struct NpyHeader {
 
 /// The NumPy descr string for `t` ("<f4", "|b1"). bf16, which NumPy has no
 /// dtype for, is "<V2": 2-byte opaque items, as NumPy saves ml_dtypes'
-/// bfloat16 arrays (read them back with `.view(ml_dtypes.bfloat16)`).
+/// bfloat16 arrays (read them back with `.view(ml_dtypes.bfloat16)`). The
+/// one-byte storage types (float8, 4- and 2-bit integers, one element per
+/// byte) are "|V1" likewise (`.view(ml_dtypes.float8_e4m3fn)`, ...).
 const char *npyDescr(DType t);
 
 /// Parses and validates the header of the .npy image `bytes` (a whole file of

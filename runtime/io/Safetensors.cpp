@@ -28,7 +28,8 @@ constexpr DTypeName kDTypeNames[] = {
     {"F64", DType::F64}, {"I64", DType::I64}, {"I32", DType::I32},
     {"I16", DType::I16}, {"I8", DType::I8},   {"U64", DType::U64},
     {"U32", DType::U32}, {"U16", DType::U16}, {"U8", DType::U8},
-    {"BOOL", DType::Bool}};
+    {"BOOL", DType::Bool}, {"F8_E4M3", DType::F8E4M3FN},
+    {"F8_E5M2", DType::F8E5M2}};
 
 std::string rangeString(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
@@ -40,7 +41,17 @@ const char *safetensorsDTypeName(DType t) {
   for (const DTypeName &e : kDTypeNames)
     if (e.dtype == t)
       return e.name;
+  // The float8 formats safetensors has no name for, and the 4- and 2-bit
+  // integers (one element per byte here): their bytes, typed by the plan.
+  if (isStorageOnlyDType(t))
+    return "U8";
   return "invalid";
+}
+
+bool safetensorsHolds(DType stored, DType planned) {
+  return stored == planned ||
+         (stored == DType::U8 && isStorageOnlyDType(planned) &&
+          std::string(safetensorsDTypeName(planned)) == "U8");
 }
 
 std::optional<DType> parseSafetensorsDType(const std::string &name) {
@@ -323,7 +334,7 @@ Status SafetensorsFile::open(const std::string &path, SafetensorsFile &out) {
     if (!dtype)
       return fail(where + "unsupported dtype '" + dtypeName +
                   "' (supported: F32 F16 BF16 F64 I64 I32 I16 I8 U64 U32 "
-                  "U16 U8 BOOL)");
+                  "U16 U8 BOOL F8_E4M3 F8_E5M2)");
 
     if (!shapeIt->is_array())
       return fail(where + "'shape' is not an array");

@@ -31,11 +31,16 @@
 
 namespace tpc {
 
-/// The safetensors dtype name ("F32", "BF16", "BOOL", ...).
+/// The safetensors dtype name ("F32", "BF16", "BOOL", "F8_E4M3", ...). The
+/// storage types safetensors has no name for (the FNUZ float8 formats, 4-
+/// and 2-bit integers held one per byte) are written as "U8".
 const char *safetensorsDTypeName(DType t);
 /// Inverse of safetensorsDTypeName; nullopt for names this runtime does not
-/// support (F8_E4M3, U16, ...).
+/// support (F8_E8M0, C64, ...).
 std::optional<DType> parseSafetensorsDType(const std::string &name);
+/// Whether a tensor read as `stored` holds the elements of a buffer of
+/// `planned`: the same dtype, or the bytes of a type written as "U8".
+bool safetensorsHolds(DType stored, DType planned);
 
 /// A tensor to be written: its name and description.
 struct SafetensorsEntry {

@@ -19,8 +19,9 @@ compared with the expected ones: same dtype and shape, floating point
 within rtol 1e-3 / atol 1e-4 (bfloat16: 2^-6 / 2^-8, two units of its
 precision; NaN equal to NaN), everything else exactly.
 A graph input that a node reads as a shape operand (Reshape's shape, Reduce
-axes, Slice bounds, ...: SHAPE_OPERANDS) is bound at compile time with
-`--const-input`, as a user of a fixed-shape engine does. A test is
+axes, Slice bounds, ...: SHAPE_OPERANDS), directly or through the ops that
+compute the operand, is bound at compile time with `--const-input`, as a
+user of a fixed-shape engine does. A test is
 classified pass, compile-error, run-error or mismatch. ONNX
 writes each test at the since-version of its op; a test at an opset below
 the lowest one tpc takes (`tpc import --opset-range`) whose ops are
@@ -55,6 +56,8 @@ BF16_RTOL = 2.0 ** -6
 BF16_ATOL = 2.0 ** -8
 DEFAULT_DOMAINS = ("", "ai.onnx")
 TIMEOUT_S = 120
+# The one-byte types NumPy has itself; ml_dtypes adds the others.
+NUMPY_BYTES = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.bool_))
 
 
 def find_tpc(explicit):
@@ -217,6 +220,18 @@ def compare(got, want):
         if got.shape == want.shape and np.allclose(
                 got, want, rtol=BF16_RTOL, atol=BF16_ATOL, equal_nan=True):
             return None
+    if got.dtype.kind == "V" and got.dtype.itemsize == 1 and \
+            want.dtype.itemsize == 1 and want.dtype not in NUMPY_BYTES:
+        # float8 and 4-/2-bit integers (ml_dtypes): tpc writes their bit
+        # patterns as one opaque byte per element.
+        got = got.view(want.dtype)
+        if got.shape != want.shape:
+            return "shape %s, expected %s" % (got.shape, want.shape)
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        if np.array_equal(g, w, equal_nan=True):
+            return None
+        return "%d of %d elements differ" % (
+            int(np.sum(~((g == w) | (np.isnan(g) & np.isnan(w))))), want.size)
     if got.dtype != want.dtype:
         return "dtype %s, expected %s" % (got.dtype, want.dtype)
     if got.shape != want.shape:
@@ -295,13 +310,25 @@ SHAPE_OPERANDS = {
 
 
 def shape_operand_inputs(model):
-    """Names of graph inputs that a node reads as a shape operand."""
+    """Names of graph inputs whose values a node reads as a shape operand,
+    directly or through the ops computing that operand (a Shape or Size
+    reads only its input's shape, so the walk stops there)."""
     inputs = {vi.name for vi in graph_inputs(model)}
-    names = set()
-    for node in model.graph.node:
-        for i in SHAPE_OPERANDS.get(node.op_type, ()):
-            if i < len(node.input) and node.input[i] in inputs:
-                names.add(node.input[i])
+    producer = {o: n for n in model.graph.node for o in n.output}
+    todo = [node.input[i] for node in model.graph.node
+            for i in SHAPE_OPERANDS.get(node.op_type, ())
+            if i < len(node.input) and node.input[i]]
+    seen, names = set(), set()
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in inputs:
+            names.add(v)
+        n = producer.get(v)
+        if n is not None and n.op_type not in ("Shape", "Size"):
+            todo.extend(i for i in n.input if i)
     return names
 
 

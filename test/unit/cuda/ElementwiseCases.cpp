@@ -209,11 +209,26 @@ void addCast(Cases &v) {
       {DType::Bool, DType::F32}, {DType::F32, DType::F64},
       {DType::F64, DType::F32},  {DType::I64, DType::F16},
       {DType::F32, DType::U8},   {DType::I8, DType::F32},
+      // The storage types: every code decoded, and values encoded.
+      {DType::F8E4M3FN, DType::F32},   {DType::F8E4M3FNUZ, DType::F16},
+      {DType::F8E5M2, DType::F32},     {DType::F8E5M2FNUZ, DType::BF16},
+      {DType::I4, DType::F32},         {DType::U4, DType::I64},
+      {DType::I2, DType::F16},         {DType::U2, DType::I32},
+      {DType::F32, DType::F8E4M3FN},   {DType::F16, DType::F8E4M3FNUZ},
+      {DType::F32, DType::F8E5M2},     {DType::BF16, DType::F8E5M2FNUZ},
+      {DType::F32, DType::I4},         {DType::I64, DType::U4},
+      {DType::F16, DType::I2},         {DType::I32, DType::U2},
+      {DType::F8E5M2, DType::F8E4M3FN},
   };
   for (auto [from, to] : pairs)
     add(v, std::string(tag(from)) + "_to_" + tag(to), "Cast",
         {rnd(from, {5, 23}, -100, 100)}, {{to, {5, 23}}},
         intAttr("to", int64_t(to)));
+  // Out-of-range values without saturation: infinity or NaN.
+  for (DType to : {DType::F8E4M3FN, DType::F8E5M2})
+    add(v, std::string("f32_to_") + tag(to) + "_no_saturate", "Cast",
+        {rnd(DType::F32, {5, 23}, -1e5, 1e5)}, {{to, {5, 23}}},
+        intAttr("saturate", 0, intAttr("to", int64_t(to))));
 }
 
 void addCopiesAndGenerators(Cases &v) {

@@ -1,6 +1,7 @@
 //===- CastTest.cpp - Element type conversion -----------------------------===//
 #include "KernelTestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -193,6 +194,197 @@ TEST(Cast, SixteenAndThirtyTwoBitIntegers) {
   Tensor u = makeTensor(DType::U32, {2}, {4294967295.0, 7});
   expectClose(runOne("Cast", {&u}, DType::F64, {2}, castTo(DType::F64)),
               {4294967295.0, 7}, 0, 0);
+}
+
+/// One float8 format, described independently of the kernel: exponent
+/// and mantissa widths, bias, and whether the format is FNUZ (NaN 0x80, no
+/// infinity, no -0) or IEEE-like (E5M2: the all-ones exponent is special).
+struct Float8Ref {
+  DType dtype;
+  int ebits, mbits, bias;
+  bool fnuz, ieee;
+  double maxFinite;
+
+  /// The value of code c, NaN for NaN codes.
+  double decode(uint8_t c) const {
+    int sign = c >> 7, field = (c >> mbits) & ((1 << ebits) - 1);
+    int mant = c & ((1 << mbits) - 1);
+    double nan = std::numeric_limits<double>::quiet_NaN();
+    if (fnuz && c == 0x80)
+      return nan;
+    if (!fnuz && !ieee && (c & 0x7F) == 0x7F)
+      return nan;
+    if (ieee && field == (1 << ebits) - 1)
+      return mant ? nan : (sign ? -INFINITY : INFINITY);
+    double v = field == 0 ? std::ldexp(mant, 1 - bias - mbits)
+                          : std::ldexp((1 << mbits) + mant, field - bias - mbits);
+    return sign ? -v : v;
+  }
+  /// Round to nearest, ties to the even code, by searching every code.
+  double nearest(double v) const {
+    double best = 0, bestErr = INFINITY;
+    int bestCode = 0;
+    for (int c = 0; c < 256; ++c) {
+      double d = decode(uint8_t(c));
+      if (std::isnan(d) || std::isinf(d))
+        continue;
+      double err = std::fabs(d - v);
+      if (err < bestErr || (err == bestErr && (c & 1) == 0 && (bestCode & 1))) {
+        best = d, bestErr = err, bestCode = c;
+      }
+    }
+    return best;
+  }
+};
+
+const Float8Ref kFloat8[] = {
+    {DType::F8E4M3FN, 4, 3, 7, false, false, 448},
+    {DType::F8E4M3FNUZ, 4, 3, 8, true, false, 240},
+    {DType::F8E5M2, 5, 2, 15, false, true, 57344},
+    {DType::F8E5M2FNUZ, 5, 2, 16, true, false, 57344}};
+
+Attrs castTo(DType t, bool saturate) {
+  Attrs a = castTo(t);
+  a.setInt("saturate", saturate ? 1 : 0);
+  return a;
+}
+
+TEST(Cast, Float8DecodesEveryCode) {
+  for (const Float8Ref &f : kFloat8) {
+    Tensor x(f.dtype, {256});
+    for (int c = 0; c < 256; ++c)
+      x.put<uint8_t>(c, uint8_t(c));
+    Tensor y = cast(x, DType::F32);
+    for (int c = 0; c < 256; ++c) {
+      double want = f.decode(uint8_t(c)), got = y.at(c);
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got)) << dtypeName(f.dtype) << " code " << c;
+      else
+        EXPECT_EQ(got, want) << dtypeName(f.dtype) << " code " << c;
+    }
+  }
+}
+
+TEST(Cast, Float8RoundsToNearestEven) {
+  // Every finite value, the midpoints between neighbours (ties), points a
+  // quarter of the way, and random floats: all must land on the nearest
+  // code, ties on the even one.
+  std::mt19937 rng(7);
+  for (const Float8Ref &f : kFloat8) {
+    std::vector<double> probes;
+    std::vector<double> finite;
+    for (int c = 0; c < 128; ++c) {
+      double d = f.decode(uint8_t(c));
+      if (std::isfinite(d))
+        finite.push_back(d);
+    }
+    std::sort(finite.begin(), finite.end());
+    for (size_t i = 0; i < finite.size(); ++i) {
+      probes.push_back(finite[i]);
+      if (i + 1 < finite.size()) {
+        double a = finite[i], b = finite[i + 1];
+        probes.push_back((a + b) / 2);
+        probes.push_back(a + (b - a) / 4);
+        probes.push_back(b - (b - a) / 4);
+      }
+    }
+    std::uniform_real_distribution<double> u(-f.maxFinite, f.maxFinite);
+    for (int i = 0; i < 2000; ++i)
+      probes.push_back(float(u(rng)) * std::ldexp(1.0, -int(rng() % 12)));
+    size_t n = probes.size() * 2;
+    Tensor x(DType::F32, {int64_t(n)});
+    for (size_t i = 0; i < probes.size(); ++i) {
+      x.put<float>(2 * i, float(probes[i]));
+      x.put<float>(2 * i + 1, -float(probes[i]));
+    }
+    Tensor y = cast(cast(x, f.dtype), DType::F64);
+    int bad = 0;
+    for (size_t i = 0; i < n && bad < 5; ++i) {
+      double v = x.at(i);
+      double want = std::signbit(v) ? -f.nearest(-v) : f.nearest(v);
+      if (f.fnuz && want == 0)
+        want = 0.0; // no negative zero
+      double got = y.at(i);
+      if (got != want || std::signbit(got) != std::signbit(want)) {
+        ++bad;
+        ADD_FAILURE() << dtypeName(f.dtype) << ": " << v << " gave " << got
+                      << ", want " << want;
+      }
+    }
+  }
+}
+
+TEST(Cast, Float8OutOfRange) {
+  const double big = 1e6, inf = INFINITY, nan = NAN;
+  Tensor x = makeTensor(DType::F32, {5}, {big, -big, inf, -inf, nan});
+  for (const Float8Ref &f : kFloat8) {
+    SCOPED_TRACE(dtypeName(f.dtype));
+    // Saturating (the default): clamp to the largest finite value.
+    Tensor s = runOne("Cast", {&x}, f.dtype, {5}, castTo(f.dtype, true));
+    Tensor sv = cast(s, DType::F64);
+    EXPECT_EQ(sv.at(0), f.maxFinite);
+    EXPECT_EQ(sv.at(1), -f.maxFinite);
+    EXPECT_EQ(sv.at(2), f.maxFinite);
+    EXPECT_EQ(sv.at(3), -f.maxFinite);
+    EXPECT_TRUE(std::isnan(sv.at(4)));
+    // Not saturating: infinity where the format has one, else NaN.
+    Tensor n = runOne("Cast", {&x}, f.dtype, {5}, castTo(f.dtype, false));
+    Tensor nv = cast(n, DType::F64);
+    for (int i = 0; i < 4; ++i) {
+      if (f.ieee)
+        EXPECT_EQ(nv.at(i), i % 2 ? -inf : inf) << i;
+      else
+        EXPECT_TRUE(std::isnan(nv.at(i))) << i;
+    }
+  }
+  EXPECT_PREPARE_ERROR(prepareOnly("Cast", {{DType::F32, {2}}},
+                                   {{DType::F8E4M3FN, {2}}},
+                                   [] {
+                                     Attrs a = castTo(DType::F8E4M3FN);
+                                     a.setInt("saturate", 2);
+                                     return a;
+                                   }()),
+                       "saturate must be 0 or 1");
+}
+
+TEST(Cast, SubByteIntegers) {
+  struct Case {
+    DType t;
+    int lo, hi;
+  };
+  const Case cases[] = {{DType::I4, -8, 7}, {DType::U4, 0, 15},
+                        {DType::I2, -2, 1}, {DType::U2, 0, 3}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(dtypeName(c.t));
+    // Floats truncate toward zero; NaN and out-of-range values give 0.
+    std::vector<double> in, want;
+    for (double v = c.lo - 3.5; v <= c.hi + 3.5; v += 0.25) {
+      in.push_back(v);
+      double t = std::trunc(v);
+      want.push_back(t >= c.lo && t <= c.hi ? t : 0);
+    }
+    in.push_back(NAN);
+    want.push_back(0);
+    Tensor f = makeTensor(DType::F32, {int64_t(in.size())}, in);
+    Tensor q = runOne("Cast", {&f}, c.t, f.desc.shape, castTo(c.t));
+    expectClose(cast(q, DType::F32), want, 0, 0);
+    for (int64_t i = 0; i < q.numel(); ++i)
+      EXPECT_LT(q.get<uint8_t>(i), 1 << (c.hi - c.lo == 15 ? 4 : 2))
+          << "element " << i << " leaves bits above its width";
+    // Integers keep their low bits (two's complement wrap), and decoding
+    // ignores the bits above the width.
+    Tensor i = makeTensor(DType::I32, {4}, {double(c.hi + 1), double(c.lo - 1), -1, 100});
+    Tensor w = cast(cast(i, c.t), DType::I32);
+    int span = c.hi - c.lo + 1;
+    auto wrap = [&](int v) {
+      int m = ((v - c.lo) % span + span) % span;
+      return double(m + c.lo);
+    };
+    expectClose(w, {wrap(c.hi + 1), wrap(c.lo - 1), wrap(-1), wrap(100)}, 0, 0);
+    Tensor dirty(c.t, {1});
+    dirty.put<uint8_t>(0, uint8_t(0xF0 | (c.hi & 0x3)));
+    expectClose(cast(dirty, DType::I32), {double(c.hi & 0x3)}, 0, 0);
+  }
 }
 
 TEST(Cast, InvalidInputs) {

@@ -99,6 +99,8 @@ Tensor::Tensor(DType dtype, Shape shape) {
 }
 
 double Tensor::at(int64_t i) const {
+  if (isStorageOnlyDType(desc.dtype))
+    return get<uint8_t>(i); // the code, not its value
   switch (desc.dtype) {
   case DType::F32:
     return get<float>(i);
@@ -126,11 +128,15 @@ double Tensor::at(int64_t i) const {
     return refDecodeHalf(get<uint16_t>(i));
   case DType::BF16:
     return refDecodeBFloat16(get<uint16_t>(i));
+  default: // the storage types, above
+    break;
   }
   return 0;
 }
 
 void Tensor::set(int64_t i, double v) {
+  if (isStorageOnlyDType(desc.dtype))
+    return put<uint8_t>(i, toInt<uint8_t>(v)); // the code, not a value
   switch (desc.dtype) {
   case DType::F32:
     return put<float>(i, static_cast<float>(v));
@@ -158,6 +164,8 @@ void Tensor::set(int64_t i, double v) {
     return put<uint16_t>(i, refEncodeHalf(v));
   case DType::BF16:
     return put<uint16_t>(i, refEncodeBFloat16(v));
+  default: // the storage types, above
+    break;
   }
 }
 
@@ -188,7 +196,11 @@ Tensor randomTensor(DType dtype, Shape shape, uint64_t seed, double lo,
       static_cast<int64_t>(std::ceil(lo)),
       static_cast<int64_t>(std::floor(hi)));
   for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dtype == DType::Bool)
+    if (isStorageOnlyDType(dtype))
+      // Every code of the type, NaNs and infinities included; lo and hi
+      // do not apply.
+      t.put<uint8_t>(i, uint8_t(rng() & ((1u << dtypeBits(dtype)) - 1)));
+    else if (dtype == DType::Bool)
       t.set(i, static_cast<double>(rng() & 1));
     else if (isInt)
       t.set(i, static_cast<double>(integer(rng)));

@@ -33,10 +33,12 @@ struct Tensor {
   void *data() { return bytes.data(); }
   const void *data() const { return bytes.data(); }
 
-  /// Element i converted to double (bool as 0/1, f16/bf16 decoded).
+  /// Element i converted to double (bool as 0/1, f16/bf16 decoded; the
+  /// float8 and 4-/2-bit types give their code, not its value).
   double at(int64_t i) const;
   /// Stores `v` into element i, converting to the dtype (ints truncate,
-  /// f16/bf16 round to nearest by the test's own reference).
+  /// f16/bf16 round to nearest by the test's own reference; for the float8
+  /// and 4-/2-bit types `v` is the code).
   void set(int64_t i, double v);
   std::vector<double> values() const;
 
@@ -54,7 +56,8 @@ struct Tensor {
 Tensor makeTensor(DType dtype, Shape shape, const std::vector<double> &values);
 
 /// Seeded uniform values in [lo, hi]; integers are drawn from that range,
-/// bools are random. Never all zeros for floats.
+/// bools are random, float8 and 4-/2-bit types get random codes (every
+/// code possible). Never all zeros for floats.
 Tensor randomTensor(DType dtype, Shape shape, uint64_t seed, double lo = -2.0,
                     double hi = 2.0);
 

@@ -94,7 +94,7 @@ std::optional<std::vector<uint8_t>> elementsBytes(ElementsAttr attr) {
     return out;
   }
   ArrayRef<char> raw = dense.getRawData();
-  size_t elemBytes = type.getElementTypeBitWidth() / 8;
+  size_t elemBytes = elementBytes(type.getElementType());
   if (dense.isSplat()) {
     out.resize(n * elemBytes);
     for (int64_t i = 0; i < n; ++i)

@@ -30,7 +30,9 @@ def ONNX_Dialect : Dialect {
 
 /// Any tensor type the importer produces.
 def ONNX_Tensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8,
-                                   UI64, UI32, UI16, UI8, I1]>;
+                                   UI64, UI32, UI16, UI8, I1, F8E4M3FN,
+                                   F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, I<4>, UI<4>,
+                                   I<2>, UI<2>]>;
 def ONNX_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
 
 /// Base of every onnx op. Ops are pure and fold through the CPU reference

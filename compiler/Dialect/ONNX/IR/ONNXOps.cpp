@@ -464,18 +464,18 @@ LogicalResult CacheWriteOp::verify() {
 
 LogicalResult WeightOp::verify() {
   RankedTensorType t = getType();
-  int64_t bits = t.getElementTypeBitWidth();
+  Type stored = t.getElementType();
   // After --tpc-convert-float-type the file holds another element type.
   if (auto src = (*this)->getAttrOfType<TypeAttr>("onnx.source_type")) {
     if (!src.getValue().isF32() || !isa<FloatType>(t.getElementType()))
       return emitOpError("onnx.source_type must be f32 on a float weight");
-    bits = 32;
+    stored = src.getValue();
   }
   int64_t numel = t.getNumElements();
   // A rank's slice (after partitioning) covers part of the stored tensor.
   if (auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>(tp::kSourceShapeAttr))
     numel = ShapedType::getNumElements(src.asArrayRef());
-  int64_t bytes = numel * (bits == 1 ? 1 : bits / 8);
+  int64_t bytes = numel * elementBytes(stored);
   if (getLength() != bytes)
     return emitOpError("length ") << getLength() << " differs from the "
                                   << bytes << " bytes of " << t;
@@ -569,6 +569,8 @@ LogicalResult CastOp::verify() {
            << ")";
   if (getInput().getType().getShape() != getType().getShape())
     return emitOpError("result shape differs from the input shape");
+  if (std::optional<uint64_t> sat = getSaturate(); sat && *sat > 1)
+    return emitOpError("saturate must be 0 or 1, not ") << int64_t(*sat);
   return success();
 }
 

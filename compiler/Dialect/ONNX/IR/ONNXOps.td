@@ -194,14 +194,22 @@ def ONNX_WhereOp : ONNX_InferOp<"Where"> {
 def ONNX_CastOp : ONNX_Op<"Cast"> {
   let summary = "ONNX Cast (CastLike imports as Cast)";
   let description = [{
-    `to` is the ONNX element type number of the result.
+    `to` is the ONNX element type number of the result. `saturate` (float8
+    targets only; absent means 1) clamps out-of-range values to the largest
+    finite float8 instead of giving infinity or NaN.
 
     ```mlir
     %y = onnx.Cast %x {to = 1 : i64} : tensor<1x16xi64> -> tensor<1x16xf32>
     ```
   }];
-  let arguments = (ins ONNX_Tensor:$input, I64Attr:$to);
+  let arguments = (ins ONNX_Tensor:$input, I64Attr:$to,
+                   OptionalAttr<I64Attr>:$saturate);
   let results = (outs ONNX_Tensor:$output);
+  // Casts made by passes convert between computing types: no saturate.
+  let builders = [OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                                 "::mlir::IntegerAttr":$to), [{
+    build($_builder, $_state, output, input, to, ::mlir::IntegerAttr());
+  }]>];
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
 }

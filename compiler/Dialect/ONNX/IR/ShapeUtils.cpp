@@ -81,8 +81,21 @@ Type onnxElementType(MLIRContext *ctx, int64_t t) {
   case 12: return IntegerType::get(ctx, 32, IntegerType::Unsigned);
   case 13: return IntegerType::get(ctx, 64, IntegerType::Unsigned);
   case 16: return b.getBF16Type();
+  case 17: return b.getFloat8E4M3FNType();
+  case 18: return b.getFloat8E4M3FNUZType();
+  case 19: return b.getFloat8E5M2Type();
+  case 20: return b.getFloat8E5M2FNUZType();
+  case 21: return IntegerType::get(ctx, 4, IntegerType::Unsigned);
+  case 22: return IntegerType::get(ctx, 4);
+  case 25: return IntegerType::get(ctx, 2, IntegerType::Unsigned);
+  case 26: return IntegerType::get(ctx, 2);
+  // 23 (FLOAT4E2M1) and 24 (FLOAT8E8M0) have no MLIR 19 builtin type.
   default: return nullptr;
   }
+}
+
+int64_t elementBytes(Type t) {
+  return (int64_t(t.getIntOrFloatBitWidth()) + 7) / 8;
 }
 
 std::optional<int64_t> onnxTypeNumber(Type t) {
@@ -99,6 +112,14 @@ std::optional<int64_t> onnxTypeNumber(Type t) {
   if (t.isF16()) return 10;
   if (t.isF64()) return 11;
   if (t.isBF16()) return 16;
+  if (t.isFloat8E4M3FN()) return 17;
+  if (t.isFloat8E4M3FNUZ()) return 18;
+  if (t.isFloat8E5M2()) return 19;
+  if (t.isFloat8E5M2FNUZ()) return 20;
+  if (t.isUnsignedInteger(4)) return 21;
+  if (t.isSignlessInteger(4)) return 22;
+  if (t.isUnsignedInteger(2)) return 25;
+  if (t.isSignlessInteger(2)) return 26;
   return std::nullopt;
 }
 

@@ -38,6 +38,11 @@ mlir::Type onnxElementType(mlir::MLIRContext *ctx, int64_t onnxType);
 /// Inverse of onnxElementType; nullopt for types ONNX has no number for.
 std::optional<int64_t> onnxTypeNumber(mlir::Type elementType);
 
+/// Bytes one element of `elementType` takes in a buffer, a constant or an
+/// engine file: bool and the 4- and 2-bit integers take a whole byte each
+/// (the value in its low bits), every other type its bit width / 8.
+int64_t elementBytes(mlir::Type elementType);
+
 /// The updates shape that ScatterND's data and indices imply:
 /// indices.shape[:-1] + data.shape[k:], with k = indices.shape[-1]; failure
 /// when indices has rank 0 or k exceeds the data rank.
