@@ -51,6 +51,16 @@ enum class UnaryDomain {
   X(Relu, "max(x, 0)", Numeric, nullptr, nullptr)                              \
   X(Cos, "cosine", Float, nullptr, nullptr)                                    \
   X(Sin, "sine", Float, nullptr, nullptr)                                      \
+  X(Tan, "tangent", Float, nullptr, nullptr)                                   \
+  X(Asin, "arcsine", Float, nullptr, nullptr)                                  \
+  X(Acos, "arccosine", Float, nullptr, nullptr)                                \
+  X(Atan, "arctangent", Float, nullptr, nullptr)                               \
+  X(Sinh, "hyperbolic sine", Float, nullptr, nullptr)                          \
+  X(Cosh, "hyperbolic cosine", Float, nullptr, nullptr)                        \
+  X(Asinh, "inverse hyperbolic sine", Float, nullptr, nullptr)                 \
+  X(Acosh, "inverse hyperbolic cosine", Float, nullptr, nullptr)               \
+  X(Atanh, "inverse hyperbolic tangent", Float, nullptr, nullptr)              \
+  X(Round, "round to nearest, ties to even", Float, nullptr, nullptr)          \
   X(Floor, "round down", Float, nullptr, nullptr)                              \
   X(Ceil, "round up", Float, nullptr, nullptr)                                 \
   X(Sign, "-1, 0 or 1", Numeric, nullptr, nullptr)                             \
@@ -140,6 +150,27 @@ TPC_HOST_DEVICE C unaryFloat(UnaryOp op, C x, C alpha, C beta) {
     return cos(x);
   case UnaryOp::Sin:
     return sin(x);
+  case UnaryOp::Tan:
+    return tan(x);
+  case UnaryOp::Asin:
+    return asin(x);
+  case UnaryOp::Acos:
+    return acos(x);
+  case UnaryOp::Atan:
+    return atan(x);
+  case UnaryOp::Sinh:
+    return sinh(x);
+  case UnaryOp::Cosh:
+    return cosh(x);
+  case UnaryOp::Asinh:
+    return asinh(x);
+  case UnaryOp::Acosh:
+    return acosh(x);
+  case UnaryOp::Atanh:
+    return atanh(x);
+  case UnaryOp::Round:
+    // rint rounds in the default mode: to nearest, ties to even.
+    return rint(x);
   case UnaryOp::Floor:
     return floor(x);
   case UnaryOp::Ceil:

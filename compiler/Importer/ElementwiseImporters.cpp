@@ -284,6 +284,9 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   UNARY_OLD(Tanh, 6) UNARY_OLD(Sigmoid, 6) UNARY_OLD(Relu, 6)
   UNARY_OLD(Cos, 7) UNARY_OLD(Sin, 7) UNARY_OLD(Floor, 6) UNARY_OLD(Ceil, 6)
   UNARY_OLD(Sign, 9) UNARY_OLD(Softplus, 1) UNARY_OLD(Not, 1)
+  UNARY_OLD(Tan, 7) UNARY_OLD(Asin, 7) UNARY_OLD(Acos, 7) UNARY_OLD(Atan, 7)
+  UNARY_OLD(Sinh, 9) UNARY_OLD(Cosh, 9) UNARY_OLD(Asinh, 9) UNARY_OLD(Acosh, 9)
+  UNARY_OLD(Atanh, 9) UNARY_OLD(Round, 11)
 #undef UNARY_OLD
 #define INFERRED(NAME, SINCE)                                                  \
   t.push_back({#NAME, SINCE, importInferred<NAME##Op>, "onnx." #NAME});
@@ -344,7 +347,9 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
   // only applies to float8e8m0); Mod-28 spelled out its special cases.
 #define UNARY22(NAME)                                                          \
   t.push_back({#NAME, 22, importUnary<NAME##Op>, "onnx." #NAME});
-  UNARY22(Cos) UNARY22(Sin) UNARY22(Softplus)
+  UNARY22(Cos) UNARY22(Sin) UNARY22(Softplus) UNARY22(Tan) UNARY22(Asin)
+  UNARY22(Acos) UNARY22(Atan) UNARY22(Sinh) UNARY22(Cosh) UNARY22(Asinh)
+  UNARY22(Acosh) UNARY22(Atanh) UNARY22(Round)
 #undef UNARY22
   t.push_back({"Elu", 22, importAttrUnary<EluOp>, "onnx.Elu"});
   t.push_back({"HardSigmoid", 22, importAttrUnary<HardSigmoidOp>, "onnx.HardSigmoid"});

@@ -53,6 +53,16 @@ std::vector<UnaryCase> floatCases() {
       {"Relu", [](double x) { return x < 0 ? 0 : x; }},
       {"Cos", [](double x) { return std::cos(x); }},
       {"Sin", [](double x) { return std::sin(x); }},
+      {"Tan", [](double x) { return std::tan(x); }, -1.5, 1.5},
+      {"Asin", [](double x) { return std::asin(x); }, -1, 1},
+      {"Acos", [](double x) { return std::acos(x); }, -1, 1},
+      {"Atan", [](double x) { return std::atan(x); }, -9, 9},
+      {"Sinh", [](double x) { return std::sinh(x); }, -5, 5},
+      {"Cosh", [](double x) { return std::cosh(x); }, -5, 5},
+      {"Asinh", [](double x) { return std::asinh(x); }, -9, 9},
+      {"Acosh", [](double x) { return std::acosh(x); }, 1, 9},
+      {"Atanh", [](double x) { return std::atanh(x); }, -0.99, 0.99},
+      {"Round", [](double x) { return std::nearbyint(x); }, -9, 9},
       {"Floor", [](double x) { return std::floor(x); }},
       {"Ceil", [](double x) { return std::ceil(x); }},
       {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
@@ -118,6 +128,14 @@ TEST(Unary, FloatOpsMatchReference) {
         double tol = t == DType::F32 ? 2e-6 : 1e-12;
         expectClose(runOne(c.name, {&x}, t, s, c.attrs), expect, tol, tol);
       }
+}
+
+TEST(Unary, RoundTiesToEven) {
+  Tensor x = makeTensor(DType::F32, {8},
+                        {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.4999998, -0.0});
+  Tensor y = runOne("Round", {&x}, DType::F32, {8});
+  expectClose(y, {-2, -2, -0.0, 0, 2, 2, 2, -0.0}, 0, 0);
+  EXPECT_TRUE(std::signbit(y.at(2))) << "-0.5 rounds to -0";
 }
 
 TEST(Unary, StableAtExtremes) {

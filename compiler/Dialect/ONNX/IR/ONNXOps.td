@@ -65,6 +65,20 @@ def ONNX_SigmoidOp : ONNX_UnaryOp<"Sigmoid", "1 / (1 + e^-x).", ONNX_FloatTensor
 def ONNX_ReluOp : ONNX_UnaryOp<"Relu", "max(x, 0).">;
 def ONNX_CosOp : ONNX_UnaryOp<"Cos", "Cosine.", ONNX_FloatTensor>;
 def ONNX_SinOp : ONNX_UnaryOp<"Sin", "Sine.", ONNX_FloatTensor>;
+def ONNX_TanOp : ONNX_UnaryOp<"Tan", "Tangent.", ONNX_FloatTensor>;
+def ONNX_AsinOp : ONNX_UnaryOp<"Asin", "Arcsine.", ONNX_FloatTensor>;
+def ONNX_AcosOp : ONNX_UnaryOp<"Acos", "Arccosine.", ONNX_FloatTensor>;
+def ONNX_AtanOp : ONNX_UnaryOp<"Atan", "Arctangent.", ONNX_FloatTensor>;
+def ONNX_SinhOp : ONNX_UnaryOp<"Sinh", "Hyperbolic sine.", ONNX_FloatTensor>;
+def ONNX_CoshOp : ONNX_UnaryOp<"Cosh", "Hyperbolic cosine.", ONNX_FloatTensor>;
+def ONNX_AsinhOp : ONNX_UnaryOp<"Asinh", "Inverse hyperbolic sine.",
+                                ONNX_FloatTensor>;
+def ONNX_AcoshOp : ONNX_UnaryOp<"Acosh", "Inverse hyperbolic cosine.",
+                                ONNX_FloatTensor>;
+def ONNX_AtanhOp : ONNX_UnaryOp<"Atanh", "Inverse hyperbolic tangent.",
+                                ONNX_FloatTensor>;
+def ONNX_RoundOp : ONNX_UnaryOp<"Round", "Round to nearest, ties to even.",
+                                ONNX_FloatTensor>;
 def ONNX_FloorOp : ONNX_UnaryOp<"Floor", "Round down.", ONNX_FloatTensor>;
 def ONNX_CeilOp : ONNX_UnaryOp<"Ceil", "Round up.", ONNX_FloatTensor>;
 def ONNX_SignOp : ONNX_UnaryOp<"Sign", "-1, 0 or 1.">;
