@@ -370,7 +370,7 @@ void registerShardingRules(DialectRegistry &registry) {
     attach<ScatterRule, ScatterNDOp, ScatterElementsOp>(ctx);
     attach<WholeRule, GatherElementsOp, GatherNDOp, TileOp, PadOp, TriluOp,
            ShapeOp, SizeOp, RangeOp,
-           ConstantOfShapeOp, ArgMaxOp>(ctx);
+           ConstantOfShapeOp, ArgMaxOp, ArgMinOp>(ctx);
   });
 }
 

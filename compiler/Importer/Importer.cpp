@@ -32,6 +32,8 @@ void addContribImporters(std::vector<OpTableEntry> &t);
 void addAttentionImporters(std::vector<OpTableEntry> &t);
 void addRoutingImporters(std::vector<OpTableEntry> &t);
 void addGroupQueryAttentionImporters(std::vector<OpTableEntry> &t);
+void addActivationImporters(std::vector<OpTableEntry> &t);
+void addReductionImporters(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
@@ -42,6 +44,8 @@ ArrayRef<OpTableEntry> opTable() {
     addAttentionImporters(t);
     addRoutingImporters(t);
     addGroupQueryAttentionImporters(t);
+    addActivationImporters(t);
+    addReductionImporters(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
       if (int d = std::strcmp(a.domain, b.domain))
         return d < 0;

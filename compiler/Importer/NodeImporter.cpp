@@ -66,6 +66,26 @@ FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
   return out;
 }
 
+FailureOr<SmallVector<NamedAttribute>>
+NodeContext::reduceAttrs(bool axesFromInput) {
+  SmallVector<int64_t> axes;
+  if (axesFromInput) {
+    if (input(1)) {
+      FailureOr<SmallVector<int64_t>> a = constInts(1, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+  } else if (auto a = attrInts("axes")) {
+    axes = *a;
+  }
+  return SmallVector<NamedAttribute>{
+      named("axes", b.getDenseI64ArrayAttr(axes)),
+      named("keepdims", b.getI64IntegerAttr(attrInt("keepdims", 1))),
+      named("noop_with_empty_axes",
+            b.getI64IntegerAttr(attrInt("noop_with_empty_axes", 0)))};
+}
+
 SmallVector<Value> NodeContext::finish(OperationState &state) {
   Operation *op = b.create(state);
   SmallVector<Value> results;

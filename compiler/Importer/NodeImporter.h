@@ -68,6 +68,13 @@ public:
   mlir::FailureOr<llvm::SmallVector<int64_t>> constInts(size_t i,
                                                         llvm::StringRef what);
 
+  /// The attributes of an onnx reduction op for this Reduce* node: its
+  /// axes (the `axes` attribute, or the constant input 1 where
+  /// `axesFromInput`, the opsets that moved it there), keepdims and
+  /// noop_with_empty_axes.
+  mlir::FailureOr<llvm::SmallVector<mlir::NamedAttribute>>
+  reduceAttrs(bool axesFromInput);
+
   /// Creates an `OpTy` whose result types come from its type inference (an
   /// error naming the node, not a crash, when inference fails), and folds it
   /// when possible.

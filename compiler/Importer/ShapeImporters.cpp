@@ -913,32 +913,18 @@ template <typename OpTy, bool axesFromInput>
 LogicalResult importReduce(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
-  SmallVector<int64_t> axes;
-  if (axesFromInput) {
-    if (c.input(1)) {
-      FailureOr<SmallVector<int64_t>> a = c.constInts(1, "axes");
-      if (failed(a))
-        return failure();
-      axes = *a;
-    }
-  } else if (auto a = c.attrInts("axes")) {
-    axes = *a;
-  }
-  return pushAll(
-      c.createInferred<OpTy>(
-          c.input(0),
-          {c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
-           c.named("keepdims", c.b.getI64IntegerAttr(c.attrInt("keepdims", 1))),
-           c.named("noop_with_empty_axes",
-                   c.b.getI64IntegerAttr(c.attrInt("noop_with_empty_axes", 0)))}),
-      results);
+  FailureOr<SmallVector<NamedAttribute>> attrs = c.reduceAttrs(axesFromInput);
+  if (failed(attrs))
+    return failure();
+  return pushAll(c.createInferred<OpTy>(c.input(0), *attrs), results);
 }
 
-LogicalResult importArgMax(NodeContext &c, Results &results) {
+template <typename OpTy>
+LogicalResult importArg(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
   return pushAll(
-      c.createInferred<ArgMaxOp>(
+      c.createInferred<OpTy>(
           c.input(0),
           {c.named("axis", c.b.getI64IntegerAttr(c.attrInt("axis", 0))),
            c.named("keepdims", c.b.getI64IntegerAttr(c.attrInt("keepdims", 1))),
@@ -989,8 +975,10 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   t.push_back({"ReduceMax", 12, importReduce<ReduceMaxOp, false>, "onnx.ReduceMax"});
   t.push_back({"ReduceMin", 12, importReduce<ReduceMinOp, false>, "onnx.ReduceMin"});
   // ArgMax-11 has no select_last_index (it is 0); 12 added it.
-  t.push_back({"ArgMax", 11, importArgMax, "onnx.ArgMax"});
-  t.push_back({"ArgMax", 12, importArgMax, "onnx.ArgMax"});
+  t.push_back({"ArgMax", 11, importArg<ArgMaxOp>, "onnx.ArgMax"});
+  t.push_back({"ArgMin", 11, importArg<ArgMinOp>, "onnx.ArgMin"});
+  t.push_back({"ArgMax", 12, importArg<ArgMaxOp>, "onnx.ArgMax"});
+  t.push_back({"ArgMin", 12, importArg<ArgMinOp>, "onnx.ArgMin"});
 
   for (int v : {13, 14, 19, 21})
     t.push_back({"Reshape", v, importReshape, "onnx.Reshape"});
@@ -1044,7 +1032,8 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
 #undef REDUCE
   t.push_back({"ReduceMax", 20, importReduce<ReduceMaxOp, true>, "onnx.ReduceMax"});
   t.push_back({"ReduceMin", 20, importReduce<ReduceMinOp, true>, "onnx.ReduceMin"});
-  t.push_back({"ArgMax", 13, importArgMax, "onnx.ArgMax"});
+  t.push_back({"ArgMax", 13, importArg<ArgMaxOp>, "onnx.ArgMax"});
+  t.push_back({"ArgMin", 13, importArg<ArgMinOp>, "onnx.ArgMin"});
   // Opset 14 only added f16 and bf16 inputs.
   for (int v : {11, 14})
     t.push_back({"CumSum", v, importCumSum, "onnx.CumSum"});
@@ -1071,7 +1060,8 @@ void addShapeImporters(std::vector<OpTableEntry> &t) {
   // handler does not look at the opset: Slice-1 (attributes) and Pad-2
   // (attributes) do; Squeeze-1, Unsqueeze-1 and Split-2 take attributes as
   // 11 does; the others only lack negative axes or some element types.
-  t.push_back({"ArgMax", 1, importArgMax, "onnx.ArgMax"});
+  t.push_back({"ArgMax", 1, importArg<ArgMaxOp>, "onnx.ArgMax"});
+  t.push_back({"ArgMin", 1, importArg<ArgMinOp>, "onnx.ArgMin"});
   t.push_back({"Concat", 4, importConcat, "onnx.Concat"});
   for (int v : {1, 9}) {
     t.push_back({"Constant", v, importConstant, "onnx.Constant"});

@@ -401,14 +401,18 @@ TPC_REDUCE_OP(ReduceL2Op)
 TPC_REDUCE_OP(ReduceSumSquareOp)
 #undef TPC_REDUCE_OP
 
-LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *ctx,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &results) {
-  int64_t axis = adaptor.getAxis();
-  return inferReduce(loc, adaptor.getData(), {axis}, adaptor.getKeepdims(),
-                     false, IntegerType::get(ctx, 64), results);
-}
+#define TPC_ARG_OP(OP)                                                         \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    int64_t axis = adaptor.getAxis();                                          \
+    return inferReduce(loc, adaptor.getData(), {axis}, adaptor.getKeepdims(),  \
+                       false, IntegerType::get(ctx, 64), results);             \
+  }
+TPC_ARG_OP(ArgMaxOp)
+TPC_ARG_OP(ArgMinOp)
+#undef TPC_ARG_OP
 
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
                                        std::optional<Location> loc,

@@ -570,14 +570,20 @@ def ONNX_ReduceL2Op : ONNX_ReduceOp<"ReduceL2", "Euclidean norm over axes.">;
 def ONNX_ReduceSumSquareOp
     : ONNX_ReduceOp<"ReduceSumSquare", "Sum of squares over axes.">;
 
-def ONNX_ArgMaxOp : ONNX_InferOp<"ArgMax"> {
-  let summary = "ONNX ArgMax";
+class ONNX_ArgOp<string mnemonic> : ONNX_InferOp<mnemonic> {
+  let summary = "ONNX " # mnemonic # ": int64 indices along one axis";
+  let description = [{
+    The first index of the extreme value along `axis` (the last one with
+    `select_last_index` = 1); the axis is kept as size 1 with `keepdims`.
+  }];
   let arguments = (ins ONNX_Tensor:$data, DefaultValuedAttr<I64Attr, "0">:$axis,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
                        DefaultValuedAttr<I64Attr, "0">:$select_last_index);
   let results = (outs RankedTensorOf<[I64]>:$reduced);
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($reduced)";
 }
+def ONNX_ArgMaxOp : ONNX_ArgOp<"ArgMax">;
+def ONNX_ArgMinOp : ONNX_ArgOp<"ArgMin">;
 
 def ONNX_TopKOp : ONNX_InferOp<"TopK"> {
   let summary = "ONNX TopK with a constant k";

@@ -1,0 +1,198 @@
+//===- ReductionImporters.cpp - Reductions defined by other ops -----------===//
+//
+// ReduceL1, ReduceLogSum and ReduceLogSumExp are ReduceSum of |x|, the log
+// of ReduceSum and the log of ReduceSum of e^x, and are imported so (the
+// last shifted by the maximum, so that e^x cannot overflow); Hardmax is the
+// one-hot of ArgMax; EyeLike is a constant of its input's static shape.
+// Sharding, fusion and both backends then see ops they know.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/Emitter.h"
+#include "compiler/Importer/NodeImporter.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace tpc {
+using namespace onnx;
+
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// The reduction OpTy of `v` with the node's axes and flags; `keep` forces
+/// keepdims to 1.
+template <typename OpTy>
+Value reduceOf(NodeContext &c, Emitter &e, Value v, bool axesFromInput,
+               bool keep = false) {
+  if (!e.ok({v}))
+    return Value();
+  FailureOr<SmallVector<NamedAttribute>> attrs = c.reduceAttrs(axesFromInput);
+  if (failed(attrs)) {
+    e.failed = true;
+    return Value();
+  }
+  if (keep)
+    for (NamedAttribute &a : *attrs)
+      if (a.getName() == "keepdims")
+        a.setValue(c.b.getI64IntegerAttr(1));
+  return e.first(c.createInferred<OpTy>(v, *attrs));
+}
+
+/// ReduceL1: ReduceSum(|x|).
+template <bool axesFromInput>
+LogicalResult importReduceL1(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  Emitter e(c);
+  Value y =
+      reduceOf<ReduceSumOp>(c, e, e.unary<AbsOp>(c.input(0)), axesFromInput);
+  return e.finish({y}, results);
+}
+
+LogicalResult requireFloat(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  if (!isa<FloatType>(elementOf(c.input(0))))
+    return c.error() << "takes floating-point tensors, not "
+                     << elementOf(c.input(0));
+  return success();
+}
+
+/// ReduceLogSum: log(ReduceSum(x)).
+template <bool axesFromInput>
+LogicalResult importReduceLogSum(NodeContext &c, Results &results) {
+  if (failed(requireFloat(c)))
+    return failure();
+  Emitter e(c);
+  Value y = e.unary<LogOp>(
+      reduceOf<ReduceSumOp>(c, e, c.input(0), axesFromInput));
+  return e.finish({y}, results);
+}
+
+/// ReduceLogSumExp: m + log(ReduceSum(e^(x - m))) with m the maximum over
+/// the same axes (0 where it is not finite, so that an all -inf row gives
+/// -inf rather than NaN).
+template <bool axesFromInput>
+LogicalResult importReduceLogSumExp(NodeContext &c, Results &results) {
+  if (failed(requireFloat(c)))
+    return failure();
+  Emitter e(c);
+  Value x = c.input(0);
+  Type elem = elementOf(x);
+  Value m = reduceOf<ReduceMaxOp>(c, e, x, axesFromInput, /*keep=*/true);
+  Value zero = e.scalar(elem, 0);
+  Value finite = e.binary<LessOp>(e.unary<AbsOp>(m), e.scalar(elem, INFINITY));
+  m = e.where(finite, m, zero);
+  Value s = reduceOf<ReduceSumOp>(c, e, e.unary<ExpOp>(e.binary<SubOp>(x, m)),
+                                  axesFromInput);
+  if (!e.ok({s}))
+    return failure();
+  // m has the axes kept; the sum has them as the node asks.
+  auto sType = cast<RankedTensorType>(s.getType());
+  if (cast<RankedTensorType>(m.getType()).getShape() != sType.getShape())
+    m = e.reshape(m, sType.getShape());
+  return e.finish({e.binary<AddOp>(e.unary<LogOp>(s), m)}, results);
+}
+
+/// Hardmax: 1 where ArgMax along the axis points, else 0. Before opset 13
+/// the input is seen as 2-D, [prod(dims before axis), prod(the rest)].
+LogicalResult importHardmax(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  Emitter e(c);
+  Value x = c.input(0);
+  RankedTensorType type = c.inputType(0);
+  int64_t rank = type.getRank();
+  bool coerced = c.opset < 13;
+  FailureOr<int64_t> axis =
+      normalizeAxis(c.attrInt("axis", coerced ? 1 : -1), rank);
+  if (failed(axis))
+    return c.error() << "axis " << c.attrInt("axis", coerced ? 1 : -1)
+                     << " is out of range for rank " << rank;
+  Value v = x;
+  int64_t a = *axis;
+  if (coerced) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < a ? outer : inner) *= type.getDimSize(d);
+    v = e.reshape(x, {outer, inner});
+    a = 1;
+  }
+  auto vType = cast<RankedTensorType>(v.getType());
+  int64_t n = vType.getDimSize(a);
+  Value idx = e.first(c.createInferred<ArgMaxOp>(
+      v, {c.named("axis", c.b.getI64IntegerAttr(a)),
+          c.named("keepdims", c.b.getI64IntegerAttr(1))}));
+  SmallVector<int64_t> positions(vType.getRank(), 1);
+  positions[a] = n;
+  Value hit = e.binary<EqualOp>(idx, e.range(positions, c.b.getI64Type()));
+  Type elem = type.getElementType();
+  Value y = e.where(hit, e.scalar(elem, 1), e.scalar(elem, 0));
+  // Where broadcasts to hit's shape, which is v's.
+  if (coerced)
+    y = e.reshape(y, type.getShape());
+  return e.finish({y}, results);
+}
+
+/// EyeLike: ones on the k-th diagonal of a 2-D shape, as a constant.
+LogicalResult importEyeLike(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  RankedTensorType in = c.inputType(0);
+  if (in.getRank() != 2)
+    return c.error() << "takes a 2-D input, not " << in;
+  Type elem = in.getElementType();
+  if (c.attr("dtype")) {
+    elem = onnxElementType(c.b.getContext(), c.attrInt("dtype", 1));
+    if (!elem)
+      return c.error() << "unsupported dtype " << c.attrInt("dtype", 1);
+  }
+  if (!isa<FloatType>(elem) && !elem.isInteger())
+    return c.error() << "unsupported output type " << elem;
+  int64_t k = c.attrInt("k", 0);
+  int64_t rows = in.getDimSize(0), cols = in.getDimSize(1);
+  auto type = RankedTensorType::get({rows, cols}, elem);
+  SmallVector<Attribute> values;
+  values.reserve(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      bool one = j - i == k;
+      values.push_back(isa<FloatType>(elem)
+                           ? Attribute(c.b.getFloatAttr(elem, one))
+                           : Attribute(c.b.getIntegerAttr(elem, one)));
+    }
+  Emitter e(c);
+  return e.finish({e.constant(DenseElementsAttr::get(type, values))}, results);
+}
+
+} // namespace
+
+void addReductionImporters(std::vector<OpTableEntry> &t) {
+  // Axes are an attribute up to version 13 and an input from 18.
+  for (int v : {1, 11, 13})
+    t.push_back({"ReduceL1", v, importReduceL1<false>, "onnx.Abs, onnx.ReduceSum"});
+  t.push_back({"ReduceL1", 18, importReduceL1<true>, "onnx.Abs, onnx.ReduceSum"});
+  const char *logSum = "onnx.ReduceSum, onnx.Log";
+  const char *logSumExp = "onnx.ReduceMax, onnx.Exp, onnx.ReduceSum, onnx.Log";
+  for (int v : {1, 11, 13}) {
+    t.push_back({"ReduceLogSum", v, importReduceLogSum<false>, logSum});
+    t.push_back({"ReduceLogSumExp", v, importReduceLogSumExp<false>, logSumExp});
+  }
+  for (int v : {18, 28}) {
+    t.push_back({"ReduceLogSum", v, importReduceLogSum<true>, logSum});
+    t.push_back({"ReduceLogSumExp", v, importReduceLogSumExp<true>, logSumExp});
+  }
+  for (int v : {1, 11, 13})
+    t.push_back({"Hardmax", v, importHardmax, "onnx.ArgMax, onnx.Equal, onnx.Where"});
+  for (int v : {9, 22})
+    t.push_back({"EyeLike", v, importEyeLike, "a constant"});
+}
+
+} // namespace tpc
