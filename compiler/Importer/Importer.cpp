@@ -34,6 +34,7 @@ void addRoutingImporters(std::vector<OpTableEntry> &t);
 void addGroupQueryAttentionImporters(std::vector<OpTableEntry> &t);
 void addActivationImporters(std::vector<OpTableEntry> &t);
 void addReductionImporters(std::vector<OpTableEntry> &t);
+void addEinsumImporter(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
@@ -46,6 +47,7 @@ ArrayRef<OpTableEntry> opTable() {
     addGroupQueryAttentionImporters(t);
     addActivationImporters(t);
     addReductionImporters(t);
+    addEinsumImporter(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
       if (int d = std::strcmp(a.domain, b.domain))
         return d < 0;

@@ -21,6 +21,14 @@ template <typename T, typename = void>
 struct HasProperties : std::false_type {};
 template <typename T>
 struct HasProperties<T, std::void_t<typename T::Properties>> : std::true_type {};
+/// Whether ODS gave OpTy attribute defaults to fill in.
+template <typename T, typename = void>
+struct HasDefaultProperties : std::false_type {};
+template <typename T>
+struct HasDefaultProperties<
+    T, std::void_t<decltype(T::populateDefaultProperties(
+           std::declval<mlir::OperationName>(),
+           std::declval<typename T::Properties &>()))>> : std::true_type {};
 
 /// What a handler sees of the node it imports.
 class NodeContext {
@@ -92,6 +100,9 @@ public:
       if (mlir::failed(OpTy::setPropertiesFromAttr(
               props, dict, [&] { return error(); })))
         return mlir::failure();
+      // Attributes left out take their ODS defaults, as a created op's do.
+      if constexpr (HasDefaultProperties<OpTy>::value)
+        OpTy::populateDefaultProperties(state.name, props);
       typename OpTy::Adaptor adaptor(operands, dict, props, {});
       if (mlir::failed(OpTy::inferReturnTypes(b.getContext(), loc, adaptor,
                                               types)))
