@@ -19,9 +19,9 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// The weight behind a MatMul's B operand: onnx.Weight, possibly through a
-/// transpose of its last two axes. `transposed` tells which.
-onnx::WeightOp weightOperand(Value b, bool &transposed) {
+} // namespace
+
+onnx::WeightOp directWeight(Value b, bool &transposed) {
   transposed = false;
   // A sharded program reads its weights through tp.Shard.
   if (auto sh = b.getDefiningOp<tp::ShardOp>())
@@ -43,15 +43,88 @@ onnx::WeightOp weightOperand(Value b, bool &transposed) {
   return nullptr;
 }
 
+namespace {
+
+/// Collects the weights of the expression `v` into `leaves`; false when it
+/// reads anything but weights and constants through weight-expression ops.
+bool collectWeightLeaves(Value v, SmallVectorImpl<onnx::WeightOp> &leaves,
+                         int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return false;
+  if (auto w = dyn_cast<onnx::WeightOp>(def)) {
+    leaves.push_back(w);
+    return true;
+  }
+  if (isa<onnx::ConstantOp>(def))
+    return true;
+  if (!isWeightExpressionOp(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (!collectWeightLeaves(operand, leaves, depth + 1))
+      return false;
+  return true;
+}
+
 } // namespace
 
-bool isWeightMatMul(Operation *op) {
-  bool t;
-  if (auto mm = dyn_cast<onnx::MatMulOp>(op))
-    return tensorType(mm.getB()).getRank() == 2 && weightOperand(mm.getB(), t);
-  if (auto g = dyn_cast<onnx::GemmOp>(op))
-    return !g.getTransA() && weightOperand(g.getB(), t);
+bool isWeightExpressionOp(Operation *op) {
+  if (isa<tp::ShardOp, onnx::CastOp, onnx::SubOp, onnx::MulOp, onnx::AddOp,
+          onnx::DivOp, onnx::ReshapeOp, onnx::TransposeOp>(op))
+    return true;
+  // A Gather of constant indices: the block scales of a block-quantized
+  // weight spread over their blocks.
+  if (auto g = dyn_cast<onnx::GatherOp>(op))
+    return isa_and_nonnull<onnx::ConstantOp>(g.getIndices().getDefiningOp());
   return false;
+}
+
+onnx::WeightOp weightOf(Value b) {
+  bool transposed;
+  if (onnx::WeightOp w = directWeight(b, transposed))
+    return w;
+  SmallVector<onnx::WeightOp> leaves;
+  if (!collectWeightLeaves(b, leaves, 0) || leaves.empty())
+    return nullptr;
+  // The leaf with B's elements (the quantized tensor), else the largest.
+  int64_t n = tensorType(b).getNumElements();
+  onnx::WeightOp best = leaves.front();
+  for (onnx::WeightOp w : leaves) {
+    int64_t m = w.getType().getNumElements();
+    if (m == n)
+      return w;
+    if (m > best.getType().getNumElements())
+      best = w;
+  }
+  return best;
+}
+
+/// A 2-D constant of distinct values: a weight the importer folded (the
+/// dequantization of a small quantized initializer).
+static bool isFoldedWeight(Value b) {
+  if (auto sh = b.getDefiningOp<tp::ShardOp>())
+    b = sh.getInput();
+  auto c = b.getDefiningOp<onnx::ConstantOp>();
+  if (!c || tensorType(b).getRank() != 2)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  return dense && !dense.isSplat() && isa<FloatType>(dense.getElementType());
+}
+
+bool isWeightMatMul(Operation *op) {
+  Value b;
+  if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
+    if (tensorType(mm.getB()).getRank() != 2)
+      return false;
+    b = mm.getB();
+  } else if (auto g = dyn_cast<onnx::GemmOp>(op)) {
+    if (g.getTransA())
+      return false;
+    b = g.getB();
+  } else {
+    return false;
+  }
+  return weightOf(b) || isFoldedWeight(b);
 }
 
 std::optional<std::pair<int64_t, int64_t>> cutRange(Operation *op,
@@ -129,11 +202,24 @@ std::optional<SmallVector<int64_t>> sliceParts(Value v, int64_t axis) {
   return parts;
 }
 
+/// Whether `op` computes each element of its result from the same element
+/// of `v` (and broadcast operands) with `v`'s shape: bias adds, scalings,
+/// casts, activations, and the arithmetic of a QuantizeLinear /
+/// DequantizeLinear pair on the way to a projection's parts.
+bool keepsLayout(Operation *op, Value v) {
+  if (op->getNumResults() != 1 ||
+      tensorType(op->getResult(0)).getShape() != tensorType(v).getShape())
+    return false;
+  return isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::MaxOp,
+             onnx::MinOp, onnx::CastOp>(op) ||
+         op->hasTrait<OpTrait::Elementwise>();
+}
+
 /// The heads a part of a fused projection holds: the part (through bias
-/// adds) is reshaped from [..., heads * dim] to [..., heads, dim]. 0 when
-/// no such reshape follows.
+/// adds and other layout-keeping ops) is reshaped from [..., heads * dim]
+/// to [..., heads, dim]. 0 when no such reshape follows.
 int64_t headsOfPart(Value v) {
-  for (int depth = 0; depth < 4 && v.hasOneUse(); ++depth) {
+  for (int depth = 0; depth < 16 && v.hasOneUse(); ++depth) {
     Operation *user = *v.getUsers().begin();
     if (auto r = dyn_cast<onnx::ReshapeOp>(user)) {
       ArrayRef<int64_t> in = tensorType(v).getShape();
@@ -143,8 +229,7 @@ int64_t headsOfPart(Value v) {
         return out[out.size() - 2];
       return 0;
     }
-    if (!isa<onnx::AddOp, onnx::MulOp, onnx::CastOp>(user) ||
-        tensorType(user->getResult(0)) != tensorType(v))
+    if (!keepsLayout(user, v))
       return 0;
     v = user->getResult(0);
   }
@@ -200,7 +285,7 @@ FusedParts fusedOutputParts(Operation *mm, int64_t tp) {
                                 SmallVector<Value>(split.getResults()));
     return std::nullopt;
   };
-  for (int depth = 0; depth < 4; ++depth) {
+  for (int depth = 0; depth < 16; ++depth) {
     if (auto found = partsOfUsers(v, last)) {
       SmallVector<int64_t> heads;
       for (Value part : found->second)
@@ -249,9 +334,11 @@ FusedParts fusedOutputParts(Operation *mm, int64_t tp) {
           }
       }
     }
-    // Bias adds and reshapes that keep the last axis lead on to the parts.
+    // Layout-keeping ops (bias adds, the dequantization of an integer
+    // MatMul's product, an activation's QuantizeLinear / DequantizeLinear
+    // pair) and reshapes that keep the last axis lead on to the parts.
     bool keepsLast =
-        isa<onnx::AddOp>(user) ||
+        keepsLayout(user, v) ||
         (isa<onnx::ReshapeOp>(user) &&
          tensorType(user->getResult(0)).getShape().back() ==
              tensorType(v).getShape().back());

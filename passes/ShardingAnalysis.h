@@ -12,6 +12,8 @@
 
 #include "passes/Sharding.h"
 
+#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -24,9 +26,21 @@ namespace tpc {
 
 using OpSet = llvm::SmallSetVector<mlir::Operation *, 4>;
 
-/// Whether `op` is a MatMul or Gemm whose B operand is a weight (through a
-/// transpose of its last two axes at most).
+/// Whether `op` is a MatMul or Gemm whose B operand is a weight: an
+/// onnx.Weight (through a transpose of its last two axes at most), a value
+/// computed from weights and constants only by weight-expression ops (a
+/// dequantized weight), or a 2-D float constant the importer folded.
 bool isWeightMatMul(mlir::Operation *op);
+/// The weight behind a MatMul's B operand when it is one: onnx.Weight,
+/// possibly through a transpose of its last two axes (`transposed` tells).
+onnx::WeightOp directWeight(mlir::Value b, bool &transposed);
+/// The weight a MatMul's B operand is, or is computed from (the leaf with
+/// B's element count, else the largest); null when B reads an activation.
+onnx::WeightOp weightOf(mlir::Value b);
+/// Ops that may compute a weight from weights and constants: Cast, the
+/// arithmetic of dequantization (Sub, Mul, Add, Div), Reshape, Transpose,
+/// and Gather of constant indices (block scales spread over their blocks).
+bool isWeightExpressionOp(mlir::Operation *op);
 
 /// The [start, end) range of `axis` that a Slice with step 1 or a Gather of
 /// constant, contiguous indices (rank 0 or 1) takes; nullopt when the op

@@ -1,5 +1,6 @@
 //===- ShardingPlan.cpp - The user's sharding plan file -------------------===//
 #include "passes/ShardingPlan.h"
+#include "passes/ShardingAnalysis.h"
 
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
@@ -13,12 +14,7 @@ using namespace mlir;
 namespace tpc {
 
 std::string weightNameOf(Operation *matmul) {
-  Value b = matmul->getOperand(1);
-  if (auto sh = b.getDefiningOp<tp::ShardOp>())
-    b = sh.getInput();
-  if (auto t = b.getDefiningOp<onnx::TransposeOp>())
-    b = t.getData();
-  if (auto w = b.getDefiningOp<onnx::WeightOp>())
+  if (onnx::WeightOp w = weightOf(matmul->getOperand(1)))
     return w.getName().str();
   return "";
 }

@@ -35,6 +35,7 @@ void addGroupQueryAttentionImporters(std::vector<OpTableEntry> &t);
 void addActivationImporters(std::vector<OpTableEntry> &t);
 void addReductionImporters(std::vector<OpTableEntry> &t);
 void addEinsumImporter(std::vector<OpTableEntry> &t);
+void addQuantizeImporters(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
@@ -48,6 +49,7 @@ ArrayRef<OpTableEntry> opTable() {
     addActivationImporters(t);
     addReductionImporters(t);
     addEinsumImporter(t);
+    addQuantizeImporters(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
       if (int d = std::strcmp(a.domain, b.domain))
         return d < 0;

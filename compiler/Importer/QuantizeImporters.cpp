@@ -1,0 +1,331 @@
+//===- QuantizeImporters.cpp - Linear quantization as float arithmetic ----===//
+//
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger and
+// QLinearMatMul, imported as the arithmetic ONNX defines them by:
+//   * DequantizeLinear: (float(x) - float(zero_point)) * scale, in float32,
+//     cast to the output type;
+//   * QuantizeLinear: an integer target gets clamp(round(x / scale) +
+//     zero_point) cast to it (ties to even), a float8 target Cast(x / scale)
+//     (saturating unless `saturate` is 0);
+// with the scale and zero point per tensor, per `axis`, or per block of
+// `block_size` along the axis (x seen as [..., blocks, block_size, ...] when
+// the blocks divide the axis, else each block's value gathered to its
+// elements). MatMulInteger is an int32 MatMul of the operands less their
+// zero points; QLinearMatMul requantizes that product by a_scale * b_scale /
+// y_scale. Every step is an op tpc has, so nothing here is a kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
+#include "compiler/Importer/Emitter.h"
+#include "compiler/Importer/NodeImporter.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace tpc {
+using namespace onnx;
+
+namespace {
+
+using Results = SmallVectorImpl<Value>;
+
+Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+bool isFloat8(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8; }
+
+/// The range of an integer quantized type.
+std::pair<double, double> integerRange(Type t) {
+  unsigned bits = t.getIntOrFloatBitWidth();
+  if (t.isUnsignedInteger())
+    return {0.0, std::ldexp(1.0, bits) - 1};
+  return {-std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits - 1) - 1};
+}
+
+/// `param` (a scale or zero point) made to broadcast against `x`: a scalar
+/// or one-element tensor as a scalar, a 1-D tensor along `axis`, and with
+/// `blockSize` each entry repeated over its block along `axis`.
+Value broadcastParam(NodeContext &c, Emitter &e, Value param, Value x,
+                     int64_t axis, int64_t blockSize, StringRef what) {
+  if (!e.ok({param, x}))
+    return Value();
+  auto pt = cast<RankedTensorType>(param.getType());
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank();
+  if (blockSize == 0 && pt.getNumElements() == 1 && pt.getRank() <= 1)
+    return pt.getRank() ? e.reshape(param, {}) : param;
+  FailureOr<int64_t> a = normalizeAxis(axis, rank);
+  if (failed(a)) {
+    c.error() << "axis " << axis << " is out of range for rank " << rank;
+    e.failed = true;
+    return Value();
+  }
+  int64_t n = xt.getDimSize(*a);
+  if (blockSize == 0) {
+    if (pt.getRank() != 1 || pt.getDimSize(0) != n) {
+      c.error() << what << " has shape " << pt << "; per-axis quantization "
+                << "along axis " << *a << " needs " << n << " values";
+      e.failed = true;
+      return Value();
+    }
+    SmallVector<int64_t> shape(rank, 1);
+    shape[*a] = n;
+    return e.reshape(param, shape);
+  }
+  if (blockSize < 0 || pt.getRank() != rank ||
+      pt.getDimSize(*a) != (n + blockSize - 1) / blockSize) {
+    c.error() << what << " has shape " << pt << "; blocks of " << blockSize
+              << " along axis " << *a << " of " << xt << " need "
+              << (blockSize > 0 ? (n + blockSize - 1) / blockSize : 0)
+              << " there and the input's other dims";
+    e.failed = true;
+    return Value();
+  }
+  if (n % blockSize == 0) {
+    // x is seen as [..., n / blockSize, blockSize, ...] (see BlockedView):
+    // each block's entry broadcasts over its block.
+    SmallVector<int64_t> shape(pt.getShape());
+    shape.insert(shape.begin() + *a + 1, 1);
+    return e.reshape(param, shape);
+  }
+  SmallVector<int64_t> blockOf;
+  for (int64_t i = 0; i < n; ++i)
+    blockOf.push_back(i / blockSize);
+  auto idxType = RankedTensorType::get({n}, c.b.getI64Type());
+  return e.gather(param, e.constant(DenseElementsAttr::get(idxType,
+                                                           ArrayRef(blockOf))),
+                  *a);
+}
+
+/// The node's `axis` and `block_size` (block_size exists from opset 21).
+std::pair<int64_t, int64_t> axisAndBlock(NodeContext &c) {
+  return {c.attrInt("axis", 1), c.opset >= 21 ? c.attrInt("block_size", 0) : 0};
+}
+
+/// Blocks that divide their axis are computed on x reshaped to [...,
+/// blocks, block_size, ...] with the block parameters broadcast over the
+/// new axis (a reshape sharding can split by whole blocks), and the result
+/// reshaped back; other blocks gather their parameter per element.
+struct BlockedView {
+  Value x;
+  SmallVector<int64_t> shape; // x's own shape to restore; empty: none
+
+  BlockedView(Emitter &e, Value in, int64_t axis, int64_t blockSize) : x(in) {
+    if (!e.ok({in}) || blockSize <= 0)
+      return;
+    auto t = cast<RankedTensorType>(in.getType());
+    FailureOr<int64_t> a = normalizeAxis(axis, t.getRank());
+    if (failed(a) || t.getDimSize(*a) % blockSize)
+      return;
+    shape.assign(t.getShape().begin(), t.getShape().end());
+    SmallVector<int64_t> blocked(shape);
+    blocked[*a] = shape[*a] / blockSize;
+    blocked.insert(blocked.begin() + *a + 1, blockSize);
+    x = e.reshape(in, blocked);
+  }
+  Value restore(Emitter &e, Value y) const {
+    if (shape.empty() || !e.ok({y}))
+      return y;
+    return e.reshape(y, shape);
+  }
+};
+
+/// The quantized type of QuantizeLinear's result: the zero point's, else
+/// `output_dtype`, else uint8.
+FailureOr<Type> quantizedType(NodeContext &c) {
+  if (c.input(2))
+    return elementOf(c.input(2));
+  int64_t dt = c.attrInt("output_dtype", 0);
+  if (dt == 0)
+    return Type(IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned));
+  Type t = onnxElementType(c.b.getContext(), dt);
+  if (!t)
+    return c.error() << "output_dtype " << dt << " is not a type tpc takes";
+  return t;
+}
+
+/// x quantized to `q` with its (broadcast) scale and zero point, computed in
+/// float32.
+Value quantize(NodeContext &c, Emitter &e, Value x, Value scale, Value zero,
+               Type q, bool saturate) {
+  Type f32 = c.b.getF32Type();
+  Value scaled = e.binary<DivOp>(e.cast(x, f32), e.cast(scale, f32));
+  if (isFloat8(q)) {
+    if (!e.ok({scaled}))
+      return Value();
+    auto type = RankedTensorType::get(shapeOf(scaled), q);
+    SmallVector<NamedAttribute> attrs{c.named(
+        "to", c.b.getI64IntegerAttr(*onnxTypeNumber(q)))};
+    if (!saturate)
+      attrs.push_back(c.named("saturate", c.b.getI64IntegerAttr(0)));
+    return c.create(CastOp::getOperationName(), type, scaled, attrs)[0];
+  }
+  Value r = e.unary<RoundOp>(scaled);
+  if (zero)
+    r = e.binary<AddOp>(r, e.cast(zero, f32));
+  auto [lo, hi] = integerRange(q);
+  r = e.first(c.createInferred<MaxOp>({r, e.scalar(f32, lo)}));
+  r = e.first(c.createInferred<MinOp>({r, e.scalar(f32, hi)}));
+  return e.cast(r, q);
+}
+
+LogicalResult importQuantizeLinear(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  FailureOr<Type> q = quantizedType(c);
+  if (failed(q))
+    return failure();
+  bool f8 = isFloat8(*q);
+  if (!f8 && !q->isInteger())
+    return c.error() << "quantizing to " << *q << " is not supported";
+  Emitter e(c);
+  Value x = c.input(0);
+  auto [axis, block] = axisAndBlock(c);
+  Value scale = broadcastParam(c, e, c.input(1), x, axis, block, "y_scale");
+  Value zero;
+  if (c.input(2) && !f8)
+    zero = broadcastParam(c, e, c.input(2), x, axis, block, "y_zero_point");
+  BlockedView view(e, x, axis, block);
+  Value y = quantize(c, e, view.x, scale, zero, *q,
+                     c.attrInt("saturate", 1) != 0);
+  return e.finish({view.restore(e, y)}, results);
+}
+
+/// (float(x) - float(zero)) * scale in float32, cast to `out`.
+Value dequantize(Emitter &e, Value x, Value scale, Value zero, Type out) {
+  Type f32 = e.c.b.getF32Type();
+  Value v = e.cast(x, f32);
+  if (zero)
+    v = e.binary<SubOp>(v, e.cast(zero, f32));
+  return e.cast(e.binary<MulOp>(v, e.cast(scale, f32)), out);
+}
+
+LogicalResult importDequantizeLinear(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  Emitter e(c);
+  Value x = c.input(0);
+  Type out = elementOf(c.input(1));
+  if (int64_t dt = c.attrInt("output_dtype", 0)) {
+    out = onnxElementType(c.b.getContext(), dt);
+    if (!out || !isa<FloatType>(out))
+      return c.error() << "output_dtype " << dt << " is not a float type";
+  }
+  if (!isa<FloatType>(elementOf(c.input(1))))
+    return c.error() << "x_scale has type " << elementOf(c.input(1))
+                     << ", not a float type";
+  auto [axis, block] = axisAndBlock(c);
+  Value scale = broadcastParam(c, e, c.input(1), x, axis, block, "x_scale");
+  Value zero;
+  if (c.input(2) && !isFloat8(elementOf(x)))
+    zero = broadcastParam(c, e, c.input(2), x, axis, block, "x_zero_point");
+  BlockedView view(e, x, axis, block);
+  Value y = dequantize(e, view.x, scale, zero, out);
+  return e.finish({view.restore(e, y)}, results);
+}
+
+/// DynamicQuantizeLinear: uint8 with the scale and zero point that map
+/// [min(x, 0), max(x, 0)] onto [0, 255].
+LogicalResult importDynamicQuantizeLinear(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  Emitter e(c);
+  Value x = e.cast(c.input(0), c.b.getF32Type());
+  Type f32 = c.b.getF32Type();
+  auto all = [&](StringRef op) {
+    auto scalarType = RankedTensorType::get({}, f32);
+    return c.create(op, scalarType, x,
+                    {c.named("axes", c.b.getDenseI64ArrayAttr({})),
+                     c.named("keepdims", c.b.getI64IntegerAttr(0)),
+                     c.named("noop_with_empty_axes",
+                             c.b.getI64IntegerAttr(0))})[0];
+  };
+  Value zeroF = e.scalar(f32, 0);
+  Value lo = e.first(c.createInferred<MinOp>(
+      {all(ReduceMinOp::getOperationName()), zeroF}));
+  Value hi = e.first(c.createInferred<MaxOp>(
+      {all(ReduceMaxOp::getOperationName()), zeroF}));
+  Value scale = e.binary<DivOp>(e.binary<SubOp>(hi, lo), e.scalar(f32, 255));
+  Type u8 = IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned);
+  // zero point = clamp(round(-lo / scale)), as a uint8 quantization of 0.
+  Value zero = quantize(c, e, e.unary<NegOp>(lo), scale, Value(), u8, true);
+  Value y = quantize(c, e, x, scale, zero, u8, true);
+  return e.finish({y, scale, zero}, results);
+}
+
+/// int32 (a - a_zero) @ (b - b_zero); a zero point is a scalar, or per row
+/// of a / per column of b.
+Value integerProduct(NodeContext &c, Emitter &e, Value a, Value b,
+                     Value aZero, Value bZero) {
+  Type i32 = c.b.getI32Type();
+  Value av = e.cast(a, i32), bv = e.cast(b, i32);
+  if (aZero && e.ok({a, aZero})) {
+    auto zt = cast<RankedTensorType>(aZero.getType());
+    if (zt.getNumElements() != 1 && zt.getRank() == 1)
+      // Per row of a: [M] -> [M, 1].
+      aZero = e.reshape(aZero, {zt.getDimSize(0), 1});
+    av = e.binary<SubOp>(av, e.cast(aZero, i32));
+  }
+  if (bZero)
+    bv = e.binary<SubOp>(bv, e.cast(bZero, i32));
+  return e.first(c.createInferred<MatMulOp>({av, bv}));
+}
+
+LogicalResult importMatMulInteger(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  Emitter e(c);
+  return e.finish({integerProduct(c, e, c.input(0), c.input(1), c.input(2),
+                                  c.input(3))},
+                  results);
+}
+
+/// QLinearMatMul: a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero.
+LogicalResult importQLinearMatMul(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(8)))
+    return failure();
+  Emitter e(c);
+  Type f32 = c.b.getF32Type();
+  Value acc = e.cast(
+      integerProduct(c, e, c.input(0), c.input(3), c.input(2), c.input(5)),
+      f32);
+  auto asRow = [&](Value s) {
+    // a's scale per row: [M] -> [M, 1]; a scalar stays.
+    auto t = cast<RankedTensorType>(s.getType());
+    return t.getRank() == 1 && t.getNumElements() != 1
+               ? e.reshape(s, {t.getDimSize(0), 1})
+               : s;
+  };
+  Value multiplier = e.binary<DivOp>(
+      e.binary<MulOp>(asRow(e.cast(c.input(1), f32)), e.cast(c.input(4), f32)),
+      e.cast(c.input(6), f32));
+  Value y = quantize(c, e, e.binary<MulOp>(acc, multiplier), e.scalar(f32, 1),
+                     c.input(7), elementOf(c.input(7)), true);
+  return e.finish({y}, results);
+}
+
+} // namespace
+
+void addQuantizeImporters(std::vector<OpTableEntry> &t) {
+  const char *q = "onnx.Div, onnx.Round, onnx.Add, onnx.Max, onnx.Min, onnx.Cast";
+  const char *dq = "onnx.Cast, onnx.Sub, onnx.Mul";
+  for (int v : {10, 13, 19, 21, 23, 24, 25, 28}) {
+    t.push_back({"QuantizeLinear", v, importQuantizeLinear, q});
+    t.push_back({"DequantizeLinear", v, importDequantizeLinear, dq});
+  }
+  t.push_back({"DynamicQuantizeLinear", 11, importDynamicQuantizeLinear,
+               "onnx.ReduceMin, onnx.ReduceMax and QuantizeLinear's ops"});
+  t.push_back({"MatMulInteger", 10, importMatMulInteger,
+               "onnx.Cast, onnx.Sub, onnx.MatMul (int32)"});
+  for (int v : {10, 21})
+    t.push_back({"QLinearMatMul", v, importQLinearMatMul,
+                 "MatMulInteger's ops, then QuantizeLinear's"});
+}
+
+} // namespace tpc
