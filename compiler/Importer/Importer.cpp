@@ -36,6 +36,7 @@ void addActivationImporters(std::vector<OpTableEntry> &t);
 void addReductionImporters(std::vector<OpTableEntry> &t);
 void addEinsumImporter(std::vector<OpTableEntry> &t);
 void addQuantizeImporters(std::vector<OpTableEntry> &t);
+void addLossImporters(std::vector<OpTableEntry> &t);
 
 ArrayRef<OpTableEntry> opTable() {
   static const std::vector<OpTableEntry> table = [] {
@@ -50,6 +51,7 @@ ArrayRef<OpTableEntry> opTable() {
     addReductionImporters(t);
     addEinsumImporter(t);
     addQuantizeImporters(t);
+    addLossImporters(t);
     std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
       if (int d = std::strcmp(a.domain, b.domain))
         return d < 0;
