@@ -65,6 +65,35 @@ LogicalResult importMod(NodeContext &c, Results &results) {
                  results);
 }
 
+/// BitShift: the direction, an attribute the node must set.
+LogicalResult importBitShift(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(2)))
+    return failure();
+  std::string direction = c.attrString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return c.error() << "direction must be \"LEFT\" or \"RIGHT\", not \""
+                     << direction << "\"";
+  return pushAll(c.createInferred<BitShiftOp>(
+                     {c.input(0), c.input(1)},
+                     {c.named("direction", c.b.getStringAttr(direction))}),
+                 results);
+}
+
+/// BitwiseNot: x ^ all ones.
+LogicalResult importBitwiseNot(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  auto elem = dyn_cast<IntegerType>(c.inputType(0).getElementType());
+  if (!elem || elem.getWidth() == 1)
+    return c.error() << "takes integer tensors, not "
+                     << c.inputType(0).getElementType();
+  auto t = RankedTensorType::get({}, elem);
+  Value ones = c.b.create<ConstantOp>(
+      c.loc, t,
+      DenseElementsAttr::get(t, APInt::getAllOnes(elem.getWidth())));
+  return pushAll(c.createInferred<BitwiseXorOp>({c.input(0), ones}), results);
+}
+
 /// A unary op whose attributes are the ONNX node's of the same names: each
 /// one the node sets is copied (floats as f32, strings, ints as i64), and
 /// each one it leaves out takes the op's ODS default, the only place a
@@ -361,6 +390,13 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
     t.push_back({"Identity", v, importIdentity, "its input"});
   }
   t.push_back({"Mod", 28, importMod, "onnx.Mod"});
+  t.push_back({"BitwiseAnd", 18, importInferred<BitwiseAndOp>, "onnx.BitwiseAnd"});
+  t.push_back({"BitwiseOr", 18, importInferred<BitwiseOrOp>, "onnx.BitwiseOr"});
+  t.push_back({"BitwiseXor", 18, importInferred<BitwiseXorOp>, "onnx.BitwiseXor"});
+  t.push_back({"BitwiseNot", 18, importBitwiseNot, "onnx.BitwiseXor with all ones"});
+  // BitShift-28 added the signed types (arithmetic right shifts).
+  for (int v : {11, 28})
+    t.push_back({"BitShift", v, importBitShift, "onnx.BitShift"});
   t.push_back({"Relu", 14, importUnary<ReluOp>, "onnx.Relu"});
   // The versions in force at opsets 7 to 10. They mean what the next
   // version means on the types they take: Max-6, Min-6, Sum-6 and Mean-6

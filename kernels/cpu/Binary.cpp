@@ -1,5 +1,6 @@
 //===- Binary.cpp - Broadcasting elementwise kernels ----------------------===//
 #include "kernels/cpu/Binary.h"
+#include "kernels/Bitwise.h"
 #include "kernels/cpu/Convert.h"
 
 #include <cmath>
@@ -23,6 +24,12 @@ bool isComparison(BinaryOp op) {
 
 bool isLogical(BinaryOp op) {
   return op == BinaryOp::And || op == BinaryOp::Or || op == BinaryOp::Xor;
+}
+
+bool isBitwise(BinaryOp op) {
+  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+         op == BinaryOp::BitXor || op == BinaryOp::ShiftLeft ||
+         op == BinaryOp::ShiftRight;
 }
 
 namespace {
@@ -167,6 +174,21 @@ struct FModFn {
     else
       return std::fmod(a, b);
   }
+};
+struct BitAndFn {
+  template <class T> T operator()(T a, T b) const { return T(a & b); }
+};
+struct BitOrFn {
+  template <class T> T operator()(T a, T b) const { return T(a | b); }
+};
+struct BitXorFn {
+  template <class T> T operator()(T a, T b) const { return T(a ^ b); }
+};
+struct ShiftLeftFn {
+  template <class T> T operator()(T a, T b) const { return shiftLeft(a, b); }
+};
+struct ShiftRightFn {
+  template <class T> T operator()(T a, T b) const { return shiftRight(a, b); }
 };
 struct PReluFn {
   template <class T> T operator()(T x, T slope) const {
@@ -337,6 +359,32 @@ void powKernel(const BinaryParams &p, const void *a, const void *b, void *out) {
   });
 }
 
+/// `fn` over operands of one integer dtype.
+template <class Fn>
+void integers(const BinaryParams &p, const void *a, const void *b, void *out,
+              Fn fn) {
+  switch (p.lhsType) {
+  case DType::I64:
+    return sameType<int64_t>(p, a, b, out, fn);
+  case DType::I32:
+    return sameType<int32_t>(p, a, b, out, fn);
+  case DType::I16:
+    return sameType<int16_t>(p, a, b, out, fn);
+  case DType::I8:
+    return sameType<int8_t>(p, a, b, out, fn);
+  case DType::U64:
+    return sameType<uint64_t>(p, a, b, out, fn);
+  case DType::U32:
+    return sameType<uint32_t>(p, a, b, out, fn);
+  case DType::U16:
+    return sameType<uint16_t>(p, a, b, out, fn);
+  case DType::U8:
+    return sameType<uint8_t>(p, a, b, out, fn);
+  default:
+    return;
+  }
+}
+
 template <class Fn>
 void comparison(const BinaryParams &p, const void *a, const void *b, void *out,
                 Fn fn) {
@@ -375,24 +423,8 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
     case DType::F16:
     case DType::BF16:
       return numeric(p, a, b, out, ModFn());
-    case DType::I64:
-      return sameType<int64_t>(p, a, b, out, ModFn());
-    case DType::I32:
-      return sameType<int32_t>(p, a, b, out, ModFn());
-    case DType::I8:
-      return sameType<int8_t>(p, a, b, out, ModFn());
-    case DType::U8:
-      return sameType<uint8_t>(p, a, b, out, ModFn());
-    case DType::I16:
-      return sameType<int16_t>(p, a, b, out, ModFn());
-    case DType::U16:
-      return sameType<uint16_t>(p, a, b, out, ModFn());
-    case DType::U32:
-      return sameType<uint32_t>(p, a, b, out, ModFn());
-    case DType::U64:
-      return sameType<uint64_t>(p, a, b, out, ModFn());
     default:
-      return;
+      return integers(p, a, b, out, ModFn());
     }
   case BinaryOp::Equal:
     return comparison(p, a, b, out, EqualFn());
@@ -410,6 +442,16 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
     return sameType<uint8_t>(p, a, b, out, OrFn());
   case BinaryOp::Xor:
     return sameType<uint8_t>(p, a, b, out, XorFn());
+  case BinaryOp::BitAnd:
+    return integers(p, a, b, out, BitAndFn());
+  case BinaryOp::BitOr:
+    return integers(p, a, b, out, BitOrFn());
+  case BinaryOp::BitXor:
+    return integers(p, a, b, out, BitXorFn());
+  case BinaryOp::ShiftLeft:
+    return integers(p, a, b, out, ShiftLeftFn());
+  case BinaryOp::ShiftRight:
+    return integers(p, a, b, out, ShiftRightFn());
   }
 }
 

@@ -31,12 +31,19 @@ enum class BinaryOp {
   And,
   Or,
   Xor,
+  BitAnd, ///< Integers only, like the shifts.
+  BitOr,
+  BitXor,
+  ShiftLeft, ///< See kernels/Bitwise.h for out-of-range amounts.
+  ShiftRight,
 };
 
 /// Whether `op` produces bool regardless of its operand dtype.
 bool isComparison(BinaryOp op);
 /// Whether `op` takes and produces bool.
 bool isLogical(BinaryOp op);
+/// Whether `op` works on the bits of integers (BitwiseAnd/Or/Xor, BitShift).
+bool isBitwise(BinaryOp op);
 
 struct BinaryParams {
   BinaryOp op = BinaryOp::Add;

@@ -19,6 +19,9 @@ const std::initializer_list<DType> kNumeric = {
     DType::U64, DType::U32, DType::U16, DType::U8,  DType::F16, DType::BF16};
 const std::initializer_list<DType> kFloats = {DType::F32, DType::F64,
                                               DType::F16, DType::BF16};
+const std::initializer_list<DType> kIntegers = {
+    DType::I64, DType::I32, DType::I16, DType::I8,
+    DType::U64, DType::U32, DType::U16, DType::U8};
 
 Status checkBroadcastOutput(const std::vector<TensorDesc> &inputs,
                             const TensorDesc &out, Shape &shape) {
@@ -40,6 +43,8 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
   if (isLogical(op)) {
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", {DType::Bool}));
     TPC_RETURN_IF_ERROR(checkDType(in[1], "input 1", {DType::Bool}));
+  } else if (isBitwise(op)) {
+    TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kIntegers));
   } else if (op == BinaryOp::Equal) {
     TPC_RETURN_IF_ERROR(checkDType(
         in[0], "input 0",
@@ -67,6 +72,14 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
                            std::to_string(fmod));
     if (fmod == 1)
       op = BinaryOp::FMod;
+  }
+  if (op == BinaryOp::ShiftLeft) {
+    std::string direction = attrs.getString("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT")
+      return Status::error("attribute direction must be \"LEFT\" or "
+                           "\"RIGHT\", got \"" + direction + "\"");
+    if (direction == "RIGHT")
+      op = BinaryOp::ShiftRight;
   }
 
   Shape shape;
@@ -211,6 +224,14 @@ void addBinaryKernels(KernelTable &t) {
   t.push_back({"And", "logical and of bools", prepareBinary<BinaryOp::And>});
   t.push_back({"Or", "logical or of bools", prepareBinary<BinaryOp::Or>});
   t.push_back({"Xor", "logical xor of bools", prepareBinary<BinaryOp::Xor>});
+  t.push_back({"BitwiseAnd", "a & b of integers",
+               prepareBinary<BinaryOp::BitAnd>});
+  t.push_back({"BitwiseOr", "a | b of integers",
+               prepareBinary<BinaryOp::BitOr>});
+  t.push_back({"BitwiseXor", "a ^ b of integers",
+               prepareBinary<BinaryOp::BitXor>});
+  t.push_back({"BitShift", "a << b or a >> b of integers (attr direction)",
+               prepareBinary<BinaryOp::ShiftLeft>});
   // One pass over the output, reading each operand's element at the same
   // index when the operand has the output's shape: in place is safe. Not so
   // for the variadic kernels below, which accumulate into the output.

@@ -10,6 +10,7 @@
 // integers, NaN-propagating Max/Min); f16/bf16 compute in f32 and round once.
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/Bitwise.h"
 #include "kernels/StorageTypes.h"
 #include "kernels/cuda/DeviceUtil.cuh"
 #include "kernels/cuda/Kernels.h"
@@ -136,6 +137,21 @@ template <class C> __device__ __forceinline__ C arith(BinaryOp op, C a, C b) {
       return fmod(a, b);
   case BinaryOp::PRelu:
     return a < 0 ? wrapMul(a, b) : a;
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor:
+  case BinaryOp::ShiftLeft:
+  case BinaryOp::ShiftRight:
+    if constexpr (std::is_integral_v<C>) {
+      switch (op) {
+      case BinaryOp::BitAnd: return C(a & b);
+      case BinaryOp::BitOr: return C(a | b);
+      case BinaryOp::BitXor: return C(a ^ b);
+      case BinaryOp::ShiftLeft: return shiftLeft(a, b);
+      default: return shiftRight(a, b);
+      }
+    }
+    return C(0);
   default:
     return C(0);
   }

@@ -41,6 +41,11 @@ constexpr BinaryEntry kBinary[] = {
     {"And", "logical and of bools", BinaryOp::And},
     {"Or", "logical or of bools", BinaryOp::Or},
     {"Xor", "logical xor of bools", BinaryOp::Xor},
+    {"BitwiseAnd", "a & b of integers", BinaryOp::BitAnd},
+    {"BitwiseOr", "a | b of integers", BinaryOp::BitOr},
+    {"BitwiseXor", "a ^ b of integers", BinaryOp::BitXor},
+    {"BitShift", "a << b or a >> b of integers (attr direction)",
+     BinaryOp::ShiftLeft},
 };
 
 template <int I>
@@ -53,6 +58,8 @@ Status prepareBinary(const KernelContext &, const std::vector<TensorDesc> &in,
   BinaryOp op = e.op;
   if (op == BinaryOp::Mod && attrs.getInt("fmod", 0) == 1)
     op = BinaryOp::FMod;
+  if (op == BinaryOp::ShiftLeft && attrs.getString("direction", "") == "RIGHT")
+    op = BinaryOp::ShiftRight;
   Shape shape;
   if (op == BinaryOp::PRelu)
     shape = in[0].shape;

@@ -82,6 +82,15 @@ void addBinary(Cases &v) {
       {rnd(DType::F32, {5, 9}, -2, 2), rnd(DType::I64, {9}, -3, 3)},
       {{DType::F32, {5, 9}}});
   binaryVariants(v, "Mod", DType::I32, -9, 9);
+  for (const char *op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+    binaryVariants(v, op, DType::I32, -99, 99);
+    binaryVariants(v, op, DType::I64, -99, 99);
+  }
+  binaryVariants(v, "BitShift", DType::I32, -40, 40,
+                 [] { Attrs a; a.setString("direction", "LEFT"); return a; }());
+  binaryVariants(v, "BitShift", DType::I64, -70, 70,
+                 [] { Attrs a; a.setString("direction", "RIGHT"); return a; }(),
+                 DType::F32, true, "_right");
   binaryVariants(v, "Mod", DType::I64, -9, 9, intAttr("fmod", 1));
   for (DType t : halfAndFull) {
     add(v, std::string(tag(t)) + "_channel", "PRelu",

@@ -154,6 +154,78 @@ TEST(Binary, IntegerEdgeCasesDoNotTrap) {
   expectClose(m, {0, 1, 0, -1}, 0, 0);
 }
 
+TEST(Binary, BitwiseOfEveryIntegerType) {
+  // Against a reference on the two's complement bits, computed in int64
+  // and wrapped to the type's width.
+  const std::pair<DType, int> types[] = {
+      {DType::I64, 64}, {DType::I32, 32}, {DType::I16, 16}, {DType::I8, 8},
+      {DType::U64, 64}, {DType::U32, 32}, {DType::U16, 16}, {DType::U8, 8}};
+  uint64_t seed = 300;
+  for (auto [t, bits] : types) {
+    bool isSigned = t == DType::I64 || t == DType::I32 || t == DType::I16 ||
+                    t == DType::I8;
+    auto wrap = [bits = bits, isSigned](int64_t v) {
+      if (bits == 64)
+        return isSigned ? double(v) : double(uint64_t(v));
+      uint64_t m = (uint64_t(1) << bits) - 1, u = uint64_t(v) & m;
+      if (isSigned && (u >> (bits - 1)))
+        return double(int64_t(u) - int64_t(uint64_t(1) << bits));
+      return double(u);
+    };
+    for (const auto &[sa, sb] : kShapePairs) {
+      SCOPED_TRACE(std::string(dtypeName(t)) + " " + shapeToString(sa) +
+                   " vs " + shapeToString(sb));
+      Tensor a = randomTensor(t, sa, seed++, isSigned ? -100 : 0, 120);
+      Tensor b = randomTensor(t, sb, seed++, isSigned ? -100 : 0, 120);
+      Shape os = broadcast({sa, sb});
+      auto check = [&](const char *name, std::function<int64_t(int64_t, int64_t)> f) {
+        SCOPED_TRACE(name);
+        Tensor y = runOne(name, {&a, &b}, t, os);
+        expectClose(y, refBinary(a, b, os, [&](double x, double z) {
+                      return wrap(f(int64_t(x), int64_t(z)));
+                    }),
+                    0, 0);
+      };
+      check("BitwiseAnd", [](int64_t x, int64_t y) { return x & y; });
+      check("BitwiseOr", [](int64_t x, int64_t y) { return x | y; });
+      check("BitwiseXor", [](int64_t x, int64_t y) { return x ^ y; });
+    }
+  }
+  EXPECT_PREPARE_ERROR(prepareOnly("BitwiseAnd", {{DType::F32, {2}}, {DType::F32, {2}}},
+                                   {{DType::F32, {2}}}),
+                       "input 0");
+}
+
+TEST(Binary, BitShift) {
+  Attrs left, right, bad;
+  left.setString("direction", "LEFT");
+  right.setString("direction", "RIGHT");
+  bad.setString("direction", "UP");
+  Tensor a = makeTensor(DType::U8, {5}, {1, 255, 16, 3, 200});
+  Tensor s = makeTensor(DType::U8, {5}, {1, 1, 4, 8, 9});
+  // Amounts of the width or more give 0 (the bits shifted out).
+  expectClose(runOne("BitShift", {&a, &s}, DType::U8, {5}, left),
+              {2, 254, 0, 0, 0}, 0, 0);
+  expectClose(runOne("BitShift", {&a, &s}, DType::U8, {5}, right),
+              {0, 127, 1, 0, 0}, 0, 0);
+  // Signed right shifts are arithmetic; negative or too large amounts give
+  // the sign alone.
+  Tensor b = makeTensor(DType::I32, {5}, {-16, -16, 16, -1, 5});
+  Tensor n = makeTensor(DType::I32, {5}, {2, 40, 40, -1, -3});
+  expectClose(runOne("BitShift", {&b, &n}, DType::I32, {5}, right),
+              {-4, -1, 0, -1, 0}, 0, 0);
+  expectClose(runOne("BitShift", {&b, &n}, DType::I32, {5}, left),
+              {-64, 0, 0, 0, 0}, 0, 0);
+  Tensor w = makeTensor(DType::U64, {2}, {1, 3});
+  Tensor k = makeTensor(DType::U64, {2}, {63, 64});
+  Tensor y = runOne("BitShift", {&w, &k}, DType::U64, {2}, left);
+  EXPECT_EQ(y.get<uint64_t>(0), uint64_t(1) << 63);
+  EXPECT_EQ(y.get<uint64_t>(1), 0u);
+  EXPECT_PREPARE_ERROR(prepareOnly("BitShift", {{DType::U8, {2}}, {DType::U8, {2}}},
+                                   {{DType::U8, {2}}}, bad),
+                       "direction must be");
+}
+
 TEST(Binary, PowMixedTypes) {
   Tensor base = randomTensor(DType::F32, {2, 5}, 11, 0.5, 2);
   Tensor e = makeTensor(DType::I64, {5}, {0, 1, 2, 3, -2});

@@ -63,6 +63,10 @@ TPC_BROADCAST_OP(GreaterOrEqualOp, IntegerType::get(ctx, 1), true)
 TPC_BROADCAST_OP(AndOp, nullptr, true)
 TPC_BROADCAST_OP(OrOp, nullptr, true)
 TPC_BROADCAST_OP(XorOp, nullptr, true)
+TPC_BROADCAST_OP(BitwiseAndOp, nullptr, true)
+TPC_BROADCAST_OP(BitwiseOrOp, nullptr, true)
+TPC_BROADCAST_OP(BitwiseXorOp, nullptr, true)
+TPC_BROADCAST_OP(BitShiftOp, nullptr, true)
 TPC_BROADCAST_OP(MaxOp, nullptr, true)
 TPC_BROADCAST_OP(MinOp, nullptr, true)
 TPC_BROADCAST_OP(SumOp, nullptr, true)
@@ -560,6 +564,13 @@ LogicalResult TopKOp::verify() {
     return emitOpError("largest must be 0 or 1, not ") << getLargest();
   if (getSorted() != 0 && getSorted() != 1)
     return emitOpError("sorted must be 0 or 1, not ") << getSorted();
+  return success();
+}
+
+LogicalResult BitShiftOp::verify() {
+  if (getDirection() != "LEFT" && getDirection() != "RIGHT")
+    return emitOpError("direction must be \"LEFT\" or \"RIGHT\", not \"")
+           << getDirection() << "\"";
   return success();
 }
 

@@ -166,6 +166,24 @@ def ONNX_AndOp : ONNX_BinaryOp<"And", "Logical and of bool tensors.">;
 def ONNX_OrOp : ONNX_BinaryOp<"Or", "Logical or of bool tensors.">;
 def ONNX_XorOp : ONNX_BinaryOp<"Xor", "Logical xor of bool tensors.">;
 
+def ONNX_BitwiseAndOp : ONNX_BinaryOp<"BitwiseAnd", "A & B of integers.">;
+def ONNX_BitwiseOrOp : ONNX_BinaryOp<"BitwiseOr", "A | B of integers.">;
+def ONNX_BitwiseXorOp : ONNX_BinaryOp<"BitwiseXor", "A ^ B of integers.">;
+
+def ONNX_BitShiftOp : ONNX_InferOp<"BitShift"> {
+  let summary = "ONNX BitShift (broadcasting)";
+  let description = [{
+    A shifted by B bits, `direction` "LEFT" or "RIGHT" (arithmetic for
+    signed types); a negative B or one of the type's width or more gives
+    what the sign alone gives.
+  }];
+  let arguments = (ins ONNX_Tensor:$A, ONNX_Tensor:$B, StrAttr:$direction);
+  let results = (outs ONNX_Tensor:$C);
+  let assemblyFormat =
+      "$A `,` $B attr-dict `:` type($A) `,` type($B) `->` type($C)";
+  let hasVerifier = 1;
+}
+
 def ONNX_ModOp : ONNX_InferOp<"Mod"> {
   let summary = "ONNX Mod (broadcasting)";
   let description = [{
