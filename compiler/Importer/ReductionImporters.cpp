@@ -3,7 +3,7 @@
 // ReduceL1, ReduceLogSum and ReduceLogSumExp are ReduceSum of |x|, the log
 // of ReduceSum and the log of ReduceSum of e^x, and are imported so (the
 // last shifted by the maximum, so that e^x cannot overflow); Hardmax is the
-// one-hot of ArgMax; EyeLike is a constant of its input's static shape.
+// one-hot of ArgMax; EyeLike compares row and column index ranges.
 // Sharding, fusion and both backends then see ops they know.
 //
 //===----------------------------------------------------------------------===//
@@ -141,7 +141,8 @@ LogicalResult importHardmax(NodeContext &c, Results &results) {
   return e.finish({y}, results);
 }
 
-/// EyeLike: ones on the k-th diagonal of a 2-D shape, as a constant.
+/// EyeLike: ones where column - row == k in a 2-D shape, computed from the
+/// row and column indices (a constant once folded).
 LogicalResult importEyeLike(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
@@ -158,18 +159,12 @@ LogicalResult importEyeLike(NodeContext &c, Results &results) {
     return c.error() << "unsupported output type " << elem;
   int64_t k = c.attrInt("k", 0);
   int64_t rows = in.getDimSize(0), cols = in.getDimSize(1);
-  auto type = RankedTensorType::get({rows, cols}, elem);
-  SmallVector<Attribute> values;
-  values.reserve(rows * cols);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) {
-      bool one = j - i == k;
-      values.push_back(isa<FloatType>(elem)
-                           ? Attribute(c.b.getFloatAttr(elem, one))
-                           : Attribute(c.b.getIntegerAttr(elem, one)));
-    }
   Emitter e(c);
-  return e.finish({e.constant(DenseElementsAttr::get(type, values))}, results);
+  Type i64 = c.b.getI64Type();
+  Value row = e.binary<AddOp>(e.range({rows, 1}, i64), e.scalar(i64, double(k)));
+  Value hit = e.binary<EqualOp>(row, e.range({1, cols}, i64));
+  Value y = elem.isInteger(1) ? hit : e.cast(hit, elem);
+  return e.finish({y}, results);
 }
 
 } // namespace
@@ -192,7 +187,7 @@ void addReductionImporters(std::vector<OpTableEntry> &t) {
   for (int v : {1, 11, 13})
     t.push_back({"Hardmax", v, importHardmax, "onnx.ArgMax, onnx.Equal, onnx.Where"});
   for (int v : {9, 22})
-    t.push_back({"EyeLike", v, importEyeLike, "a constant"});
+    t.push_back({"EyeLike", v, importEyeLike, "onnx.Equal of index ranges (folded)"});
 }
 
 } // namespace tpc

@@ -472,6 +472,9 @@ static LogicalResult importPadByGather(NodeContext &c, StringRef mode,
     if (size < 0)
       return c.error() << "pads crop axis " << d << " of size " << n
                        << " below zero";
+    if (size > (int64_t(1) << 31))
+      return c.error() << "pads make axis " << d << " " << size
+                       << " long, more than 2^31";
     // Negative pads crop first; the positive ones then pad what is left
     // (onnxruntime's order).
     int64_t lo = std::max<int64_t>(0, -before);
