@@ -56,8 +56,6 @@ int dtypeBits(DType t) {
   case DType::U2:
   case DType::I2:
     return 2;
-  case DType::Bool:
-    return 1;
   default:
     return int(dtypeSize(t)) * 8;
   }

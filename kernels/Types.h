@@ -50,8 +50,8 @@ enum class DType : int32_t {
 /// Whether `t` is one of the storage types above (float8, 4- and 2-bit
 /// integers).
 bool isStorageOnlyDType(DType t);
-/// Bits of information per element: 4 for U4/I4, 2 for U2/I2, else 8 times
-/// dtypeSize (1 for Bool).
+/// Bits per element as ONNX counts them (BitCast's widths): 4 for U4/I4, 2
+/// for U2/I2, else 8 times dtypeSize (8 for Bool, a byte).
 int dtypeBits(DType t);
 
 /// Bytes per element.

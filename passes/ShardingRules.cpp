@@ -351,7 +351,7 @@ void registerShardingRules(DialectRegistry &registry) {
     attach<ElementwiseRule, AddOp, SubOp, MulOp, DivOp, PowOp, PReluOp,
            EqualOp, LessOp, GreaterOp, LessOrEqualOp, GreaterOrEqualOp, AndOp,
            OrOp, XorOp, ModOp, MaxOp, MinOp, SumOp, MeanOp, WhereOp,
-           CastOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, BitShiftOp>(ctx);
+           CastOp, BitCastOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, BitShiftOp>(ctx);
     attach<MatMulRule, MatMulOp, GemmOp>(ctx);
     attach<ReshapeRule, ReshapeOp>(ctx);
     attach<TransposeRule, TransposeOp>(ctx);

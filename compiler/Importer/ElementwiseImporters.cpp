@@ -195,6 +195,26 @@ LogicalResult importCast(NodeContext &c, Results &results) {
   return castTo(c, c.input(0), elem, results);
 }
 
+/// BitCast (opset 26): the same bits as a type of the same width.
+LogicalResult importBitCast(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(1)))
+    return failure();
+  int64_t to = c.attrInt("to", 0);
+  Type elem = onnxElementType(c.b.getContext(), to);
+  if (!elem)
+    return c.error() << "unsupported target data type " << to;
+  Type from = c.inputType(0).getElementType();
+  // bool is a byte, as ONNX counts it.
+  auto width = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };
+  if (width(from) != width(elem))
+    return c.error() << "cannot reinterpret " << from << " as " << elem
+                     << ": the bit widths differ";
+  auto type = RankedTensorType::get(c.inputType(0).getShape(), elem);
+  results.append(c.create(BitCastOp::getOperationName(), type, c.input(0),
+                          {c.named("to", c.b.getI64IntegerAttr(to))}));
+  return success();
+}
+
 LogicalResult importCastLike(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
@@ -390,6 +410,7 @@ void addElementwiseImporters(std::vector<OpTableEntry> &t) {
     t.push_back({"Identity", v, importIdentity, "its input"});
   }
   t.push_back({"Mod", 28, importMod, "onnx.Mod"});
+  t.push_back({"BitCast", 26, importBitCast, "onnx.BitCast"});
   t.push_back({"BitwiseAnd", 18, importInferred<BitwiseAndOp>, "onnx.BitwiseAnd"});
   t.push_back({"BitwiseOr", 18, importInferred<BitwiseOrOp>, "onnx.BitwiseOr"});
   t.push_back({"BitwiseXor", 18, importInferred<BitwiseXorOp>, "onnx.BitwiseXor"});

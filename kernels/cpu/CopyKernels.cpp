@@ -177,6 +177,24 @@ Status prepareCopy(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+/// BitCast: the same bytes as another dtype of the same width.
+Status prepareBitCast(const std::vector<TensorDesc> &in,
+                      const std::vector<TensorDesc> &out, const Attrs &attrs,
+                      std::unique_ptr<PreparedKernel> &kernel) {
+  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
+  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  if (!attrs.has("to") || attrs.getInt("to", 0) != int64_t(out[0].dtype))
+    return Status::error("attribute to must name output 0's dtype " +
+                         std::string(dtypeName(out[0].dtype)));
+  if (dtypeBits(in[0].dtype) != dtypeBits(out[0].dtype))
+    return Status::error(std::string("input 0 has dtype ") +
+                         dtypeName(in[0].dtype) + ", not of the bit width of " +
+                         dtypeName(out[0].dtype));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
+  kernel = makeCopy(out[0].bytes());
+  return Status::ok();
+}
+
 } // namespace
 
 void addCopyKernels(KernelTable &t) {
@@ -190,6 +208,8 @@ void addCopyKernels(KernelTable &t) {
   t.push_back({"Identity", "copy (may run in place)", prepareCopy});
   t.push_back({"Copy", "copy into a buffer of the same size (may run in place)",
                prepareCopy});
+  t.push_back({"BitCast", "the same bytes as a dtype of the same width (attr to)",
+               prepareBitCast});
 }
 
 } // namespace tpc::cpu

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/Cast.h"
+#include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Movement.h"
 
@@ -76,6 +77,20 @@ struct RangeParams {
 /// out[i] = start + i * delta; the count comes from the output description.
 void rangeKernel(const RangeParams &p, const void *start, const void *delta,
                  void *out) {
+  // f16 and bf16: computed in float, each element rounded once.
+  auto half = [&](auto load, auto store) {
+    const float s = load(*static_cast<const uint16_t *>(start));
+    const float d = load(*static_cast<const uint16_t *>(delta));
+    uint16_t *y = static_cast<uint16_t *>(out);
+    for (int64_t i = 0; i < p.numel; ++i)
+      y[i] = store(s + float(i) * d);
+  };
+  if (p.dtype == DType::F16)
+    return half([](uint16_t v) { return halfToFloat(Half{v}); },
+                [](float v) { return floatToHalf(v).bits; });
+  if (p.dtype == DType::BF16)
+    return half([](uint16_t v) { return bfloat16ToFloat(BFloat16{v}); },
+                [](float v) { return floatToBFloat16(v).bits; });
   visitNumeric(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T s = *static_cast<const T *>(start);
@@ -91,8 +106,9 @@ Status prepareRange(const std::vector<TensorDesc> &in,
                     std::unique_ptr<PreparedKernel> &kernel) {
   TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkDType(
-      in[0], "input 0", {DType::F32, DType::F64, DType::I64, DType::I32}));
+  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0",
+                                 {DType::F32, DType::F64, DType::I64,
+                                  DType::I32, DType::F16, DType::BF16}));
   static const char *names[] = {"start", "limit", "delta"};
   for (size_t i = 0; i < 3; ++i) {
     std::string what = "input " + std::to_string(i) + " (" + names[i] + ")";

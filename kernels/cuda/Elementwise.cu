@@ -552,9 +552,10 @@ __global__ void castAny(DType from, DType to, const void *in, void *out,
 
 template <class T>
 __global__ void rangeTyped(const T *start, const T *delta, T *out, int64_t n) {
-  const T s = *start, d = *delta;
+  // f16 and bf16 compute in float and round each element once.
+  const Compute<T> s = toCompute(*start), d = toCompute(*delta);
   for (int64_t i = threadIndex(); i < n; i += gridThreads())
-    out[i] = T(s + T(i) * d);
+    out[i] = fromCompute<T>(Compute<T>(s + Compute<T>(i) * d));
 }
 
 struct SumOperands {
@@ -650,14 +651,10 @@ cudaError_t rangeKernel(DType dtype, int64_t numel, const void *start,
     return cudaSuccess;
   return visitArith(dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (kIsHalfLike<T>) {
-      return cudaErrorInvalidValue;
-    } else {
-      rangeTyped<T><<<blocksFor(numel), kThreads, 0, stream>>>(
-          static_cast<const T *>(start), static_cast<const T *>(delta),
-          static_cast<T *>(out), numel);
-      return cudaGetLastError();
-    }
+    rangeTyped<T><<<blocksFor(numel), kThreads, 0, stream>>>(
+        static_cast<const T *>(start), static_cast<const T *>(delta),
+        static_cast<T *>(out), numel);
+    return cudaGetLastError();
   });
 }
 

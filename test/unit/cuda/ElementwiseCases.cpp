@@ -251,6 +251,8 @@ void addCopiesAndGenerators(Cases &v) {
       {{DType::BF16, {2, 15}}});
   add(v, "bool", "Identity", {rnd(DType::Bool, {9})}, {{DType::Bool, {9}}});
   add(v, "f32", "Copy", {rnd(DType::F32, {3, 11})}, {{DType::F32, {3, 11}}});
+  add(v, "f32_to_i32", "BitCast", {rnd(DType::F32, {3, 11})},
+      {{DType::I32, {3, 11}}}, intAttr("to", int64_t(DType::I32)));
   Attrs se;
   se.setInt("start", 1);
   se.setInt("end", -1);
@@ -259,11 +261,12 @@ void addCopiesAndGenerators(Cases &v) {
   add(v, "start_end", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
       {{DType::I64, {2}}}, se);
   add(v, "f16", "Size", {rnd(DType::F16, {3, 7})}, {{DType::I64, {}}});
-  for (DType t : {DType::F32, DType::I64, DType::I32, DType::F64}) {
+  for (DType t : {DType::F32, DType::I64, DType::I32, DType::F64, DType::F16,
+                 DType::BF16}) {
     Tensor s(t, {}), l(t, {}), d(t, {});
     s.set(0, -3);
     l.set(0, 40);
-    d.set(0, t == DType::F32 || t == DType::F64 ? 0.75 : 2);
+    d.set(0, t == DType::I64 || t == DType::I32 ? 2 : 0.75);
     const int64_t n = int64_t(std::ceil(43.0 / d.at(0)));
     add(v, tag(t), "Range", {s, l, d}, {{t, {n}}});
   }

@@ -46,7 +46,9 @@ TEST(Range, CountsFromStart) {
   };
   for (Case c : {Case{DType::F32, 0.5, 3.2, 0.25}, Case{DType::I64, 10, -7, -3},
                  Case{DType::I32, -4, 9, 2}, Case{DType::F64, 1, 1, 1},
-                 Case{DType::F64, -1.5, 2.5, 0.7}}) {
+                 Case{DType::F64, -1.5, 2.5, 0.7},
+                 // Exact in the 16-bit types: computed in float, rounded.
+                 Case{DType::F16, -2, 3, 0.5}, Case{DType::BF16, 1, 9, 0.25}}) {
     SCOPED_TRACE(dtypeName(c.t));
     Tensor s = makeTensor(c.t, {}, {c.start});
     Tensor l = makeTensor(c.t, {}, {c.limit});

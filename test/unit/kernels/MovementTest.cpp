@@ -42,6 +42,24 @@ TEST(Copy, ReshapeFamilyCopiesBytes) {
   EXPECT_EQ(runOne("Reshape", {&e}, DType::F32, {3, 0}).numel(), 0);
 }
 
+TEST(Copy, BitCastKeepsTheBytes) {
+  Tensor x = makeTensor(DType::F32, {3}, {1.0, -2.5, 0.0});
+  Attrs to;
+  to.setInt("to", int64_t(DType::I32));
+  Tensor y = runOne("BitCast", {&x}, DType::I32, {3}, to);
+  EXPECT_EQ(y.get<int32_t>(0), 0x3F800000);
+  EXPECT_EQ(uint32_t(y.get<int32_t>(1)), 0xC0200000u);
+  EXPECT_EQ(y.get<int32_t>(2), 0);
+  // The widths must agree, and `to` must name the output's dtype.
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("BitCast", {{DType::F32, {2}}}, {{DType::I64, {2}}},
+                  [] { Attrs a; a.setInt("to", int64_t(DType::I64)); return a; }()),
+      "bit width");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("BitCast", {{DType::F32, {2}}}, {{DType::I32, {2}}}, Attrs()),
+      "attribute to");
+}
+
 TEST(Copy, InvalidInputs) {
   const TensorDesc x{DType::F32, {2, 1, 3}};
   EXPECT_PREPARE_ERROR(prepareOnly("Reshape", {x}, {{DType::F32, {5}}}),

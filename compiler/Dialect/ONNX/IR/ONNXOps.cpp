@@ -574,6 +574,23 @@ LogicalResult BitShiftOp::verify() {
   return success();
 }
 
+LogicalResult BitCastOp::verify() {
+  std::optional<int64_t> to = onnxTypeNumber(getType().getElementType());
+  if (!to || *to != int64_t(getTo()))
+    return emitOpError("to = ") << getTo() << " does not name the result type "
+                                << getType().getElementType();
+  if (getInput().getType().getShape() != getType().getShape())
+    return emitOpError("result shape differs from the input shape");
+  // bool is a byte, as ONNX counts it.
+  auto width = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };
+  if (width(getInput().getType().getElementType()) !=
+      width(getType().getElementType()))
+    return emitOpError("the bit widths of ")
+           << getInput().getType().getElementType() << " and "
+           << getType().getElementType() << " differ";
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   Type want = onnxElementType(getContext(), getTo());
   if (!want)

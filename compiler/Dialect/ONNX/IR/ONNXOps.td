@@ -223,6 +223,22 @@ def ONNX_WhereOp : ONNX_InferOp<"Where"> {
                        " `,` type($X) `,` type($Y) `->` type($output)";
 }
 
+def ONNX_BitCastOp : ONNX_Op<"BitCast"> {
+  let summary = "ONNX BitCast: the bits of each element as another type";
+  let description = [{
+    `to` is the ONNX element type number of the result, of the input's bit
+    width; each element keeps its bytes.
+
+    ```mlir
+    %y = onnx.BitCast %x {to = 6 : i64} : tensor<4xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins ONNX_Tensor:$input, I64Attr:$to);
+  let results = (outs ONNX_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def ONNX_CastOp : ONNX_Op<"Cast"> {
   let summary = "ONNX Cast (CastLike imports as Cast)";
   let description = [{
