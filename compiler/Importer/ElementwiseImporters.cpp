@@ -191,7 +191,7 @@ LogicalResult importCast(NodeContext &c, Results &results) {
   int64_t to = c.attrInt("to", 0);
   Type elem = onnxElementType(c.b.getContext(), to);
   if (!elem)
-    return c.error() << "unsupported target data type " << to;
+    return c.error() << "unsupported target data type " << onnxTypeName(to);
   return castTo(c, c.input(0), elem, results);
 }
 
@@ -202,7 +202,7 @@ LogicalResult importBitCast(NodeContext &c, Results &results) {
   int64_t to = c.attrInt("to", 0);
   Type elem = onnxElementType(c.b.getContext(), to);
   if (!elem)
-    return c.error() << "unsupported target data type " << to;
+    return c.error() << "unsupported target data type " << onnxTypeName(to);
   Type from = c.inputType(0).getElementType();
   // bool is a byte, as ONNX counts it.
   auto width = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };

@@ -400,7 +400,8 @@ GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
   Type elem = onnx::onnxElementType(&ctx, tt.elem_type());
   if (!elem)
     return error() << "graph value '" << vi.name()
-                   << "' has unsupported element type " << tt.elem_type();
+                   << "' has unsupported element type "
+                   << onnx::onnxTypeName(tt.elem_type());
   const std::vector<int64_t> *found = nullptr;
   if (auto it = options.inputShapes.find(vi.name());
       it != options.inputShapes.end())
@@ -455,7 +456,8 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
   Type elem = onnx::onnxElementType(&ctx, t.data_type());
   if (!elem)
     return error() << "initializer '" << t.name()
-                   << "' has unsupported data type " << t.data_type();
+                   << "' has unsupported data type "
+                   << onnx::onnxTypeName(t.data_type());
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
   unsigned bits = elem.getIntOrFloatBitWidth();
   // 4- and 2-bit integers are packed in the file and unpacked into a

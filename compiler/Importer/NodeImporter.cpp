@@ -107,7 +107,7 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
   Type elem = onnx::onnxElementType(ctx, t.data_type());
   if (!elem) {
     error = "tensor '" + t.name() + "' has unsupported data type " +
-            std::to_string(t.data_type());
+            onnx::onnxTypeName(t.data_type());
     return nullptr;
   }
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());

@@ -414,9 +414,9 @@ def type_name(number):
 SHORT_REASONS = [
     (r"uses opset (\d+) of the default domain",
      lambda m: "opset %s, tpc takes %s" % (m.group(1), OPSET_RANGE)),
-    (r"unsupported (?:element|data) type (\d+)",
+    (r"unsupported (?:element|data) type \w+ \((\d+)\)",
      lambda m: "%s tensors not supported" % type_name(int(m.group(1)))),
-    (r"unsupported target data type (\d+)",
+    (r"unsupported target data type \w+ \((\d+)\)",
      lambda m: "Cast to %s not supported" % type_name(int(m.group(1)))),
     (r"the '(\w+)' input must be a compile-time constant",
      lambda m: "'%s' is a graph input, not a constant" % m.group(1)),

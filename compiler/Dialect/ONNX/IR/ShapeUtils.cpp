@@ -94,6 +94,19 @@ Type onnxElementType(MLIRContext *ctx, int64_t t) {
   }
 }
 
+std::string onnxTypeName(int64_t t) {
+  static const char *const names[] = {
+      "undefined",      "float",        "uint8",      "int8",
+      "uint16",         "int16",        "int32",      "int64",
+      "string",         "bool",         "float16",    "double",
+      "uint32",         "uint64",       "complex64",  "complex128",
+      "bfloat16",       "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz", "uint4",        "int4",       "float4e2m1",
+      "float8e8m0",     "uint2",        "int2"};
+  std::string n = t >= 0 && t < int64_t(std::size(names)) ? names[t] : "type";
+  return n + " (" + std::to_string(t) + ")";
+}
+
 int64_t elementBytes(Type t) {
   return (int64_t(t.getIntOrFloatBitWidth()) + 7) / 8;
 }

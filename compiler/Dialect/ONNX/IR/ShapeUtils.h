@@ -35,6 +35,9 @@ llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
 
 /// Maps an ONNX TensorProto data type number to an MLIR element type.
 mlir::Type onnxElementType(mlir::MLIRContext *ctx, int64_t onnxType);
+/// ONNX's name of TensorProto data type `onnxType` with its number
+/// ("float4e2m1 (23)"), for errors about types tpc does not take.
+std::string onnxTypeName(int64_t onnxType);
 /// Inverse of onnxElementType; nullopt for types ONNX has no number for.
 std::optional<int64_t> onnxTypeNumber(mlir::Type elementType);
 
