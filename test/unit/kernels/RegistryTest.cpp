@@ -16,14 +16,15 @@ const std::set<std::string> kTested = {
     // BinaryTest.cpp
     "Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "Equal", "Less",
     "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Max",
-    "Min", "Sum", "Mean", "Where",
+    "Min", "Sum", "Mean", "Where", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+    "BitShift",
     // UnaryTest.cpp tests every kernel of kUnaryKernels (see
     // Unary.EveryListedKernelHasAReference).
     // CastTest.cpp
     "Cast",
     // MovementTest.cpp
     "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Copy",
-    "Transpose", "Expand", "Tile", "Trilu", "Concat", "Split",
+    "Transpose", "Expand", "Tile", "Trilu", "Concat", "Split", "BitCast",
     // SliceGatherTest.cpp
     "Slice", "Pad", "Gather", "GatherElements", "GatherND", "ScatterND",
     "ScatterElements",
