@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tpc benchmarks against onnxruntime, measured in one run.
 
-    bench.py [--quick] [--cases latency,seq1,compile,gemm,comm,profile] [--json OUT]
+    bench.py [--quick] [--cases latency,seq1,bf16,compile,gemm,comm,profile] [--json OUT]
              [--markdown OUT] [--tpc PATH] [--keep-engines]
              [--drop-caches auto|yes|no] [--fma-gflops-per-core X]
 
@@ -13,6 +13,9 @@ Cases (all by default):
            interleaved round by round.
   seq1     the same weights at sequence 1 (weight streaming), with a DRAM read
            bandwidth probe taken before and after in the same run.
+  bf16     a --dtype bf16 engine (AVX512-BF16 products where the CPU has
+           them) against tpc's and onnxruntime's fp32 at sequences 1 and 128,
+           one thread, with the bf16 logits' agreement with onnxruntime.
   compile  tpc compile wall time and peak RSS on bench/make_big_model.py's
            1 GiB MLP stack (tp 1 and 8) against a plain cp of its weights, and
            on the GPT-2 model (tp 1 and 4).
@@ -426,6 +429,54 @@ class Context:
         self.results["seq1"] = {"streamed_bytes": streamed, "rows": rows, "membw_runs": bw,
                                 "membw": bw_by_threads}
 
+    # -- case: a bf16 engine against fp32, one core
+
+    def case_bf16(self):
+        """--dtype bf16 (the AVX512-BF16 product where the CPU has it) against
+        tpc's and onnxruntime's fp32, at sequence 1 and the latency sequence,
+        one thread each, rounds alternating."""
+        self.ensure_model()
+        p = self.p
+        out = {"kernel": self.tpc_bf16_kernel(), "runs": []}
+        for seq in (1, p["seq"]):
+            ids = np.load(self.inputs(seq)["input_ids"])
+            e32 = self.engine(seq, 1)
+            e16 = self.engine(seq, 1, ["--dtype", "bf16"])
+            ort1 = Ort(self.model_path(seq), 1, {"input_ids": ids})
+            ref = ort1.forward().copy()
+            od = e16.rstrip("/") + ".out"
+            os.makedirs(od, exist_ok=True)
+            self.tpc.run(e16, self.inputs(seq), 1, 1, 0, 1, output_dir=od)
+            got = np.load(os.path.join(od, "logits.npy"))
+            shutil.rmtree(od, ignore_errors=True)
+            cmp = compare(ref, got)
+            # bf16 keeps 8 bits of mantissa: the logits agree to about 1 %
+            # of their range, and the arg-max of almost every position.
+            cmp["top1_agreement"] = float(np.mean(ref.argmax(-1) == got.argmax(-1)))
+            rounds = p["seq1_rounds"] if seq == 1 else p["rounds_1t"]
+            warm = p["seq1_warmup"] if seq == 1 else p["warmup"]
+            iters = p["seq1_iterations"] if seq == 1 else p["iterations"]
+            log(f"bf16 seq {seq}: {rounds} rounds")
+            rows = run_rounds([
+                {"label": "tpc tp=1 bf16 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e16,
+                 "inputs": self.inputs(seq), "tp": 1, "threads": 1},
+                {"label": "tpc tp=1 fp32 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e32,
+                 "inputs": self.inputs(seq), "tp": 1, "threads": 1},
+                {"label": "onnxruntime fp32 1 thread", "kind": "ort", "ort": ort1, "threads": 1},
+            ], rounds, warm, iters)
+            del ort1
+            gc.collect()
+            for r in rows:
+                r["ratio_vs_ort"] = r["median_ms"] / rows[2]["median_ms"]
+            out["runs"].append({"seq": seq, "check": cmp, "rows": rows})
+        self.results["bf16"] = out
+
+    def tpc_bf16_kernel(self):
+        """The bf16 product path tpc takes on this CPU."""
+        simd = set(machine.cpu_info().get("simd", []))
+        return "avx512-bf16 (vdpbf16ps)" if {"avx512_bf16", "avx512bw"} <= simd \
+            else "widened to fp32 (no AVX512-BF16)"
+
     def membw(self, when):
         log(f"DRAM read bandwidth probe ({when}), {self.p['membw_mib']} MiB")
         res = machine.membw(self.p["membw_mib"], (1, 2))
@@ -744,6 +795,18 @@ def report_sections(res):
                      [[r["label"], f(r["median_ms"], 2), f(r["min_ms"], 2), f(r["max_ms"], 2), f(r["spread_pct"]),
                        f(r["weight_gbs"]), f(r["bw_share_pct"]), f"{r['ratio_vs_ort']:.2f}x"] for r in s1["rows"]],
                      notes))
+    b16 = res.get("bf16")
+    if b16:
+        for run in b16["runs"]:
+            c = run["check"]
+            secs.append((f"bf16 engine against fp32, sequence {run['seq']}, one core",
+                         ["setup", "median ms", "min ms", "max ms", "round medians ms", "spread %", "vs ORT fp32"],
+                         [[r["label"], f(r["median_ms"], 2), f(r["min_ms"], 2), f(r["max_ms"], 2),
+                           " / ".join(f(x, 2) for x in r["round_medians_ms"]), f(r["spread_pct"]),
+                           f"{r['ratio_vs_ort']:.2f}x"] for r in run["rows"]],
+                         [f"bf16 product: {b16['kernel']}; bf16 logits vs onnxruntime fp32: max |diff| "
+                          f"{c['max_abs_diff']:.3g} of max |logit| {c['max_abs_ref']:.3g}, top-1 agreement "
+                          f"{c['top1_agreement'] * 100:.1f} %"]))
     comp = res.get("compile")
     if comp:
         bm = comp["big_model"]
@@ -894,7 +957,7 @@ def main(argv=None):
                          "(the first round of every setup always runs)")
     args = ap.parse_args(argv)
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
-    unknown = set(cases) - {"latency", "seq1", "compile", "gemm", "comm", "profile"}
+    unknown = set(cases) - {"latency", "seq1", "bf16", "compile", "gemm", "comm", "profile"}
     if unknown:
         ap.error(f"unknown case(s): {', '.join(sorted(unknown))}")
     if not os.access(args.tpc, os.X_OK):
@@ -922,7 +985,7 @@ def main(argv=None):
         "preset": {k: v for k, v in preset.items()},
     })
     try:
-        for case in ("latency", "seq1", "compile", "gemm", "comm", "profile"):
+        for case in ("latency", "seq1", "bf16", "compile", "gemm", "comm", "profile"):
             if case in cases:
                 t0 = time.time()
                 log(f"=== {case}")

@@ -117,7 +117,43 @@ void attentionKernel(const AttentionParams &p, const void *q, const void *k,
                         static_cast<const float *>(k),
                         static_cast<const float *>(v), mask,
                         static_cast<float *>(y), numThreads);
-  visitAnyFloat(p.dtype, [&](auto tag) {
+  // 16-bit operands: widened to float (exactly) and run by the f32 kernel,
+  // the output rounded once.
+  if (visitFloat16(p.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        auto widenAll = [](const void *src, int64_t n) {
+          std::vector<float> out(size_t(std::max<int64_t>(n, 0)));
+          const T *s = static_cast<const T *>(src);
+          for (int64_t i = 0; i < n; ++i)
+            out[size_t(i)] = widen(s[i]);
+          return out;
+        };
+        std::vector<float> qf = widenAll(q, p.batch * p.qHeads * p.qLen * p.headDim);
+        std::vector<float> kf = widenAll(k, p.batch * p.kvHeads * p.kvLen * p.headDim);
+        std::vector<float> vf = widenAll(v, p.batch * p.kvHeads * p.kvLen * p.vDim);
+        std::vector<float> mf;
+        const void *m = mask;
+        if (p.mask == AttentionParams::Mask::Float) {
+          // Every element the strides reach: the last offset plus one.
+          const int64_t dims[4] = {p.batch, p.qHeads, p.qLen, p.kvLen};
+          int64_t extent = 1;
+          for (int d = 0; d < 4; ++d)
+            extent += std::max<int64_t>(0, dims[d] - 1) * p.maskStrides[d];
+          mf = widenAll(mask, extent);
+          m = mf.data();
+        }
+        const int64_t outN = p.batch * p.qHeads * p.qLen * p.vDim;
+        std::vector<float> yf(size_t(std::max<int64_t>(outN, 0)));
+        AttentionParams pf = p;
+        pf.dtype = DType::F32;
+        attentionF32(pf, qf.data(), kf.data(), vf.data(), m, yf.data(),
+                     numThreads);
+        T *yt = static_cast<T *>(y);
+        for (int64_t i = 0; i < outN; ++i)
+          yt[i] = narrowTo<T>(yf[size_t(i)]);
+      }))
+    return;
+  visitFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     attentionTyped(p, static_cast<const T *>(q), static_cast<const T *>(k),
                    static_cast<const T *>(v), mask, static_cast<T *>(y));

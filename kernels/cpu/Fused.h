@@ -40,8 +40,9 @@ struct AttentionParams {
 };
 
 /// `mask` is nullptr when p.mask is None; bool masks are one byte each.
-/// f32 runs blocked on sgemm with `numThreads` threads (attentionF32);
-/// the other types on the double-precision reference loop.
+/// f32 runs blocked on sgemm with `numThreads` threads (attentionF32), f16
+/// and bf16 too after widening exactly (results rounded once); f64 on the
+/// double-precision loop.
 void attentionKernel(const AttentionParams &p, const void *q, const void *k,
                      const void *v, const void *mask, void *y,
                      int numThreads = 1);

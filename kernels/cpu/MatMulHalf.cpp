@@ -8,9 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/MatMulHalf.h"
+#include "kernels/cpu/Bgemm.h"
 #include "kernels/cpu/Convert.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace tpc::cpu {
@@ -119,7 +121,105 @@ void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
   });
 }
 
+/// bf16 MatMul: a packed weight on the bf16 product, else widening.
+class MatMulBf16 final : public PreparedKernel {
+public:
+  explicit MatMulBf16(const MatMulParams &p) : p_(p) {
+    const int last = p.batch.rank - 1;
+    if (p.foldBatch) {
+      offsets_.push_back({0, 0, 0});
+    } else {
+      forEachRow(p.batch, [&](const int64_t *off) {
+        for (int64_t i = 0; i < p.batch.shape[last]; ++i)
+          offsets_.push_back({off[0] + i * p.batch.strides[0][last],
+                              off[1] + i * p.batch.strides[1][last],
+                              off[2] + i * p.batch.strides[2][last]});
+      });
+    }
+    bShared_ = std::all_of(offsets_.begin(), offsets_.end(),
+                           [](const std::array<int64_t, 3> &o) {
+                             return o[2] == 0;
+                           });
+  }
+
+  void bindConstantInput(size_t index, const void *data) override {
+    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable())
+      packed_.pack(static_cast<const uint16_t *>(data), p_.k, p_.n, p_.n,
+                   false);
+  }
+
+  void run(const void *const *in, void *const *out,
+           const ExecContext &ctx) override {
+    if (packed_.empty() || !bgemmAvailable())
+      return matMulHalfKernel(p_, in[0], in[1], out[0], ctx.numThreads);
+    const uint16_t *a = static_cast<const uint16_t *>(in[0]);
+    uint16_t *y = static_cast<uint16_t *>(out[0]);
+    for (const std::array<int64_t, 3> &o : offsets_) {
+      BgemmArgs g;
+      g.m = p_.foldBatch ? p_.m * p_.batch.numel : p_.m;
+      g.a = a + o[1];
+      g.lda = p_.k;
+      g.b = &packed_;
+      g.c = y + o[0];
+      g.ldc = p_.n;
+      bgemm(g, std::max(1, ctx.numThreads));
+    }
+  }
+
+private:
+  MatMulParams p_;
+  std::vector<std::array<int64_t, 3>> offsets_;
+  bool bShared_ = false;
+  PackedBf16 packed_;
+};
+
+/// bf16 Gemm: a packed weight and an untransposed A on the bf16 product.
+class GemmBf16 final : public PreparedKernel {
+public:
+  explicit GemmBf16(const GemmParams &p) : p_(p) {}
+
+  void bindConstantInput(size_t index, const void *data) override {
+    if (index == 1 && !p_.transA && p_.k > 0 && p_.n > 0 && bgemmAvailable())
+      packed_.pack(static_cast<const uint16_t *>(data), p_.k, p_.n,
+                   p_.transB ? p_.k : p_.n, p_.transB);
+  }
+
+  void run(const void *const *in, void *const *out,
+           const ExecContext &ctx) override {
+    const void *c = p_.hasC ? in[2] : nullptr;
+    if (packed_.empty() || !bgemmAvailable())
+      return gemmHalfKernel(p_, in[0], in[1], c, out[0], ctx.numThreads);
+    BgemmArgs g;
+    g.m = p_.m;
+    g.a = static_cast<const uint16_t *>(in[0]);
+    g.lda = p_.k;
+    g.b = &packed_;
+    g.c = static_cast<uint16_t *>(out[0]);
+    g.ldc = p_.n;
+    g.alpha = float(p_.alpha);
+    if (c && p_.beta != 0) {
+      g.c0 = static_cast<const uint16_t *>(c);
+      g.c0Row = p_.cRowStride;
+      g.c0Col = p_.cColStride;
+      g.beta = float(p_.beta);
+    }
+    bgemm(g, std::max(1, ctx.numThreads));
+  }
+
+private:
+  GemmParams p_;
+  PackedBf16 packed_;
+};
+
 } // namespace
+
+std::unique_ptr<PreparedKernel> makeMatMulBf16Kernel(const MatMulParams &p) {
+  return std::make_unique<MatMulBf16>(p);
+}
+
+std::unique_ptr<PreparedKernel> makeGemmBf16Kernel(const GemmParams &p) {
+  return std::make_unique<GemmBf16>(p);
+}
 
 void matMulHalfKernel(const MatMulParams &p, const void *a, const void *b,
                       void *y, int numThreads) {

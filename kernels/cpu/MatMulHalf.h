@@ -20,6 +20,12 @@ void matMulHalfKernel(const MatMulParams &p, const void *a, const void *b,
 void gemmHalfKernel(const GemmParams &p, const void *a, const void *b,
                     const void *c, void *y, int numThreads);
 
+/// The kernels of bf16 MatMul and Gemm: a weight B (bound to the engine)
+/// shared by every batch and a row-major A run on the AVX512-BF16 product
+/// (Bgemm.h) where the CPU has it; everything else on the widening path.
+std::unique_ptr<PreparedKernel> makeMatMulBf16Kernel(const MatMulParams &p);
+std::unique_ptr<PreparedKernel> makeGemmBf16Kernel(const GemmParams &p);
+
 } // namespace tpc::cpu
 
 #endif // TPC_KERNELS_CPU_MATMULHALF_H

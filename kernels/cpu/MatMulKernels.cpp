@@ -1,6 +1,7 @@
 //===- MatMulKernels.cpp - MatMul and Gemm adapters -----------------------===//
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/MatMul.h"
+#include "kernels/cpu/MatMulHalf.h"
 
 #include <climits>
 
@@ -77,6 +78,10 @@ Status prepareMatMul(const std::vector<TensorDesc> &in,
     kernel = makeMatMulF32Kernel(p);
     return Status::ok();
   }
+  if (p.dtype == DType::BF16) {
+    kernel = makeMatMulBf16Kernel(p);
+    return Status::ok();
+  }
   kernel = makeKernel(
       [p](const void *const *i, void *const *o, const ExecContext &ctx) {
         matMulKernel(p, i[0], i[1], o[0], ctx.numThreads);
@@ -134,6 +139,10 @@ Status prepareGemm(const std::vector<TensorDesc> &in,
   }
   if (p.dtype == DType::F32) {
     kernel = makeGemmF32Kernel(p);
+    return Status::ok();
+  }
+  if (p.dtype == DType::BF16) {
+    kernel = makeGemmBf16Kernel(p);
     return Status::ok();
   }
   kernel = makeKernel([p](const void *const *i, void *const *o,
