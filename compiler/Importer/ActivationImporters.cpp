@@ -22,20 +22,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
-/// Fails unless input 0 has a floating-point element type.
-LogicalResult requireFloat(NodeContext &c) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  if (!isa<FloatType>(elementOf(c.input(0))))
-    return c.error() << "takes floating-point tensors, not "
-                     << c.inputType(0).getElementType();
-  return success();
-}
-
 /// Clip: Min(Max(x, min), max), with min and max from the attributes
 /// (Clip-6) or the optional scalar inputs (Clip-11 and later). When min >
 /// max every element becomes max, as ONNX defines; NaN stays NaN.
@@ -44,7 +30,7 @@ LogicalResult importClip(NodeContext &c, Results &results) {
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type elem = elementOf(x);
+  Type elem = elementTypeOf(x);
   Value lo, hi;
   if (c.opset < 11) {
     if (!isa<FloatType>(elem))
@@ -78,11 +64,11 @@ LogicalResult importClip(NodeContext &c, Results &results) {
 
 /// Softsign: x / (1 + |x|).
 LogicalResult importSoftsign(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Value den = e.binary<AddOp>(e.scalar(elementOf(x), 1), e.unary<AbsOp>(x));
+  Value den = e.binary<AddOp>(e.scalar(elementTypeOf(x), 1), e.unary<AbsOp>(x));
   return e.finish({e.binary<DivOp>(x, den)}, results);
 }
 
@@ -96,24 +82,24 @@ Value elu(Emitter &e, Value x, float alpha) {
 
 /// Selu: gamma * (x > 0 ? x : alpha * (e^x - 1)) = gamma * Elu(x, alpha).
 LogicalResult importSelu(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
   float alpha = c.attrFloat("alpha", 1.67326319217681884765625f);
   float gamma = c.attrFloat("gamma", 1.05070102214813232421875f);
-  Value y = e.binary<MulOp>(elu(e, x, alpha), e.scalar(elementOf(x), gamma));
+  Value y = e.binary<MulOp>(elu(e, x, alpha), e.scalar(elementTypeOf(x), gamma));
   return e.finish({y}, results);
 }
 
 /// Celu: max(0, x) + min(0, alpha * (e^(x / alpha) - 1)); the second term
 /// is alpha * Elu(x / alpha, 1) for x < 0 and not above 0 otherwise.
 LogicalResult importCelu(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type elem = elementOf(x);
+  Type elem = elementTypeOf(x);
   float alpha = c.attrFloat("alpha", 1.0f);
   if (alpha == 0)
     return c.error() << "alpha must not be 0";
@@ -126,18 +112,18 @@ LogicalResult importCelu(NodeContext &c, Results &results) {
 
 /// ThresholdedRelu: x > alpha ? x : 0.
 LogicalResult importThresholdedRelu(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type elem = elementOf(x);
+  Type elem = elementTypeOf(x);
   Value keep = e.binary<GreaterOp>(x, e.scalar(elem, c.attrFloat("alpha", 1)));
   return e.finish({e.where(keep, x, e.scalar(elem, 0))}, results);
 }
 
 /// HardSwish: x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
 LogicalResult importHardSwish(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
@@ -149,7 +135,7 @@ LogicalResult importHardSwish(NodeContext &c, Results &results) {
 
 /// Mish: x * tanh(softplus(x)).
 LogicalResult importMish(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
@@ -159,14 +145,14 @@ LogicalResult importMish(NodeContext &c, Results &results) {
 
 /// Swish: x * sigmoid(alpha * x).
 LogicalResult importSwish(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
   float alpha = c.attrFloat("alpha", 1.0f);
   Value ax = alpha == 1.0f
                  ? x
-                 : e.binary<MulOp>(x, e.scalar(elementOf(x), alpha));
+                 : e.binary<MulOp>(x, e.scalar(elementTypeOf(x), alpha));
   return e.finish({e.binary<MulOp>(x, e.unary<SigmoidOp>(ax))}, results);
 }
 
@@ -176,7 +162,7 @@ LogicalResult importShrink(NodeContext &c, Results &results) {
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type elem = elementOf(x);
+  Type elem = elementTypeOf(x);
   float lambd = c.attrFloat("lambd", 0.5f), bias = c.attrFloat("bias", 0.0f);
   if (!isa<FloatType>(elem) &&
       (lambd != std::trunc(lambd) || bias != std::trunc(bias)))
@@ -192,11 +178,11 @@ LogicalResult importShrink(NodeContext &c, Results &results) {
 
 /// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
 LogicalResult importIsInf(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type elem = elementOf(x);
+  Type elem = elementTypeOf(x);
   bool pos = c.attrInt("detect_positive", 1) != 0;
   bool neg = c.attrInt("detect_negative", 1) != 0;
   auto boolType = RankedTensorType::get(c.inputType(0).getShape(),

@@ -22,13 +22,11 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
 /// All of `v` summed to a scalar.
 Value sumAll(NodeContext &c, Emitter &e, Value v) {
   if (!e.ok({v}))
     return Value();
-  auto t = RankedTensorType::get({}, typeOf(v).getElementType());
+  auto t = RankedTensorType::get({}, tensorTypeOf(v).getElementType());
   return c.create(ReduceSumOp::getOperationName(), t, v,
                   {c.named("axes", c.b.getDenseI64ArrayAttr({})),
                    c.named("keepdims", c.b.getI64IntegerAttr(0)),
@@ -39,7 +37,7 @@ Value sumAll(NodeContext &c, Emitter &e, Value v) {
 /// d...] with optional class `weight` [C].
 FailureOr<Value> nllLoss(NodeContext &c, Emitter &e, Value logp, Value target,
                          Value weight) {
-  RankedTensorType lt = typeOf(logp), tt = typeOf(target);
+  RankedTensorType lt = tensorTypeOf(logp), tt = tensorTypeOf(target);
   if (lt.getRank() < 2 || tt.getRank() != lt.getRank() - 1)
     return c.error() << "input " << lt << " and target " << tt
                      << " must be [N, C, d...] and [N, d...]";
@@ -48,9 +46,9 @@ FailureOr<Value> nllLoss(NodeContext &c, Emitter &e, Value logp, Value target,
       return c.error() << "target " << tt << " does not match input " << lt;
   if (!isa<IntegerType>(tt.getElementType()))
     return c.error() << "target must hold integers, not " << tt;
-  if (weight && (typeOf(weight).getRank() != 1 ||
-                 typeOf(weight).getDimSize(0) != lt.getDimSize(1)))
-    return c.error() << "weight " << typeOf(weight) << " must hold one value "
+  if (weight && (tensorTypeOf(weight).getRank() != 1 ||
+                 tensorTypeOf(weight).getDimSize(0) != lt.getDimSize(1)))
+    return c.error() << "weight " << tensorTypeOf(weight) << " must hold one value "
                      << "per class (" << lt.getDimSize(1) << ")";
   Type elem = lt.getElementType();
   Type idx = tt.getElementType();
@@ -107,8 +105,8 @@ LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &c,
     return failure();
   Emitter e(c);
   Value scores = c.input(0);
-  if (typeOf(scores).getRank() < 2)
-    return c.error() << "scores " << typeOf(scores) << " must be [N, C, ...]";
+  if (tensorTypeOf(scores).getRank() < 2)
+    return c.error() << "scores " << tensorTypeOf(scores) << " must be [N, C, ...]";
   Value logp = c.create(LogSoftmaxOp::getOperationName(), scores.getType(),
                         scores, {c.named("axis", c.b.getI64IntegerAttr(1))})[0];
   FailureOr<Value> loss = nllLoss(c, e, logp, c.input(1), c.input(2));

@@ -51,6 +51,15 @@ std::optional<SmallVector<int64_t>> NodeContext::attrInts(StringRef name) const 
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
+LogicalResult NodeContext::requireFloatInput() {
+  if (failed(requireInputs(1)))
+    return failure();
+  if (!isa<FloatType>(elementTypeOf(input(0))))
+    return error() << "takes floating-point tensors, not "
+                   << elementTypeOf(input(0));
+  return success();
+}
+
 FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
                                                        StringRef what) {
   Value v = input(i);

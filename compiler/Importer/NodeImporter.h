@@ -64,6 +64,8 @@ public:
   }
   /// Fails with an error unless inputs [0, n) are present.
   mlir::LogicalResult requireInputs(size_t n);
+  /// requireInputs(1), and an error unless input 0 holds floats.
+  mlir::LogicalResult requireFloatInput();
 
   const ::onnx::AttributeProto *attr(llvm::StringRef name) const;
   int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
@@ -136,6 +138,14 @@ private:
   /// Creates the op of `state`, folding it to constants where possible.
   llvm::SmallVector<mlir::Value> finish(mlir::OperationState &state);
 };
+
+/// The type and element type of a ranked tensor value.
+inline mlir::RankedTensorType tensorTypeOf(mlir::Value v) {
+  return llvm::cast<mlir::RankedTensorType>(v.getType());
+}
+inline mlir::Type elementTypeOf(mlir::Value v) {
+  return tensorTypeOf(v).getElementType();
+}
 
 /// Converts a TensorProto with inline data into an attribute; null with
 /// `error` set when the tensor's type or data cannot be read.

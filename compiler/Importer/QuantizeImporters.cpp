@@ -30,14 +30,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
-ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
-
 bool isFloat8(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8; }
 
 /// The range of an integer quantized type.
@@ -140,7 +132,7 @@ struct BlockedView {
 /// `output_dtype`, else uint8.
 FailureOr<Type> quantizedType(NodeContext &c) {
   if (c.input(2))
-    return elementOf(c.input(2));
+    return elementTypeOf(c.input(2));
   int64_t dt = c.attrInt("output_dtype", 0);
   if (dt == 0)
     return Type(IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned));
@@ -159,7 +151,7 @@ Value quantize(NodeContext &c, Emitter &e, Value x, Value scale, Value zero,
   if (isFloat8(q)) {
     if (!e.ok({scaled}))
       return Value();
-    auto type = RankedTensorType::get(shapeOf(scaled), q);
+    auto type = RankedTensorType::get(tensorTypeOf(scaled).getShape(), q);
     SmallVector<NamedAttribute> attrs{c.named(
         "to", c.b.getI64IntegerAttr(*onnxTypeNumber(q)))};
     if (!saturate)
@@ -211,19 +203,19 @@ LogicalResult importDequantizeLinear(NodeContext &c, Results &results) {
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type out = elementOf(c.input(1));
+  Type out = elementTypeOf(c.input(1));
   if (int64_t dt = c.attrInt("output_dtype", 0)) {
     out = onnxElementType(c.b.getContext(), dt);
     if (!out || !isa<FloatType>(out))
       return c.error() << "output_dtype " << dt << " is not a float type";
   }
-  if (!isa<FloatType>(elementOf(c.input(1))))
-    return c.error() << "x_scale has type " << elementOf(c.input(1))
+  if (!isa<FloatType>(elementTypeOf(c.input(1))))
+    return c.error() << "x_scale has type " << elementTypeOf(c.input(1))
                      << ", not a float type";
   auto [axis, block] = axisAndBlock(c);
   Value scale = broadcastParam(c, e, c.input(1), x, axis, block, "x_scale");
   Value zero;
-  if (c.input(2) && !isFloat8(elementOf(x)))
+  if (c.input(2) && !isFloat8(elementTypeOf(x)))
     zero = broadcastParam(c, e, c.input(2), x, axis, block, "x_zero_point");
   BlockedView view(e, x, axis, block);
   Value y = dequantize(e, view.x, scale, zero, out);
@@ -306,7 +298,7 @@ LogicalResult importQLinearMatMul(NodeContext &c, Results &results) {
       e.binary<MulOp>(asRow(e.cast(c.input(1), f32)), e.cast(c.input(4), f32)),
       e.cast(c.input(6), f32));
   Value y = quantize(c, e, e.binary<MulOp>(acc, multiplier), e.scalar(f32, 1),
-                     c.input(7), elementOf(c.input(7)), true);
+                     c.input(7), elementTypeOf(c.input(7)), true);
   return e.finish({y}, results);
 }
 

@@ -22,10 +22,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
 /// The reduction OpTy of `v` with the node's axes and flags; `keep` forces
 /// keepdims to 1.
 template <typename OpTy>
@@ -56,19 +52,10 @@ LogicalResult importReduceL1(NodeContext &c, Results &results) {
   return e.finish({y}, results);
 }
 
-LogicalResult requireFloat(NodeContext &c) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  if (!isa<FloatType>(elementOf(c.input(0))))
-    return c.error() << "takes floating-point tensors, not "
-                     << elementOf(c.input(0));
-  return success();
-}
-
 /// ReduceLogSum: log(ReduceSum(x)).
 template <bool axesFromInput>
 LogicalResult importReduceLogSum(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value y = e.unary<LogOp>(
@@ -81,11 +68,11 @@ LogicalResult importReduceLogSum(NodeContext &c, Results &results) {
 /// -inf rather than NaN).
 template <bool axesFromInput>
 LogicalResult importReduceLogSumExp(NodeContext &c, Results &results) {
-  if (failed(requireFloat(c)))
+  if (failed(c.requireFloatInput()))
     return failure();
   Emitter e(c);
   Value x = c.input(0);
-  Type elem = elementOf(x);
+  Type elem = elementTypeOf(x);
   Value m = reduceOf<ReduceMaxOp>(c, e, x, axesFromInput, /*keep=*/true);
   Value zero = e.scalar(elem, 0);
   Value finite = e.binary<LessOp>(e.unary<AbsOp>(m), e.scalar(elem, INFINITY));

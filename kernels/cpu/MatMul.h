@@ -4,6 +4,9 @@
 
 #include "kernels/cpu/Support.h"
 
+#include <array>
+#include <vector>
+
 namespace tpc::cpu {
 
 /// Batched row-major [m, k] x [k, n] -> [m, n] products. Batch dims are
@@ -25,6 +28,13 @@ struct MatMulParams {
 /// loop (wrapping on overflow).
 void matMulKernel(const MatMulParams &p, const void *a, const void *b, void *y,
                   int numThreads);
+
+/// The element offsets {output, A, B} of each matrix product of `p`: one
+/// {0, 0, 0} when the batch folds into one GEMM.
+std::vector<std::array<int64_t, 3>> matMulOffsets(const MatMulParams &p);
+/// Whether every product of `offsets` reads the same B (a weight the
+/// kernel may pack once).
+bool sharesB(const std::vector<std::array<int64_t, 3>> &offsets);
 
 /// ONNX Gemm: y = alpha * op(A) * op(B) + beta * C, op() transposing when
 /// asked; C (optional) broadcasts to [m, n] with strides cRowStride and

@@ -17,23 +17,8 @@ namespace {
 
 class MatMulF32 final : public PreparedKernel {
 public:
-  explicit MatMulF32(const MatMulParams &p) : p_(p) {
-    const int last = p.batch.rank - 1;
-    if (p.foldBatch) {
-      offsets_.push_back({0, 0, 0});
-    } else {
-      forEachRow(p.batch, [&](const int64_t *off) {
-        for (int64_t i = 0; i < p.batch.shape[last]; ++i)
-          offsets_.push_back({off[0] + i * p.batch.strides[0][last],
-                              off[1] + i * p.batch.strides[1][last],
-                              off[2] + i * p.batch.strides[2][last]});
-      });
-    }
-    bShared_ = std::all_of(offsets_.begin(), offsets_.end(),
-                           [](const std::array<int64_t, 3> &o) {
-                             return o[2] == 0;
-                           });
-  }
+  explicit MatMulF32(const MatMulParams &p)
+      : p_(p), offsets_(matMulOffsets(p)), bShared_(sharesB(offsets_)) {}
 
   void bindConstantInput(size_t index, const void *data) override {
     if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0)
@@ -134,6 +119,27 @@ private:
 };
 
 } // namespace
+
+std::vector<std::array<int64_t, 3>> matMulOffsets(const MatMulParams &p) {
+  std::vector<std::array<int64_t, 3>> offsets;
+  if (p.foldBatch) {
+    offsets.push_back({0, 0, 0});
+    return offsets;
+  }
+  const int last = p.batch.rank - 1;
+  forEachRow(p.batch, [&](const int64_t *off) {
+    for (int64_t i = 0; i < p.batch.shape[last]; ++i)
+      offsets.push_back({off[0] + i * p.batch.strides[0][last],
+                         off[1] + i * p.batch.strides[1][last],
+                         off[2] + i * p.batch.strides[2][last]});
+  });
+  return offsets;
+}
+
+bool sharesB(const std::vector<std::array<int64_t, 3>> &offsets) {
+  return std::all_of(offsets.begin(), offsets.end(),
+                     [](const std::array<int64_t, 3> &o) { return o[2] == 0; });
+}
 
 std::unique_ptr<PreparedKernel> makeMatMulF32Kernel(const MatMulParams &p) {
   return std::make_unique<MatMulF32>(p);

@@ -124,23 +124,8 @@ void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
 /// bf16 MatMul: a packed weight on the bf16 product, else widening.
 class MatMulBf16 final : public PreparedKernel {
 public:
-  explicit MatMulBf16(const MatMulParams &p) : p_(p) {
-    const int last = p.batch.rank - 1;
-    if (p.foldBatch) {
-      offsets_.push_back({0, 0, 0});
-    } else {
-      forEachRow(p.batch, [&](const int64_t *off) {
-        for (int64_t i = 0; i < p.batch.shape[last]; ++i)
-          offsets_.push_back({off[0] + i * p.batch.strides[0][last],
-                              off[1] + i * p.batch.strides[1][last],
-                              off[2] + i * p.batch.strides[2][last]});
-      });
-    }
-    bShared_ = std::all_of(offsets_.begin(), offsets_.end(),
-                           [](const std::array<int64_t, 3> &o) {
-                             return o[2] == 0;
-                           });
-  }
+  explicit MatMulBf16(const MatMulParams &p)
+      : p_(p), offsets_(matMulOffsets(p)), bShared_(sharesB(offsets_)) {}
 
   void bindConstantInput(size_t index, const void *data) override {
     if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable())
