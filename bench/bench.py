@@ -922,6 +922,10 @@ def fma_limit(cpu, override):
         return {"gflops_per_core": override, "source": "given with --fma-gflops-per-core"}
     simd = cpu.get("simd", [])
     lanes = 16 if "avx512f" in simd else 8 if "avx2" in simd or "fma" in simd else 4
+    # AMD family 25 (Zen 4) runs AVX-512 on two 256-bit FMA pipes: 8 lanes
+    # each; family 26 (Zen 5) has 512-bit pipes.
+    if lanes == 16 and cpu.get("vendor") == "AuthenticAMD" and str(cpu.get("family")) == "25":
+        lanes = 8
     try:
         ghz = float(cpu.get("mhz")) / 1000.0
     except (TypeError, ValueError):
