@@ -54,8 +54,11 @@ MPI_Datatype mpiType(DType t) {
   case DType::U64: return MPI_UINT64_T;
   case DType::U8:
   case DType::Bool: return MPI_UINT8_T;
+  default:
+    // float8 and 4-/2-bit integers move as their bytes (never summed:
+    // isReducibleDType refuses them).
+    return isStorageOnlyDType(t) ? MPI_UINT8_T : MPI_DATATYPE_NULL;
   }
-  return MPI_DATATYPE_NULL;
 }
 
 void sumF16(void *in, void *inout, int *len, MPI_Datatype *) {

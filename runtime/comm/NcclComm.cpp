@@ -25,8 +25,14 @@ Status ncclDataType(DType t, ncclDataType_t &out) {
                          " type to sum or move");
   case DType::U8:
   case DType::Bool: out = ncclUint8; return Status::ok();
+  default:
+    // float8 and 4-/2-bit integers move as their bytes (never summed).
+    if (isStorageOnlyDType(t)) {
+      out = ncclUint8;
+      return Status::ok();
+    }
+    return Status::error("invalid dtype for NCCL");
   }
-  return Status::error("invalid dtype for NCCL");
 }
 
 Status cudaFailure(cudaError_t err, const std::string &what) {

@@ -50,6 +50,12 @@ inline void setValue(DType t, void *base, size_t i, int64_t v) {
   case DType::I8:
   case DType::U8:
   case DType::Bool: *p = char(v); return;
+  default:
+    // The one-byte storage types (float8, 4- and 2-bit integers): a byte
+    // pattern, only moved.
+    if (dtypeSize(t) == 1)
+      *p = char(v);
+    return;
   }
 }
 

@@ -60,8 +60,8 @@ TEST(MpiComm, AllReduce) {
 TEST(MpiComm, AllGatherAndAllGatherV) {
   auto c = makeComm();
   const int n = c->size();
-  for (DType t :
-       {DType::F32, DType::F64, DType::I64, DType::F16, DType::BF16, DType::U8})
+  for (DType t : {DType::F32, DType::F64, DType::I64, DType::F16, DType::BF16,
+                  DType::U8, DType::F8E4M3FN, DType::I4})
     for (size_t count : kCounts) {
       if (count > 1000)
         count /= size_t(n);
