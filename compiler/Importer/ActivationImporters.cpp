@@ -56,9 +56,9 @@ LogicalResult importClip(NodeContext &c, Results &results) {
     }
   }
   if (lo)
-    x = e.first(c.createInferred<MaxOp>({x, lo}));
+    x = e.inferred<MaxOp>({x, lo});
   if (hi)
-    x = e.first(c.createInferred<MinOp>({x, hi}));
+    x = e.inferred<MinOp>({x, hi});
   return e.finish({x}, results);
 }
 
@@ -105,8 +105,8 @@ LogicalResult importCelu(NodeContext &c, Results &results) {
     return c.error() << "alpha must not be 0";
   Value a = e.scalar(elem, alpha), zero = e.scalar(elem, 0);
   Value neg = e.binary<MulOp>(a, elu(e, e.binary<DivOp>(x, a), 1.0f));
-  Value y = e.binary<AddOp>(e.first(c.createInferred<MaxOp>({zero, x})),
-                            e.first(c.createInferred<MinOp>({zero, neg})));
+  Value y = e.binary<AddOp>(e.inferred<MaxOp>({zero, x}),
+                            e.inferred<MinOp>({zero, neg}));
   return e.finish({y}, results);
 }
 

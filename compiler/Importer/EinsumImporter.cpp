@@ -125,9 +125,9 @@ Term EinsumBuilder::diagonal(Term t, size_t first, size_t second) {
   Type elem = cast<RankedTensorType>(t.value.getType()).getElementType();
   Value kept = e.where(mask, t.value, e.scalar(elem, 0));
   Term out;
-  out.value = e.first(c.createInferred<ReduceSumOp>(
+  out.value = e.inferred<ReduceSumOp>(
       kept, {c.named("axes", c.b.getDenseI64ArrayAttr({int64_t(second)})),
-             c.named("keepdims", c.b.getI64IntegerAttr(0))}));
+             c.named("keepdims", c.b.getI64IntegerAttr(0))});
   out.labels = t.labels;
   out.labels.erase(out.labels.begin() + second);
   return out;
@@ -145,9 +145,9 @@ Term EinsumBuilder::sumOut(Term t, ArrayRef<Label> keep) {
   }
   if (axes.empty())
     return t;
-  out.value = e.first(c.createInferred<ReduceSumOp>(
+  out.value = e.inferred<ReduceSumOp>(
       t.value, {c.named("axes", c.b.getDenseI64ArrayAttr(axes)),
-                c.named("keepdims", c.b.getI64IntegerAttr(0))}));
+                c.named("keepdims", c.b.getI64IntegerAttr(0))});
   return out;
 }
 
@@ -194,6 +194,8 @@ Term EinsumBuilder::contract(Term a, Term b, ArrayRef<Label> needed) {
     for (Label l : group)
       permA.push_back(indexIn(a, l));
   Value av = permute(a.value, permA);
+  if (!e.ok({av, b.value}))
+    return Term();
   SmallVector<int64_t> aShape = batchShape(a);
   if (batch.empty() && !left.empty()) {
     for (Label l : left)
@@ -212,13 +214,15 @@ Term EinsumBuilder::contract(Term a, Term b, ArrayRef<Label> needed) {
     for (Label l : group)
       permB.push_back(indexIn(b, l));
   Value bv = permute(b.value, permB);
+  if (!e.ok({av, bv}))
+    return Term();
   SmallVector<int64_t> bShape = batchShape(b);
   bShape.push_back(product(inner));
   bShape.push_back(product(right));
   if (ArrayRef<int64_t>(bShape) != shapeOf(bv))
     bv = e.reshape(bv, bShape);
 
-  Value mm = e.first(c.createInferred<MatMulOp>({av, bv}));
+  Value mm = e.inferred<MatMulOp>({av, bv});
   Term out;
   out.labels.append(batch.begin(), batch.end());
   out.labels.append(left.begin(), left.end());
@@ -307,6 +311,8 @@ LogicalResult EinsumBuilder::run(Results &results) {
     for (size_t d = 0; d < t.labels.size(); ++d)
       for (size_t d2 = d + 1; d2 < t.labels.size(); ++d2)
         if (t.labels[d2] == t.labels[d]) {
+          if (!e.ok({t.value}))
+            return failure();
           if (shapeOf(t.value)[d] != shapeOf(t.value)[d2])
             return c.error() << "equation '" << eq << "': a repeated label "
                              << "of operand " << i << " spans dims of "
@@ -319,6 +325,8 @@ LogicalResult EinsumBuilder::run(Results &results) {
       if (j != i)
         keep.append(terms[j].labels.begin(), terms[j].labels.end());
     t = sumOut(t, keep);
+    if (!e.ok({t.value}))
+      return failure();
   }
 
   Term acc = terms[0];

@@ -27,9 +27,16 @@ public:
   mlir::Value first(mlir::FailureOr<llvm::SmallVector<mlir::Value>> r);
 
   template <typename OpTy> mlir::Value binary(mlir::Value a, mlir::Value b) {
-    if (!ok({a, b}))
-      return mlir::Value();
-    return first(c.createInferred<OpTy>({a, b}));
+    return inferred<OpTy>({a, b});
+  }
+  /// An op of `operands` and `attrs` whose result type its inference gives.
+  template <typename OpTy>
+  mlir::Value inferred(llvm::ArrayRef<mlir::Value> operands,
+                       llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+    for (mlir::Value v : operands)
+      if (!ok({v}))
+        return mlir::Value();
+    return first(c.createInferred<OpTy>(operands, attrs));
   }
   /// An op whose result has its operand's type.
   template <typename OpTy> mlir::Value unary(mlir::Value a) {

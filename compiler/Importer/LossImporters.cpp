@@ -62,9 +62,9 @@ FailureOr<Value> nllLoss(NodeContext &c, Emitter &e, Value logp, Value target,
   // -logp[n, target, d...]: a GatherElements along the class axis.
   SmallVector<int64_t> withClass(tt.getShape());
   withClass.insert(withClass.begin() + 1, 1);
-  Value picked = e.first(c.createInferred<GatherElementsOp>(
+  Value picked = e.inferred<GatherElementsOp>(
       {logp, e.reshape(safe, withClass)},
-      {c.named("axis", c.b.getI64IntegerAttr(1))}));
+      {c.named("axis", c.b.getI64IntegerAttr(1))});
   Value loss = e.unary<NegOp>(e.reshape(picked, tt.getShape()));
   // The weight of each position: its class's, 0 where ignored.
   Value w;

@@ -162,8 +162,8 @@ Value quantize(NodeContext &c, Emitter &e, Value x, Value scale, Value zero,
   if (zero)
     r = e.binary<AddOp>(r, e.cast(zero, f32));
   auto [lo, hi] = integerRange(q);
-  r = e.first(c.createInferred<MaxOp>({r, e.scalar(f32, lo)}));
-  r = e.first(c.createInferred<MinOp>({r, e.scalar(f32, hi)}));
+  r = e.inferred<MaxOp>({r, e.scalar(f32, lo)});
+  r = e.inferred<MinOp>({r, e.scalar(f32, hi)});
   return e.cast(r, q);
 }
 
@@ -229,6 +229,8 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &c, Results &results) {
     return failure();
   Emitter e(c);
   Value x = e.cast(c.input(0), c.b.getF32Type());
+  if (!e.ok({x}))
+    return e.finish({x}, results);
   Type f32 = c.b.getF32Type();
   auto all = [&](StringRef op) {
     auto scalarType = RankedTensorType::get({}, f32);
@@ -239,10 +241,10 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &c, Results &results) {
                              c.b.getI64IntegerAttr(0))})[0];
   };
   Value zeroF = e.scalar(f32, 0);
-  Value lo = e.first(c.createInferred<MinOp>(
-      {all(ReduceMinOp::getOperationName()), zeroF}));
-  Value hi = e.first(c.createInferred<MaxOp>(
-      {all(ReduceMaxOp::getOperationName()), zeroF}));
+  Value lo = e.inferred<MinOp>(
+      {all(ReduceMinOp::getOperationName()), zeroF});
+  Value hi = e.inferred<MaxOp>(
+      {all(ReduceMaxOp::getOperationName()), zeroF});
   Value scale = e.binary<DivOp>(e.binary<SubOp>(hi, lo), e.scalar(f32, 255));
   Type u8 = IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned);
   // zero point = clamp(round(-lo / scale)), as a uint8 quantization of 0.
@@ -266,7 +268,7 @@ Value integerProduct(NodeContext &c, Emitter &e, Value a, Value b,
   }
   if (bZero)
     bv = e.binary<SubOp>(bv, e.cast(bZero, i32));
-  return e.first(c.createInferred<MatMulOp>({av, bv}));
+  return e.inferred<MatMulOp>({av, bv});
 }
 
 LogicalResult importMatMulInteger(NodeContext &c, Results &results) {

@@ -38,7 +38,7 @@ Value reduceOf(NodeContext &c, Emitter &e, Value v, bool axesFromInput,
     for (NamedAttribute &a : *attrs)
       if (a.getName() == "keepdims")
         a.setValue(c.b.getI64IntegerAttr(1));
-  return e.first(c.createInferred<OpTy>(v, *attrs));
+  return e.inferred<OpTy>(v, *attrs);
 }
 
 /// ReduceL1: ReduceSum(|x|).
@@ -114,9 +114,9 @@ LogicalResult importHardmax(NodeContext &c, Results &results) {
   }
   auto vType = cast<RankedTensorType>(v.getType());
   int64_t n = vType.getDimSize(a);
-  Value idx = e.first(c.createInferred<ArgMaxOp>(
+  Value idx = e.inferred<ArgMaxOp>(
       v, {c.named("axis", c.b.getI64IntegerAttr(a)),
-          c.named("keepdims", c.b.getI64IntegerAttr(1))}));
+          c.named("keepdims", c.b.getI64IntegerAttr(1))});
   SmallVector<int64_t> positions(vType.getRank(), 1);
   positions[a] = n;
   Value hit = e.binary<EqualOp>(idx, e.range(positions, c.b.getI64Type()));
