@@ -162,11 +162,11 @@ def ort_session(path):
     return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 
-def export(wrapper, path, exporter, opset, in_names, out_names, trace_feeds):
+def export(wrapper, path, exporter, opset, in_names, out_names, trace_feeds, static=False):
     args = tuple(torch.from_numpy(v) for v in trace_feeds.values())
     with no_packed_sequence_detection():
         if exporter == "torchscript":
-            axes = {n: {0: "batch", 1: "sequence"} for n in in_names + out_names}
+            axes = {} if static else {n: {0: "batch", 1: "sequence"} for n in in_names + out_names}
             torch.onnx.export(wrapper, args, path, dynamo=False, opset_version=opset,
                               input_names=in_names, output_names=out_names, dynamic_axes=axes,
                               do_constant_folding=True)
@@ -212,18 +212,25 @@ def dim_names(value_info):
     return [d.dim_param if d.dim_param else d.dim_value for d in value_info.type.tensor_type.shape.dim]
 
 
-def save_case(out_dir, name, wrapper, fam, meta, exporter, opset, feeds, extra_meta=None):
-    """Export `wrapper`, verify it, and write the full case folder. Returns a summary dict."""
+def save_case(out_dir, name, wrapper, fam, meta, exporter, opset, feeds, extra_meta=None,
+              static=False):
+    """Export `wrapper`, verify it, and write the full case folder. Returns a summary dict.
+
+    A static export is traced at the stored inputs' shape and declares no
+    dynamic axes (the TorchScript exporter below opset 13 bakes GPT-2's traced
+    sequence length into its position ids), so it is checked at that shape only.
+    """
     d = os.path.join(out_dir, name)
     if os.path.isdir(d):
         shutil.rmtree(d)
     os.makedirs(d)
     path = os.path.join(d, "model.onnx")
     in_names, out_names = fam["inputs"], fam["outputs"]
-    trace_feeds = make_inputs(in_names, TRACE_SHAPE, meta["vocab"], fam["seed"] + 100)
+    trace_feeds = feeds if static else make_inputs(in_names, TRACE_SHAPE, meta["vocab"],
+                                                   fam["seed"] + 100)
 
     t0 = time.time()
-    export(wrapper, path, exporter, opset, in_names, out_names, trace_feeds)
+    export(wrapper, path, exporter, opset, in_names, out_names, trace_feeds, static)
     t_export = time.time() - t0
     onnx.checker.check_model(path, full_check=True)
     model = onnx.load(path)
@@ -240,9 +247,12 @@ def save_case(out_dir, name, wrapper, fam, meta, exporter, opset, feeds, extra_m
     if not diff <= TOL:
         raise RuntimeError(f"onnxruntime differs from torch by {diff}")
 
-    check_feeds = make_inputs(in_names, CHECK_SHAPE, meta["vocab"], fam["seed"] + 200)
-    diff_dyn = max(float(np.max(np.abs(a - b)))
-                   for a, b in zip(sess.run(out_names, check_feeds), torch_run(wrapper, check_feeds)))
+    diff_dyn = 0.0
+    if not static:
+        check_feeds = make_inputs(in_names, CHECK_SHAPE, meta["vocab"], fam["seed"] + 200)
+        diff_dyn = max(float(np.max(np.abs(a - b)))
+                       for a, b in zip(sess.run(out_names, check_feeds),
+                                       torch_run(wrapper, check_feeds)))
     if not diff_dyn <= TOL:
         raise RuntimeError(f"dynamic-shape check failed at {CHECK_SHAPE}: diff {diff_dyn}")
 
@@ -258,6 +268,7 @@ def save_case(out_dir, name, wrapper, fam, meta, exporter, opset, feeds, extra_m
     m.update({
         "opset": opset,
         "exporter": exporter,
+        "static_shapes": static,
         "input_shapes": {k: list(v.shape) for k, v in feeds.items()},
         "inputs": {i.name: dim_names(i) for i in model.graph.input},
         "outputs": out_names,
@@ -361,7 +372,11 @@ def main():
     ap.add_argument("--no-dynamo", action="store_true")
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--demo-steps", type=int, default=300)
+    ap.add_argument("--exports", default="",
+                    help="comma-separated EXPORTER:OPSET[:static] instead of the default list")
     args = ap.parse_args()
+    exports = [(e.split(":")[0], int(e.split(":")[1]), e.endswith(":static"))
+               for e in args.exports.split(",") if e] or [(e, o, False) for e, o in EXPORTS]
 
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, onnx {onnx.__version__}, "
           f"onnxruntime {ort.__version__}")
@@ -374,13 +389,14 @@ def main():
         assert model.config._attn_implementation == "eager"
         wrapper = fam["wrap"](model).eval()
         feeds = make_inputs(fam["inputs"], (1, SEQ), meta["vocab"], fam["seed"])
-        for exporter, opset in EXPORTS:
+        for exporter, opset, static in exports:
             if exporter == "dynamo" and args.no_dynamo:
                 continue
             name = f"{fam_name}_op{opset}"
             print(f"== {name} ({exporter})", flush=True)
             try:
-                res = save_case(args.out, name, wrapper, fam, meta, exporter, opset, feeds)
+                res = save_case(args.out, name, wrapper, fam, meta, exporter, opset, feeds,
+                                static=static)
             except Exception as e:
                 if exporter != "dynamo":
                     raise
