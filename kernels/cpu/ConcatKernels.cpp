@@ -53,7 +53,9 @@ Status prepareConcat(const std::vector<TensorDesc> &in,
   for (const TensorDesc &d : in)
     p.chunkBytes.push_back(d.shape[axis] * inner);
   kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { concatKernel(p, i, o[0]); });
+                          const ExecContext &ctx) {
+    concatKernel(p, i, o[0], ctx.numThreads);
+  });
   return Status::ok();
 }
 
@@ -118,7 +120,9 @@ Status prepareSplit(const std::vector<TensorDesc> &in,
     p.chunkBytes.push_back(sizes[i] * inner);
   }
   kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { splitKernel(p, i[0], o); });
+                          const ExecContext &ctx) {
+    splitKernel(p, i[0], o, ctx.numThreads);
+  });
   return Status::ok();
 }
 

@@ -2,8 +2,9 @@
 #include "kernels/cpu/Convert.h"
 #include "kernels/cpu/Fused.h"
 #include "kernels/cpu/KernelTable.h"
+#include "kernels/cpu/MatMul.h"
 #include "kernels/cpu/Norm.h"
-#include "kernels/cpu/VectorMath.h"
+#include "kernels/cpu/Parallel.h"
 
 #include <cmath>
 #include <memory>
@@ -160,11 +161,19 @@ Status prepareAddNorm(const std::vector<TensorDesc> &in,
   p.outer = product(s, 0, axis);
   p.norm = numElements(normShape);
   p.epsilon = epsilon;
-  const int64_t numel = numElements(s);
-  kernel = makeKernel([p, hasBias, numel](const void *const *i, void *const *o,
-                                          const ExecContext &) {
-    addKernel(p.dtype, numel, i[0], i[1], o[1]);
-    normKernel(p, o[1], i[2], hasBias ? i[3] : nullptr, o[0], nullptr, nullptr);
+  kernel = makeKernel([p, hasBias](const void *const *i, void *const *o,
+                          const ExecContext &ctx) {
+    const int64_t row = p.norm * int64_t(dtypeSize(p.dtype));
+    // Each thread adds and normalizes a block of rows.
+    parallelFor(ctx.numThreads, p.outer, 4 * row, [&](int64_t r0, int64_t r1) {
+      NormParams q = p;
+      q.outer = r1 - r0;
+      void *sum = byteOffset(o[1], r0 * row);
+      addKernel(p.dtype, q.outer * p.norm, byteOffset(i[0], r0 * row),
+                byteOffset(i[1], r0 * row), sum);
+      normKernel(q, sum, i[2], hasBias ? i[3] : nullptr,
+                 byteOffset(o[0], r0 * row), nullptr, nullptr);
+    });
   });
   return Status::ok();
 }
@@ -189,8 +198,7 @@ template <class F> F epilogue(F x, F bias, int act) {
 }
 
 /// The MatMul kernel (which packs a weight B when bound), then the bias and
-/// activation row by row while the row is still in cache; f32 rows go
-/// through the vector activations.
+/// activation; f16, bf16 and f64 (fp32 runs them in sgemm's epilogue).
 class MatMulBiasKernel final : public PreparedKernel {
 public:
   MatMulBiasKernel(std::unique_ptr<PreparedKernel> product, DType dtype,
@@ -206,9 +214,6 @@ public:
   void run(const void *const *i, void *const *o,
            const ExecContext &ctx) override {
     product_->run(i, o, ctx);
-    if (dtype_ == DType::F32)
-      return epilogueF32(static_cast<float *>(o[0]),
-                         static_cast<const float *>(i[2]));
     if (!visitFloat16(dtype_, [&](auto tag) {
           using S = typename decltype(tag)::type;
           S *y = static_cast<S *>(o[0]);
@@ -229,21 +234,6 @@ public:
   }
 
 private:
-  void epilogueF32(float *y, const float *bias) const {
-    for (int64_t r = 0; r < rows_; ++r) {
-      float *row = y + r * n_;
-      for (int64_t j = 0; j < n_; ++j)
-        row[j] += bias[j];
-      if (act_ == 1)
-        for (int64_t j = 0; j < n_; ++j)
-          row[j] = row[j] < 0.0f ? 0.0f : row[j];
-      else if (act_ == 2)
-        vecGelu(row, row, n_);
-      else if (act_ == 3)
-        vecGeluTanh(row, row, n_);
-    }
-  }
-
   std::unique_ptr<PreparedKernel> product_;
   DType dtype_;
   int64_t rows_, n_;
@@ -281,6 +271,17 @@ Status prepareMatMulBias(const std::vector<TensorDesc> &in,
   else
     return Status::error("attribute activation must be none, relu, gelu or "
                          "gelu_tanh, got \"" + act + "\"");
+  if (in[0].dtype == DType::F32) {
+    // fp32: the bias and activation run in sgemm's epilogue, on each block
+    // of rows in the thread that computed it.
+    MatMulParams p;
+    TPC_RETURN_IF_ERROR(makeMatMulParams({in[0], in[1]}, out, p));
+    static const SgemmActivation acts[] = {
+        SgemmActivation::None, SgemmActivation::Relu, SgemmActivation::Gelu,
+        SgemmActivation::GeluTanh};
+    kernel = makeMatMulF32Kernel(p, MatMulEpilogue{2, acts[actCode]});
+    return Status::ok();
+  }
   const KernelDef *mm = lookupKernel("MatMul");
   std::unique_ptr<PreparedKernel> inner;
   TPC_RETURN_IF_ERROR(mm->prepare({in[0], in[1]}, out, Attrs(), inner));

@@ -2,6 +2,7 @@
 #ifndef TPC_KERNELS_CPU_MATMUL_H
 #define TPC_KERNELS_CPU_MATMUL_H
 
+#include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/Support.h"
 
 #include <array>
@@ -23,6 +24,11 @@ struct MatMulParams {
   /// whole product is one GEMM with m * batch rows.
   bool foldBatch = false;
 };
+
+/// Checks a MatMul's operands (numpy semantics: a 1-D A is a row vector, a
+/// 1-D B a column vector, leading dims broadcast) and fills `p`.
+Status makeMatMulParams(const std::vector<TensorDesc> &in,
+                        const std::vector<TensorDesc> &out, MatMulParams &p);
 
 /// f32/f64 go to OpenBLAS with `numThreads` threads; i64/i32 use a plain
 /// loop (wrapping on overflow).
@@ -56,9 +62,18 @@ struct GemmParams {
 void gemmKernel(const GemmParams &p, const void *a, const void *b,
                 const void *c, void *y, int numThreads);
 
+/// What an fp32 product does to its output before it returns, in sgemm's
+/// epilogue: y = act(y + bias) with the bias (one value per column) read
+/// from input `biasInput` (-1: none).
+struct MatMulEpilogue {
+  int biasInput = -1;
+  SgemmActivation act = SgemmActivation::None;
+};
+
 /// The fp32 kernels, on tpc's own sgemm: B (a weight) is packed once when
 /// bound with bindConstantInput.
-std::unique_ptr<PreparedKernel> makeMatMulF32Kernel(const MatMulParams &p);
+std::unique_ptr<PreparedKernel>
+makeMatMulF32Kernel(const MatMulParams &p, const MatMulEpilogue &epilogue = {});
 std::unique_ptr<PreparedKernel> makeGemmF32Kernel(const GemmParams &p);
 
 } // namespace tpc::cpu

@@ -17,8 +17,9 @@ namespace {
 
 class MatMulF32 final : public PreparedKernel {
 public:
-  explicit MatMulF32(const MatMulParams &p)
-      : p_(p), offsets_(matMulOffsets(p)), bShared_(sharesB(offsets_)) {}
+  MatMulF32(const MatMulParams &p, const MatMulEpilogue &e)
+      : p_(p), epilogue_(e), offsets_(matMulOffsets(p)),
+        bShared_(sharesB(offsets_)) {}
 
   void bindConstantInput(size_t index, const void *data) override {
     if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0)
@@ -46,6 +47,9 @@ public:
       }
       g.c = y + o[0];
       g.ldc = p_.n;
+      if (epilogue_.biasInput >= 0)
+        g.bias = static_cast<const float *>(in[epilogue_.biasInput]);
+      g.act = epilogue_.act;
       sgemm(g, threads);
     };
     const int threads = std::max(1, ctx.numThreads);
@@ -66,6 +70,7 @@ public:
 
 private:
   MatMulParams p_;
+  MatMulEpilogue epilogue_;
   std::vector<std::array<int64_t, 3>> offsets_;
   bool bShared_ = false;
   PackedMatrix packed_;
@@ -85,14 +90,19 @@ public:
            const ExecContext &ctx) override {
     const float *c = p_.hasC ? static_cast<const float *>(in[2]) : nullptr;
     float *y = static_cast<float *>(out[0]);
-    const bool seeded = c && p_.beta != 0;
-    if (seeded) {
-      const float beta = float(p_.beta);
-      for (int64_t i = 0; i < p_.m; ++i)
-        for (int64_t j = 0; j < p_.n; ++j)
-          y[i * p_.n + j] = beta * c[i * p_.cRowStride + j * p_.cColStride];
-    }
     SgemmArgs g;
+    if (c && p_.beta != 0) {
+      // A bias (one value per column, beta 1) is the epilogue; any other C
+      // seeds the output, each thread its own columns.
+      if (p_.beta == 1 && p_.cRowStride == 0 && p_.cColStride == 1) {
+        g.bias = c;
+      } else {
+        g.seed = c;
+        g.seedRowStride = p_.cRowStride;
+        g.seedColStride = p_.cColStride;
+        g.beta = float(p_.beta);
+      }
+    }
     g.m = p_.m;
     g.n = p_.n;
     g.k = p_.k;
@@ -109,7 +119,6 @@ public:
     g.c = y;
     g.ldc = p_.n;
     g.alpha = float(p_.alpha);
-    g.accumulate = seeded;
     sgemm(g, std::max(1, ctx.numThreads));
   }
 
@@ -141,8 +150,9 @@ bool sharesB(const std::vector<std::array<int64_t, 3>> &offsets) {
                      [](const std::array<int64_t, 3> &o) { return o[2] == 0; });
 }
 
-std::unique_ptr<PreparedKernel> makeMatMulF32Kernel(const MatMulParams &p) {
-  return std::make_unique<MatMulF32>(p);
+std::unique_ptr<PreparedKernel>
+makeMatMulF32Kernel(const MatMulParams &p, const MatMulEpilogue &epilogue) {
+  return std::make_unique<MatMulF32>(p, epilogue);
 }
 
 std::unique_ptr<PreparedKernel> makeGemmF32Kernel(const GemmParams &p) {

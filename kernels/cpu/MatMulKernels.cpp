@@ -17,11 +17,12 @@ Status checkBlasDims(int64_t m, int64_t n, int64_t k) {
   return Status::ok();
 }
 
+} // namespace
+
 /// numpy matmul: 1-D A is a row vector and 1-D B a column vector (their
 /// unit dim is dropped from the result); other leading dims broadcast.
-Status prepareMatMul(const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &,
-                     std::unique_ptr<PreparedKernel> &kernel) {
+Status makeMatMulParams(const std::vector<TensorDesc> &in,
+                        const std::vector<TensorDesc> &out, MatMulParams &p) {
   TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
   TPC_RETURN_IF_ERROR(checkDescs(in, out));
   TPC_RETURN_IF_ERROR(checkDType(
@@ -54,7 +55,6 @@ Status prepareMatMul(const std::vector<TensorDesc> &in,
     expected.push_back(n);
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
 
-  MatMulParams p;
   p.dtype = in[0].dtype;
   p.m = m;
   p.n = n;
@@ -74,6 +74,16 @@ Status prepareMatMul(const std::vector<TensorDesc> &in,
   // stride 0 and A stride m * k (or no batch at all).
   p.foldBatch = p.batch.rank == 1 && p.batch.strides[2][0] == 0 &&
                 (p.batch.shape[0] == 1 || p.batch.strides[1][0] == m * k);
+  return Status::ok();
+}
+
+namespace {
+
+Status prepareMatMul(const std::vector<TensorDesc> &in,
+                     const std::vector<TensorDesc> &out, const Attrs &,
+                     std::unique_ptr<PreparedKernel> &kernel) {
+  MatMulParams p;
+  TPC_RETURN_IF_ERROR(makeMatMulParams(in, out, p));
   if (p.dtype == DType::F32) {
     kernel = makeMatMulF32Kernel(p);
     return Status::ok();

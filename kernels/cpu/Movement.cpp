@@ -1,6 +1,7 @@
 //===- Movement.cpp - Data-movement kernels -------------------------------===//
 #include "kernels/cpu/Movement.h"
 #include "kernels/cpu/Convert.h"
+#include "kernels/cpu/Parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -87,30 +88,36 @@ void stridedCopy(const StridedCopyParams &p, const void *in, void *out) {
   });
 }
 
-void concatKernel(const ConcatParams &p, const void *const *inputs, void *out) {
-  char *dst = static_cast<char *>(out);
-  for (int64_t r = 0; r < p.outer; ++r) {
-    for (size_t i = 0; i < p.chunkBytes.size(); ++i) {
-      int64_t n = p.chunkBytes[i];
-      // Empty inputs may come as nullptr.
-      if (n == 0)
-        continue;
-      std::memcpy(dst, static_cast<const char *>(inputs[i]) + r * n, n);
-      dst += n;
+void concatKernel(const ConcatParams &p, const void *const *inputs, void *out,
+                  int numThreads) {
+  parallelFor(numThreads, p.outer, 2 * p.rowBytes, [&](int64_t r0, int64_t r1) {
+    char *dst = static_cast<char *>(out) + r0 * p.rowBytes;
+    for (int64_t r = r0; r < r1; ++r) {
+      for (size_t i = 0; i < p.chunkBytes.size(); ++i) {
+        int64_t n = p.chunkBytes[i];
+        // Empty inputs may come as nullptr.
+        if (n == 0)
+          continue;
+        std::memcpy(dst, static_cast<const char *>(inputs[i]) + r * n, n);
+        dst += n;
+      }
     }
-  }
+  });
 }
 
-void splitKernel(const ConcatParams &p, const void *in, void *const *outputs) {
-  const char *src = static_cast<const char *>(in);
-  for (int64_t r = 0; r < p.outer; ++r) {
-    for (size_t i = 0; i < p.chunkBytes.size(); ++i) {
-      int64_t n = p.chunkBytes[i];
-      if (outputs[i] && n)
-        std::memcpy(static_cast<char *>(outputs[i]) + r * n, src, n);
-      src += n;
+void splitKernel(const ConcatParams &p, const void *in, void *const *outputs,
+                 int numThreads) {
+  parallelFor(numThreads, p.outer, 2 * p.rowBytes, [&](int64_t r0, int64_t r1) {
+    const char *src = static_cast<const char *>(in) + r0 * p.rowBytes;
+    for (int64_t r = r0; r < r1; ++r) {
+      for (size_t i = 0; i < p.chunkBytes.size(); ++i) {
+        int64_t n = p.chunkBytes[i];
+        if (outputs[i] && n)
+          std::memcpy(static_cast<char *>(outputs[i]) + r * n, src, n);
+        src += n;
+      }
     }
-  }
+  });
 }
 
 namespace {

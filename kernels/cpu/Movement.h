@@ -65,9 +65,12 @@ struct ConcatParams {
   std::vector<int64_t> chunkBytes;
 };
 
-void concatKernel(const ConcatParams &p, const void *const *inputs, void *out);
+/// Rows are copied on up to numThreads threads when there are enough bytes.
+void concatKernel(const ConcatParams &p, const void *const *inputs, void *out,
+                  int numThreads = 1);
 /// Outputs that are nullptr (absent) are skipped.
-void splitKernel(const ConcatParams &p, const void *in, void *const *outputs);
+void splitKernel(const ConcatParams &p, const void *in, void *const *outputs,
+                 int numThreads = 1);
 
 /// Gather along one axis: data is [outer, axisDim, inner], indices are
 /// `numIndices` values, out is [outer, numIndices, inner].

@@ -1,6 +1,7 @@
 //===- NormKernels.cpp - Softmax, LayerNormalization, RMSNormalization ---===//
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Norm.h"
+#include "kernels/cpu/Parallel.h"
 
 namespace tpc::cpu {
 namespace {
@@ -35,9 +36,15 @@ Status prepareSoftmax(const std::vector<TensorDesc> &in,
   p.outer = product(view, 0, axis);
   p.axis = view[axis];
   p.inner = product(view, axis + 1, view.size());
-  kernel =
-      makeKernel([p](const void *const *i, void *const *o,
-                     const ExecContext &) { softmaxKernel(p, i[0], o[0]); });
+  kernel = makeKernel([p](const void *const *i, void *const *o,
+                          const ExecContext &ctx) {
+    const int64_t block = p.axis * p.inner * int64_t(dtypeSize(p.dtype));
+    parallelFor(ctx.numThreads, p.outer, 2 * block, [&](int64_t r0, int64_t r1) {
+      SoftmaxParams q = p;
+      q.outer = r1 - r0;
+      softmaxKernel(q, byteOffset(i[0], r0 * block), byteOffset(o[0], r0 * block));
+    });
+  });
   return Status::ok();
 }
 
@@ -101,9 +108,18 @@ Status prepareNorm(const std::vector<TensorDesc> &in,
   p.epsilon = epsilon;
   kernel = makeKernel([p, hasBias, wantStats](const void *const *i,
                                               void *const *o,
-                                              const ExecContext &) {
-    normKernel(p, i[0], i[1], hasBias ? i[2] : nullptr, o[0],
-               wantStats[0] ? o[1] : nullptr, wantStats[1] ? o[2] : nullptr);
+                                              const ExecContext &ctx) {
+    const int64_t row = p.norm * int64_t(dtypeSize(p.dtype));
+    const int64_t stat = int64_t(dtypeSize(p.dtype));
+    // Rows are independent: each thread normalizes a block of them.
+    parallelFor(ctx.numThreads, p.outer, 2 * row, [&](int64_t r0, int64_t r1) {
+      NormParams q = p;
+      q.outer = r1 - r0;
+      normKernel(q, byteOffset(i[0], r0 * row), i[1],
+                 hasBias ? i[2] : nullptr, byteOffset(o[0], r0 * row),
+                 wantStats[0] ? byteOffset(o[1], r0 * stat) : nullptr,
+                 wantStats[1] ? byteOffset(o[2], r0 * stat) : nullptr);
+    });
   });
   return Status::ok();
 }

@@ -18,6 +18,26 @@ namespace tpc::cpu {
 /// caller is thread 0) and returns when every call has. fn must not throw.
 void parallelRun(int numThreads, const std::function<void(int, int)> &fn);
 
+/// Below this many bytes touched, a step runs on one thread: waking another
+/// costs more than it saves.
+constexpr int64_t kParallelMinBytes = int64_t(1) << 17;
+
+/// Runs fn(begin, end) over slices of [0, n) that together cover it, on up
+/// to numThreads threads when the items (of about `bytesPerItem` bytes
+/// touched each) add up to kParallelMinBytes per thread; otherwise fn(0, n)
+/// inline. For row-wise kernels whose rows are independent.
+void parallelFor(int numThreads, int64_t n, int64_t bytesPerItem,
+                 const std::function<void(int64_t, int64_t)> &fn);
+
+/// `p` advanced by `bytes` (nullptr, an absent operand, stays nullptr):
+/// where a slice of rows starts in each operand.
+inline const void *byteOffset(const void *p, int64_t bytes) {
+  return p ? static_cast<const char *>(p) + bytes : nullptr;
+}
+inline void *byteOffset(void *p, int64_t bytes) {
+  return p ? static_cast<char *>(p) + bytes : nullptr;
+}
+
 /// The half-open slice of [0, n) that part `t` of `parts` takes, in whole
 /// multiples of `grain` (the last part takes the remainder).
 inline void splitRange(int64_t n, int t, int parts, int64_t grain,

@@ -3,6 +3,7 @@
 
 #include "kernels/cpu/Parallel.h"
 #include "kernels/cpu/SgemmKernels.h"
+#include "kernels/cpu/VectorMath.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -129,6 +130,52 @@ void tile(const MicroKernels &mk, int64_t kc, const float *ap, const float *bp,
                            : t[r * kSgemmNr + j];
 }
 
+/// Columns [j0, j1) of C's rows [i0, i1) set to beta * seed.
+void seedColumns(const SgemmArgs &g, int64_t i0, int64_t i1, int64_t j0,
+                 int64_t j1) {
+  for (int64_t i = i0; i < i1; ++i) {
+    float *row = g.c + i * g.ldc;
+    const float *src = g.seed + i * g.seedRowStride;
+    if (g.seedColStride == 1)
+      for (int64_t j = j0; j < j1; ++j)
+        row[j] = g.beta * src[j];
+    else
+      for (int64_t j = j0; j < j1; ++j)
+        row[j] = g.beta * src[j * g.seedColStride];
+  }
+}
+
+bool hasEpilogue(const SgemmArgs &g) {
+  return g.bias || g.act != SgemmActivation::None;
+}
+
+/// The epilogue on columns [j0, j1) of C's rows [i0, i1).
+void epilogue(const SgemmArgs &g, int64_t i0, int64_t i1, int64_t j0,
+              int64_t j1) {
+  const int64_t n = j1 - j0;
+  for (int64_t i = i0; i < i1; ++i) {
+    float *row = g.c + i * g.ldc + j0;
+    if (g.bias)
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += g.bias[j0 + j];
+    switch (g.act) {
+    case SgemmActivation::None:
+      break;
+    case SgemmActivation::Relu:
+      // NaN passes through, as the Relu kernel's.
+      for (int64_t j = 0; j < n; ++j)
+        row[j] = row[j] < 0.0f ? 0.0f : row[j];
+      break;
+    case SgemmActivation::Gelu:
+      vecGelu(row, row, n);
+      break;
+    case SgemmActivation::GeluTanh:
+      vecGeluTanh(row, row, n);
+      break;
+    }
+  }
+}
+
 /// Panels [p0, p1) of C: the whole product for those columns.
 void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
   const MicroKernels &mk = kernels();
@@ -140,9 +187,13 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
                         : bBuf.get(size_t((p1 - p0) * kSgemmNr *
                                           kBlock(g.k)));
   const int64_t kcMax = kBlock(g.k);
+  const int64_t j0 = p0 * kSgemmNr, j1 = std::min(p1 * kSgemmNr, g.n);
+  if (g.seed)
+    seedColumns(g, 0, g.m, j0, j1);
   for (int64_t pc = 0; pc < g.k; pc += kcMax) {
     const int64_t kc = std::min(kcMax, g.k - pc);
-    const bool acc = g.accumulate || pc > 0;
+    const bool acc = g.seed || g.accumulate || pc > 0;
+    const bool last = pc + kc >= g.k;
     if (!g.packedB)
       for (int64_t p = p0; p < p1; ++p)
         packBPanel(g.b, g.ldb, g.transB, g.n, p, pc, kc,
@@ -159,6 +210,8 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
                g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc,
                std::min(mr, mc - i0), cols, g.alpha, acc);
       }
+      if (last && hasEpilogue(g))
+        epilogue(g, ic, ic + mc, j0, j1);
     }
   }
 }
@@ -182,8 +235,16 @@ void gemvPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
     alignas(64) float t[kGemvPanels * kSgemmNr];
     mk.gemv(g.k, a, g.packedB->panel(p, 0), g.k * kSgemmNr, count, t);
     float *c = g.c + j0;
-    for (int64_t j = 0; j < cols; ++j)
-      c[j] = g.accumulate ? c[j] + g.alpha * t[j] : g.alpha * t[j];
+    if (g.seed) {
+      seedColumns(g, 0, 1, j0, j0 + cols);
+      for (int64_t j = 0; j < cols; ++j)
+        c[j] += g.alpha * t[j];
+    } else {
+      for (int64_t j = 0; j < cols; ++j)
+        c[j] = g.accumulate ? c[j] + g.alpha * t[j] : g.alpha * t[j];
+    }
+    if (hasEpilogue(g))
+      epilogue(g, 0, 1, j0, j0 + cols);
   }
 }
 
@@ -207,9 +268,14 @@ void sgemm(const SgemmArgs &g, int numThreads) {
   if (g.m <= 0 || g.n <= 0)
     return;
   if (g.k <= 0) {
-    if (!g.accumulate)
+    // An empty sum: C is the seed, itself, or zero, then the epilogue.
+    if (g.seed)
+      seedColumns(g, 0, g.m, 0, g.n);
+    else if (!g.accumulate)
       for (int64_t i = 0; i < g.m; ++i)
         std::fill(g.c + i * g.ldc, g.c + i * g.ldc + g.n, 0.0f);
+    if (hasEpilogue(g))
+      epilogue(g, 0, g.m, 0, g.n);
     return;
   }
   const int64_t panels = (g.n + kSgemmNr - 1) / kSgemmNr;

@@ -8,7 +8,11 @@
 // and M. A weight B is packed once
 // (PackedMatrix) when its kernel is bound to the engine's weights; other
 // operands are packed per call, each thread packing only what it uses.
-// Threads split the columns, so no two write the same output.
+// Threads split the columns, so no two write the same output. A seed of C
+// (Gemm's beta * C) and an epilogue (a bias per column, then an
+// activation) run in the thread that owns the columns, the seed before its
+// first product and the epilogue on each block of rows as soon as its last
+// K block is done, while the block is still in cache.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CPU_SGEMM_H
@@ -48,6 +52,10 @@ private:
   int64_t k_ = 0, n_ = 0;
 };
 
+/// The activation of sgemm's epilogue; the vector functions of VectorMath.h
+/// (the unfused kernels' own), so fusing does not change the values.
+enum class SgemmActivation { None, Relu, Gelu, GeluTanh };
+
 struct SgemmArgs {
   int64_t m = 0, n = 0, k = 0;
   /// op(A) is [m, k]: A is [m, k] with row stride lda, or [k, m] if transA.
@@ -64,6 +72,15 @@ struct SgemmArgs {
   float alpha = 1.0f;
   /// C += alpha * op(A) op(B) instead of C = alpha * op(A) op(B).
   bool accumulate = false;
+  /// When set, C is first set to beta * seed[i * seedRowStride + j *
+  /// seedColStride] (strides 0 where broadcast) and the product added to
+  /// it; accumulate is then ignored.
+  const float *seed = nullptr;
+  int64_t seedRowStride = 0, seedColStride = 0;
+  float beta = 1.0f;
+  /// Last, C[i, j] = act(C[i, j] + bias[j]) (bias may be null).
+  const float *bias = nullptr;
+  SgemmActivation act = SgemmActivation::None;
 };
 
 /// One product on `numThreads` threads (parallelRun).

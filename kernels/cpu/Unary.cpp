@@ -9,6 +9,7 @@
 #include "kernels/Unary.h"
 #include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
+#include "kernels/cpu/Parallel.h"
 #include "kernels/cpu/VectorMath.h"
 
 #include <algorithm>
@@ -149,8 +150,20 @@ Status prepareUnary(const std::vector<TensorDesc> &in,
                     std::unique_ptr<PreparedKernel> &kernel) {
   UnaryParams p;
   TPC_RETURN_IF_ERROR(makeUnaryParams(kUnaryKernels[I], in, out, attrs, p));
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { unaryKernel(p, i[0], o[0]); });
+  const int64_t inBytes = int64_t(dtypeSize(p.dtype));
+  const int64_t outBytes = p.op == UnaryOp::IsNaN ? 1 : inBytes;
+  kernel = makeKernel([p, inBytes, outBytes](const void *const *i,
+                                             void *const *o,
+                                             const ExecContext &ctx) {
+    // Elements are independent: each thread maps a slice of them.
+    parallelFor(ctx.numThreads, p.numel, inBytes + outBytes,
+                [&](int64_t begin, int64_t end) {
+                  UnaryParams q = p;
+                  q.numel = end - begin;
+                  unaryKernel(q, byteOffset(i[0], begin * inBytes),
+                              byteOffset(o[0], begin * outBytes));
+                });
+  });
   return Status::ok();
 }
 

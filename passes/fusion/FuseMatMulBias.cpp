@@ -68,11 +68,59 @@ struct MatMulBiasPattern : OpRewritePattern<onnx::AddOp> {
   }
 };
 
+/// Root: an activation of Gemm(a, w, bias) that is the Gemm's only use
+/// (through Reshapes, each its input's only use), the Gemm a plain product
+/// plus bias (alpha 1, beta 1, neither operand
+/// transposed, bias one value per column): the form the TorchScript
+/// exporter gives GPT-2's Conv1D, whose MLP activation then joins the
+/// product's epilogue. A Gemm without such an activation stays a Gemm.
+struct GemmActivationPattern : RewritePattern {
+  GemmActivationPattern(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    StringRef activation = activationOf(op);
+    if (activation.empty())
+      return failure();
+    // An elementwise activation commutes with the Reshapes the exporter
+    // puts between the 2-D Gemm and the rest of the model.
+    Value input = op->getOperand(0);
+    while (auto reshape = singleUseDef<onnx::ReshapeOp>(input))
+      input = reshape->getOperand(0);
+    auto gemm = singleUseDef<onnx::GemmOp>(input);
+    if (!gemm || !gemm.getC() || gemm.getTransA() != 0 ||
+        gemm.getTransB() != 0 || gemm.getAlpha().convertToFloat() != 1.0f ||
+        gemm.getBeta().convertToFloat() != 1.0f ||
+        op->getOperand(0).getType() != op->getResult(0).getType())
+      return failure();
+    auto a = cast<RankedTensorType>(gemm.getA().getType());
+    auto w = cast<RankedTensorType>(gemm.getB().getType());
+    Value bias = gemm.getC();
+    if (a.getRank() != 2 || w.getRank() != 2 ||
+        !matchesNormalizedDims(bias, w.getShape().take_back(1)) ||
+        cast<RankedTensorType>(bias.getType()).getElementType() !=
+            a.getElementType())
+      return failure();
+    rewriter.setInsertionPoint(gemm);
+    auto fused = rewriter.create<onnx::MatMulBiasOp>(
+        fusedLoc({gemm, op}), gemm.getType(), gemm.getA(), gemm.getB(), bias,
+        rewriter.getStringAttr(activation));
+    for (StringRef name : {tp::kRoleAttr, tp::kReasonAttr})
+      if (Attribute attr = gemm->getAttr(name))
+        fused->setAttr(name, attr);
+    // The Reshapes (if any) now reshape the activated product.
+    rewriter.replaceOp(gemm, fused.getResult());
+    rewriter.replaceOp(op, op->getOperand(0));
+    return success();
+  }
+};
+
 struct FuseMatMulBiasPass
     : impl::FuseMatMulBiasPassBase<FuseMatMulBiasPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulBiasPattern>(&getContext());
+    patterns.add<MatMulBiasPattern, GemmActivationPattern>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(),
                                             std::move(patterns))))
       return signalPassFailure();

@@ -83,9 +83,11 @@ def FuseMatMulBiasPass : Pass<"tpc-fuse-matmul-bias", "mlir::ModuleOp"> {
   let summary = "Fuse a bias add and an activation into the MatMul before";
   let description = [{
     Rewrites `act(MatMul(a, w) + bias)`, w a [K, N] matrix, bias one value
-    per column and act Relu, Gelu or none, into `onnx.MatMulBias`. Runs
-    after GELU fusion. Under tensor parallelism only column-parallel
-    MatMuls match: a row-parallel one's bias is added after the all-reduce.
+    per column and act Relu, Gelu or none, into `onnx.MatMulBias`; also
+    `act(Gemm(a, w, bias))` (alpha 1, beta 1, nothing transposed, act Relu
+    or Gelu), the form of an exported Conv1D. Runs after GELU fusion.
+    Under tensor parallelism only column-parallel products match: a
+    row-parallel one's bias is added after the all-reduce.
   }];
   let dependentDialects = ["tpc::onnx::ONNXDialect"];
 }

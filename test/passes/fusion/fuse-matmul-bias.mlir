@@ -67,3 +67,54 @@ func.func @not_a_bias(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %r: tensor<4x1xf
   %5 = onnx.Add %4, %b : tensor<2x4x8xf32>, tensor<8xf32> -> tensor<2x4x8xf32>
   return %1, %3, %5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
 }
+
+// -----
+
+// GPT-2's Conv1D as the TorchScript exporter writes it: Gemm(x, w, bias),
+// Reshape back to [batch, sequence, hidden], then the MLP's GELU. The
+// activation joins the product and the Reshape follows it; a Gemm with no
+// activation after it stays a Gemm.
+// CHECK-LABEL: func.func @gemm_gelu
+// CHECK-SAME: (%[[X:.+]]: tensor<16x64xf32>, %[[W:.+]]: tensor<64x256xf32>, %[[B:.+]]: tensor<256xf32>, %[[W2:.+]]: tensor<256x64xf32>, %[[B2:.+]]: tensor<64xf32>)
+// CHECK-NEXT: %[[H:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu_tanh"} : tensor<16x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>
+// CHECK-NEXT: %[[R:.+]] = onnx.Reshape %[[H]] : tensor<16x256xf32> -> tensor<1x16x256xf32>
+// CHECK-NEXT: %[[R2:.+]] = onnx.Reshape %[[R]] : tensor<1x16x256xf32> -> tensor<16x256xf32>
+// CHECK-NEXT: %[[Y:.+]] = onnx.Gemm %[[R2]], %[[W2]], %[[B2]]
+// CHECK-NEXT: %[[Z:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "relu"}
+// CHECK-NEXT: return %[[Y]], %[[Z]]
+func.func @gemm_gelu(%x: tensor<16x64xf32>, %w: tensor<64x256xf32>, %b: tensor<256xf32>, %w2: tensor<256x64xf32>, %b2: tensor<64xf32>) -> (tensor<16x64xf32>, tensor<16x256xf32>) {
+  %0 = onnx.Gemm %x, %w, %b : tensor<16x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>
+  %1 = onnx.Reshape %0 : tensor<16x256xf32> -> tensor<1x16x256xf32>
+  %2 = onnx.Gelu %1 {approximate = "tanh"} : tensor<1x16x256xf32>
+  %3 = onnx.Reshape %2 : tensor<1x16x256xf32> -> tensor<16x256xf32>
+  %4 = onnx.Gemm %3, %w2, %b2 : tensor<16x256xf32>, tensor<256x64xf32>, tensor<64xf32> -> tensor<16x64xf32>
+  %5 = onnx.Gemm %x, %w, %b : tensor<16x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>
+  %6 = onnx.Relu %5 : tensor<16x256xf32>
+  return %4, %6 : tensor<16x64xf32>, tensor<16x256xf32>
+}
+
+// -----
+
+// Gemms that are not a plain product plus bias keep their activation: a
+// transposed weight, a scaled product or C, a C per row, no C, a product
+// with another use, and a Reshape of it with another use.
+// CHECK-LABEL: func.func @gemm_not_fused
+// CHECK-NOT: onnx.MatMulBias
+func.func @gemm_not_fused(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %r: tensor<4x1xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %0 = onnx.Gemm %x, %w, %b {transB = 1 : i64} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %1 = onnx.Relu %0 : tensor<4x8xf32>
+  %2 = onnx.Gemm %x, %w, %b {alpha = 2.0 : f32} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %3 = onnx.Relu %2 : tensor<4x8xf32>
+  %4 = onnx.Gemm %x, %w, %b {beta = 0.5 : f32} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %5 = onnx.Relu %4 : tensor<4x8xf32>
+  %6 = onnx.Gemm %x, %w, %r : tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %7 = onnx.Relu %6 : tensor<4x8xf32>
+  %8 = onnx.Gemm %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %9 = onnx.Relu %8 : tensor<4x8xf32>
+  %10 = onnx.Gemm %x, %w, %b : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %11 = onnx.Gelu %10 : tensor<4x8xf32>
+  %12 = onnx.Gemm %x, %w, %b : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %13 = onnx.Reshape %12 : tensor<4x8xf32> -> tensor<32xf32>
+  %14 = onnx.Gelu %13 : tensor<32xf32>
+  return %1, %3, %5, %7, %9, %11, %10, %14, %13 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<32xf32>, tensor<32xf32>
+}

@@ -21,19 +21,44 @@ std::vector<float> randomFloats(size_t n, uint32_t seed) {
   return v;
 }
 
+/// How C is seeded before the product.
+enum class Seed { None, Matrix, PerRow, PerColumn };
+
 struct Case {
   int64_t m, n, k;
   bool transA, transB, packed, accumulate;
   float alpha;
   int threads;
+  Seed seed = Seed::None;
+  float beta = 1.0f;
+  bool bias = false;
+  SgemmActivation act = SgemmActivation::None;
 };
+
+double activate(SgemmActivation act, double x) {
+  switch (act) {
+  case SgemmActivation::None:
+    return x;
+  case SgemmActivation::Relu:
+    return x < 0 ? 0 : x;
+  case SgemmActivation::Gelu:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case SgemmActivation::GeluTanh:
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  }
+  return x;
+}
 
 std::string describe(const Case &c) {
   return "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
          " k=" + std::to_string(c.k) + (c.transA ? " tA" : "") +
          (c.transB ? " tB" : "") + (c.packed ? " packed" : "") +
          (c.accumulate ? " acc" : "") + " alpha=" + std::to_string(c.alpha) +
-         " threads=" + std::to_string(c.threads);
+         " threads=" + std::to_string(c.threads) +
+         " seed=" + std::to_string(int(c.seed)) +
+         " beta=" + std::to_string(c.beta) + (c.bias ? " bias" : "") +
+         " act=" + std::to_string(int(c.act));
 }
 
 void check(const Case &c) {
@@ -46,6 +71,13 @@ void check(const Case &c) {
   std::vector<float> b = randomFloats(size_t((c.transB ? c.n : c.k) * ldb), 2);
   std::vector<float> y = randomFloats(size_t(c.m * ldc), 3);
   const std::vector<float> y0 = y;
+  // The seed as a padded [m, n] matrix; per row or column reads it with a
+  // zero stride.
+  const int64_t lds = c.n + 1;
+  const std::vector<float> seed = randomFloats(size_t(c.m * lds), 4);
+  const std::vector<float> bias = randomFloats(size_t(c.n), 5);
+  const int64_t seedRow = c.seed == Seed::PerColumn ? 0 : lds;
+  const int64_t seedCol = c.seed == Seed::PerRow ? 0 : 1;
   SgemmArgs g;
   g.m = c.m;
   g.n = c.n;
@@ -66,6 +98,15 @@ void check(const Case &c) {
   g.ldc = ldc;
   g.alpha = c.alpha;
   g.accumulate = c.accumulate;
+  if (c.seed != Seed::None) {
+    g.seed = seed.data();
+    g.seedRowStride = seedRow;
+    g.seedColStride = seedCol;
+    g.beta = c.beta;
+  }
+  if (c.bias)
+    g.bias = bias.data();
+  g.act = c.act;
   sgemm(g, c.threads);
   for (int64_t i = 0; i < c.m; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
@@ -81,7 +122,12 @@ void check(const Case &c) {
         double bv = c.transB ? b[size_t(j * ldb + p)] : b[size_t(p * ldb + j)];
         want += av * bv;
       }
-      want = c.alpha * want + (c.accumulate ? old : 0.0);
+      const double start =
+          c.seed != Seed::None
+              ? c.beta * double(seed[size_t(i * seedRow + j * seedCol)])
+              : (c.accumulate ? old : 0.0);
+      want = c.alpha * want + start + (c.bias ? bias[size_t(j)] : 0.0);
+      want = activate(c.act, want);
       // fp32 accumulation over k terms of magnitude <= 1.
       const double tol = 1e-6 * (8.0 + double(c.k));
       ASSERT_NEAR(got, want, tol) << "at (" << i << ", " << j << ")";
@@ -140,6 +186,33 @@ TEST_P(SgemmKernel, AlphaAccumulateAndThreads) {
       }
 }
 
+TEST_P(SgemmKernel, SeedBiasAndActivation) {
+  // Each seed form (ignoring accumulate), a bias, each activation; one
+  // row (the GEMV path), several K and M blocks, and threads.
+  const SgemmActivation acts[] = {SgemmActivation::None, SgemmActivation::Relu,
+                                  SgemmActivation::Gelu,
+                                  SgemmActivation::GeluTanh};
+  for (int threads : {1, 2})
+    for (bool packed : {false, true})
+      for (Seed seed :
+           {Seed::None, Seed::Matrix, Seed::PerRow, Seed::PerColumn})
+        for (SgemmActivation act : acts)
+          for (bool bias : {false, true}) {
+            Case shapes[] = {{1, 130, 70, false, true, packed, true, 0.5f, threads},
+                             {37, 100, 900, false, false, packed, true, 1.0f,
+                              threads},
+                             {300, 48, 65, true, false, packed, false, -1.0f,
+                              threads}};
+            for (Case c : shapes) {
+              c.seed = seed;
+              c.beta = seed == Seed::None ? 1.0f : -0.75f;
+              c.bias = bias;
+              c.act = act;
+              check(c);
+            }
+          }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, SgemmKernel,
                          ::testing::Values("avx512f", "avx2-fma", "generic"),
                          [](const auto &info) {
@@ -175,6 +248,19 @@ TEST(Sgemm, ZeroK) {
   sgemm(g, 2);
   for (float v : y)
     EXPECT_EQ(v, 7.0f);
+  // An empty sum is the seed, then the epilogue.
+  const float seed[3] = {1.0f, -2.0f, 3.0f}, bias[3] = {0.5f, 0.5f, -4.0f};
+  g.seed = seed;
+  g.seedColStride = 1;
+  g.beta = 2.0f;
+  g.bias = bias;
+  g.act = SgemmActivation::Relu;
+  sgemm(g, 1);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(y[size_t(i * 3)], 2.5f);
+    EXPECT_EQ(y[size_t(i * 3 + 1)], 0.0f);
+    EXPECT_EQ(y[size_t(i * 3 + 2)], 2.0f);
+  }
 }
 
 TEST(Parallel, EveryPartRunsOnce) {
