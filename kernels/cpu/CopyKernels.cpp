@@ -1,7 +1,8 @@
 //===- CopyKernels.cpp - Reshape-like kernels that copy bytes -------------===//
 //
-// Reshape, Squeeze, Unsqueeze, Flatten, Identity and Copy only change the
-// description, so their kernel is one memcpy. prepare() still checks that the
+// Reshape, Copy and BitCast only change the description, so their kernel is
+// one memcpy (the importer writes Squeeze, Unsqueeze, Flatten and Identity
+// as Reshapes, or drops them). prepare() still checks that the
 // output description is what the op's attributes imply, when they are given.
 // The copy is skipped when the runtime hands the same buffer as input and
 // output, which these kernels allow.
@@ -34,21 +35,6 @@ std::unique_ptr<PreparedKernel> makeCopy(size_t bytes) {
         if (i[0] != o[0] && bytes)
           std::memcpy(o[0], i[0], bytes);
       });
-}
-
-/// Normalizes a list of axes against `rank`, rejecting duplicates.
-Status normalizeAxes(const std::vector<int64_t> &axes, int64_t rank,
-                     std::vector<int64_t> &out) {
-  out.clear();
-  for (int64_t a : axes) {
-    int64_t n;
-    TPC_RETURN_IF_ERROR(normalizeAxis(a, rank, "axis", n));
-    if (std::find(out.begin(), out.end(), n) != out.end())
-      return Status::error("axis " + std::to_string(a) + " is repeated");
-    out.push_back(n);
-  }
-  std::sort(out.begin(), out.end());
-  return Status::ok();
 }
 
 Status reshapeTarget(const Shape &in, const std::vector<int64_t> &spec,
@@ -98,76 +84,6 @@ Status prepareReshape(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-Status prepareSqueeze(const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out, const Attrs &attrs,
-                      std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkCopyDescs(in, out));
-  const Shape &s = in[0].shape;
-  int64_t rank = static_cast<int64_t>(s.size());
-  Shape expected;
-  if (const std::vector<int64_t> *axes = attrs.getInts("axes");
-      axes && !axes->empty()) {
-    std::vector<int64_t> norm;
-    TPC_RETURN_IF_ERROR(normalizeAxes(*axes, rank, norm));
-    for (int64_t a : norm)
-      if (s[a] != 1)
-        return Status::error("cannot squeeze axis " + std::to_string(a) +
-                             " of size " + std::to_string(s[a]));
-    for (int64_t d = 0; d < rank; ++d)
-      if (!std::binary_search(norm.begin(), norm.end(), d))
-        expected.push_back(s[d]);
-  } else {
-    for (int64_t d : s)
-      if (d != 1)
-        expected.push_back(d);
-  }
-  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
-  kernel = makeCopy(out[0].bytes());
-  return Status::ok();
-}
-
-Status prepareUnsqueeze(const std::vector<TensorDesc> &in,
-                        const std::vector<TensorDesc> &out, const Attrs &attrs,
-                        std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkCopyDescs(in, out));
-  if (const std::vector<int64_t> *axes = attrs.getInts("axes")) {
-    int64_t rank = static_cast<int64_t>(in[0].shape.size() + axes->size());
-    std::vector<int64_t> norm;
-    TPC_RETURN_IF_ERROR(normalizeAxes(*axes, rank, norm));
-    Shape expected;
-    size_t next = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      expected.push_back(std::binary_search(norm.begin(), norm.end(), d)
-                             ? 1
-                             : in[0].shape[next++]);
-    TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
-  }
-  kernel = makeCopy(out[0].bytes());
-  return Status::ok();
-}
-
-Status prepareFlatten(const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out, const Attrs &attrs,
-                      std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkCopyDescs(in, out));
-  int64_t rank = static_cast<int64_t>(in[0].shape.size());
-  int64_t axis = attrs.getInt("axis", 1);
-  // Flatten's axis may equal the rank (everything goes to the first dim).
-  if (axis < -rank || axis > rank)
-    return Status::error("axis " + std::to_string(axis) +
-                         " is out of range for rank " + std::to_string(rank));
-  if (axis < 0)
-    axis += rank;
-  Shape expected = {product(in[0].shape, 0, axis),
-                    product(in[0].shape, axis, rank)};
-  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
-  kernel = makeCopy(out[0].bytes());
-  return Status::ok();
-}
-
 Status prepareCopy(const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &,
                    std::unique_ptr<PreparedKernel> &kernel) {
@@ -200,12 +116,6 @@ Status prepareBitCast(const std::vector<TensorDesc> &in,
 void addCopyKernels(KernelTable &t) {
   t.push_back(
       {"Reshape", "copy under a new shape (may run in place)", prepareReshape});
-  t.push_back(
-      {"Squeeze", "copy without unit dims (may run in place)", prepareSqueeze});
-  t.push_back({"Unsqueeze", "copy with added unit dims (may run in place)",
-               prepareUnsqueeze});
-  t.push_back({"Flatten", "copy as 2-D (may run in place)", prepareFlatten});
-  t.push_back({"Identity", "copy (may run in place)", prepareCopy});
   t.push_back({"Copy", "copy into a buffer of the same size (may run in place)",
                prepareCopy});
   t.push_back({"BitCast", "the same bytes as a dtype of the same width (attr to)",

@@ -198,9 +198,7 @@ template <int I>
 Status prepareCopy(const KernelContext &, const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
                    std::unique_ptr<PreparedKernel> &kernel) {
-  static constexpr const char *names[] = {"Reshape", "Squeeze",  "Unsqueeze",
-                                          "Flatten", "Identity", "Copy",
-                                          "BitCast"};
+  static constexpr const char *names[] = {"Reshape", "Copy", "BitCast"};
   TPC_RETURN_IF_ERROR(validateWithCpu(names[I], in, out, attrs, true));
   const size_t bytes = out[0].bytes();
   kernel = makeLaunch(names[I], [bytes](const void *const *i, void *const *o,
@@ -344,16 +342,10 @@ void addElementwiseKernels(KernelTable &t) {
   t.push_back({"Cast", "element type conversion (attr to)", prepareCast});
   t.push_back({"Reshape", "copy under a new shape (may run in place)",
                prepareCopy<0>});
-  t.push_back({"Squeeze", "copy without unit dims (may run in place)",
-               prepareCopy<1>});
-  t.push_back({"Unsqueeze", "copy with added unit dims (may run in place)",
-               prepareCopy<2>});
-  t.push_back({"Flatten", "copy as 2-D (may run in place)", prepareCopy<3>});
-  t.push_back({"Identity", "copy (may run in place)", prepareCopy<4>});
   t.push_back({"Copy", "copy into a buffer of the same size (may run in place)",
-               prepareCopy<5>});
+               prepareCopy<1>});
   t.push_back({"BitCast", "the same bytes as a dtype of the same width (attr to)",
-               prepareCopy<6>});
+               prepareCopy<2>});
   t.push_back({"Shape", "dims of the input as i64 (attrs start, end)",
                prepareShape});
   t.push_back({"Size", "element count of the input as an i64 scalar",
