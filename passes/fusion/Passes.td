@@ -83,9 +83,11 @@ def FuseMatMulBiasPass : Pass<"tpc-fuse-matmul-bias", "mlir::ModuleOp"> {
   let summary = "Fuse a bias add and an activation into the MatMul before";
   let description = [{
     Rewrites `act(MatMul(a, w) + bias)`, w a [K, N] matrix, bias one value
-    per column and act Relu, Gelu or none, into `onnx.MatMulBias`; also
-    `act(Gemm(a, w, bias))` (alpha 1, beta 1, nothing transposed, act Relu
-    or Gelu), the form of an exported Conv1D. Runs after GELU fusion.
+    per column and act Relu, Gelu or none, into `onnx.MatMulBias`; the
+    same with a plain Gemm (alpha 1, nothing transposed, no C) for the
+    MatMul, and `act(Gemm(a, w, bias))` (beta 1 too), the form of an
+    exported Conv1D; an activation reached through Reshapes joins the
+    product, the Reshapes moving after it. Runs after GELU fusion.
     Under tensor parallelism only column-parallel products match: a
     row-parallel one's bias is added after the all-reduce.
   }];

@@ -118,3 +118,41 @@ func.func @gemm_not_fused(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8
   %14 = onnx.Gelu %13 : tensor<32xf32>
   return %1, %3, %5, %7, %9, %11, %10, %14, %13 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<32xf32>, tensor<32xf32>
 }
+
+// -----
+
+// The same Conv1D at tp > 1: the sharding pass leaves the column-parallel
+// Gemm without C and adds the bias slice after it. The Add root makes the
+// MatMulBias, and the GELU behind the Reshape joins it.
+// CHECK-LABEL: func.func @sharded_gemm_gelu
+// CHECK-SAME: (%[[X:.+]]: tensor<16x64xf32>, %[[W:.+]]: tensor<64x128xf32>, %[[B:.+]]: tensor<128xf32>)
+// CHECK-NEXT: %[[H:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu_tanh"}
+// CHECK-NEXT: %[[R:.+]] = onnx.Reshape %[[H]] : tensor<16x128xf32> -> tensor<1x16x128xf32>
+// CHECK-NEXT: %[[M:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "relu"}
+// CHECK-NEXT: %[[R2:.+]] = onnx.Reshape %[[M]] : tensor<16x128xf32> -> tensor<1x16x128xf32>
+// CHECK-NEXT: return %[[R]], %[[R2]]
+func.func @sharded_gemm_gelu(%x: tensor<16x64xf32>, %w: tensor<64x128xf32>, %b: tensor<128xf32>) -> (tensor<1x16x128xf32>, tensor<1x16x128xf32>) {
+  %0 = onnx.Gemm %x, %w : tensor<16x64xf32>, tensor<64x128xf32> -> tensor<16x128xf32>
+  %1 = onnx.Add %0, %b : tensor<16x128xf32>, tensor<128xf32> -> tensor<16x128xf32>
+  %2 = onnx.Reshape %1 : tensor<16x128xf32> -> tensor<1x16x128xf32>
+  %3 = onnx.Gelu %2 {approximate = "tanh"} : tensor<1x16x128xf32>
+  %4 = onnx.MatMul %x, %w : tensor<16x64xf32>, tensor<64x128xf32> -> tensor<16x128xf32>
+  %5 = onnx.Add %b, %4 : tensor<128xf32>, tensor<16x128xf32> -> tensor<16x128xf32>
+  %6 = onnx.Reshape %5 : tensor<16x128xf32> -> tensor<1x16x128xf32>
+  %7 = onnx.Relu %6 : tensor<1x16x128xf32>
+  return %3, %7 : tensor<1x16x128xf32>, tensor<1x16x128xf32>
+}
+
+// -----
+
+// A Gemm without C that scales or transposes is not a plain product: its
+// Add stays.
+// CHECK-LABEL: func.func @gemm_without_c_not_plain
+// CHECK-NOT: onnx.MatMulBias
+func.func @gemm_without_c_not_plain(%x: tensor<16x64xf32>, %w: tensor<64x128xf32>, %wt: tensor<128x64xf32>, %b: tensor<128xf32>) -> (tensor<16x128xf32>, tensor<16x128xf32>) {
+  %0 = onnx.Gemm %x, %w {alpha = 0.5 : f32} : tensor<16x64xf32>, tensor<64x128xf32> -> tensor<16x128xf32>
+  %1 = onnx.Add %0, %b : tensor<16x128xf32>, tensor<128xf32> -> tensor<16x128xf32>
+  %2 = onnx.Gemm %x, %wt {transB = 1 : i64} : tensor<16x64xf32>, tensor<128x64xf32> -> tensor<16x128xf32>
+  %3 = onnx.Add %2, %b : tensor<16x128xf32>, tensor<128xf32> -> tensor<16x128xf32>
+  return %1, %3 : tensor<16x128xf32>, tensor<16x128xf32>
+}
