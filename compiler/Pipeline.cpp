@@ -20,18 +20,21 @@ namespace {
 LogicalResult
 addShardingPass(OpPassManager &pm, const CompileOptions &opts,
                 function_ref<LogicalResult(const Twine &)> errorHandler) {
-  if (opts.shardingPass.empty()) {
+  if (opts.shardingPass.getValue().empty()) {
     TpShardPassOptions shard;
     shard.tp = opts.tp;
     shard.allowReplicated = opts.allowReplicated;
     shard.shardingPlan = opts.shardingPlan;
     shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
-    shard.parallelLmHead = opts.parallelLmHead;
+    // A decode engine computes one token's logits per step: gathering them
+    // costs vocab floats, far less than every rank reading the LM head.
+    shard.parallelLmHead = opts.parallelLmHead || opts.kvCacheLength > 0;
     shard.ignoreShardingAnnotations = opts.ignoreShardingAnnotations;
     pm.addPass(createTpShardPass(shard));
     return success();
   }
   const std::string &name = opts.shardingPass;
+  const std::string &more = opts.shardingOptions;
   const PassRegistryEntry *entry = PassInfo::lookup(name);
   if (!entry)
     entry = PassPipelineInfo::lookup(name);
@@ -40,8 +43,8 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
                         "': no registered pass has that name (is its "
                         "plugin loaded?)");
   std::string options = "tp=" + std::to_string(opts.tp);
-  if (!opts.shardingOptions.empty())
-    options += " " + opts.shardingOptions;
+  if (!more.empty())
+    options += " " + more;
   return entry->addToPipeline(pm, options, [&](const Twine &msg) {
     // Option errors come with a trailing newline and sometimes indented
     // detail lines; keep the first line.
@@ -71,9 +74,10 @@ const char *computeDTypeNames() { return "fp32, fp16 or bf16"; }
 LogicalResult
 buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
                      function_ref<LogicalResult(const Twine &)> errorHandler) {
-  if (!isComputeDType(opts.dtype))
+  const std::string &dtype = opts.dtype;
+  if (!isComputeDType(dtype))
     return errorHandler("dtype must be " + Twine(computeDTypeNames()) +
-                        ", not '" + opts.dtype + "'");
+                        ", not '" + dtype + "'");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (opts.kvCacheLength > 0)
@@ -90,52 +94,13 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
     addFusionPasses(pm);
   // Per rank, on the final onnx ops: sharding never sees the dtype, and the
   // partitioner has already cut the weights and constants to convert.
-  if (opts.dtype != "fp32")
-    pm.addPass(createConvertFloatTypePass({opts.dtype}));
+  if (dtype != "fp32")
+    pm.addPass(createConvertFloatTypePass({dtype}));
   pm.addPass(createLowerToPlanPass());
   pm.addPass(createPlanMemoryPass());
   return success();
 }
 
-namespace {
-struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
-  Option<int> tp{*this, "tp", llvm::cl::desc("Tensor-parallel degree"),
-                 llvm::cl::init(1)};
-  ListOption<std::string> allowReplicated{
-      *this, "allow-replicated",
-      llvm::cl::desc("Globs of weight MatMuls (node or weight name) that "
-                     "may stay replicated where an op blocks their split")};
-  Option<std::string> shardingPlan{
-      *this, "sharding-plan",
-      llvm::cl::desc("JSON file of weight MatMul roles to honour or reject")};
-  Option<bool> vocabParallelEmbedding{
-      *this, "vocab-parallel-embedding",
-      llvm::cl::desc("Split embeddings by vocabulary rows"),
-      llvm::cl::init(false)};
-  Option<bool> parallelLmHead{
-      *this, "parallel-lm-head",
-      llvm::cl::desc("Column-parallel LM head with an all-gather"),
-      llvm::cl::init(false)};
-  Option<bool> ignoreShardingAnnotations{
-      *this, "ignore-sharding-annotations",
-      llvm::cl::desc("Ignore the model's ONNX sharding annotations"),
-      llvm::cl::init(false)};
-  Option<std::string> sharding{
-      *this, "sharding",
-      llvm::cl::desc("Registered sharding pass to run instead of "
-                     "tpc-tp-shard (e.g. from a pass plugin)")};
-  Option<std::string> shardingOptions{
-      *this, "sharding-options",
-      llvm::cl::desc("More options for the sharding pass, after tp")};
-  Option<std::string> dtype{
-      *this, "dtype",
-      llvm::cl::desc("Element type of the computation: fp32, fp16 or bf16"),
-      llvm::cl::init("fp32")};
-  Option<bool> fusion{*this, "fusion",
-                      llvm::cl::desc("Run the fusion passes after partitioning"),
-                      llvm::cl::init(true)};
-};
-} // namespace
 
 void registerCompilePipeline() {
   // Registered by hand rather than with PassPipelineRegistration so that a
@@ -146,27 +111,15 @@ void registerCompilePipeline() {
       "type, lower, plan memory",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
-        PipelineOptions o;
+        CompileOptions opts;
         std::string err;
         llvm::raw_string_ostream os(err);
-        if (failed(o.parseFromString(text, os)))
+        if (failed(opts.parseFromString(text, os)))
           return errorHandler(os.str());
-        CompileOptions opts;
-        opts.tp = o.tp;
-        opts.allowReplicated.assign(o.allowReplicated.begin(),
-                                    o.allowReplicated.end());
-        opts.shardingPlan = o.shardingPlan;
-        opts.vocabParallelEmbedding = o.vocabParallelEmbedding;
-        opts.parallelLmHead = o.parallelLmHead;
-        opts.ignoreShardingAnnotations = o.ignoreShardingAnnotations;
-        opts.shardingPass = o.sharding;
-        opts.shardingOptions = o.shardingOptions;
-        opts.dtype = o.dtype;
-        opts.fusion = o.fusion;
         return buildCompilePipeline(pm, opts, errorHandler);
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
-        optHandler(PipelineOptions());
+        optHandler(CompileOptions());
       });
 }
 

@@ -3,46 +3,74 @@
 #define TPC_COMPILER_PIPELINE_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 #include <string>
 #include <vector>
 
 namespace tpc {
 
-struct CompileOptions {
-  /// Tensor-parallel degree: ranks the program is partitioned into.
-  int tp = 1;
-  /// Globs of weight MatMuls (ONNX node or weight name) that may stay
-  /// replicated where an op blocks their split; any other such MatMul fails
-  /// the compile.
-  std::vector<std::string> allowReplicated;
-  /// A sharding plan file (passes/ShardingPlan.h) of roles the pass must
-  /// honour or reject; "" for none.
-  std::string shardingPlan;
-  /// Megatron's vocab-parallel embedding (rows split, all-reduce after).
-  bool vocabParallelEmbedding = false;
-  /// Column-parallel LM head with an all-gather of the logits.
-  bool parallelLmHead = false;
-  /// A decode engine with a KV cache of this many positions (0: none): the
-  /// export's past/present pairs become engine state (tpc-kv-cache), before
-  /// sharding, which splits the caches by kv heads.
-  int64_t kvCacheLength = 0;
-  /// Compile as if the model carried no ONNX sharding annotations
-  /// (ShardingSpecProto); tpc-tp-shard honours them otherwise.
-  bool ignoreShardingAnnotations = false;
-  /// The sharding pass to run, looked up by name in the pass registry (a
-  /// plugin's pass, once the plugin is loaded); "" for tpc-tp-shard with
-  /// the three options above.
-  std::string shardingPass;
-  /// More options for `shardingPass` ("key=value ..."); it always gets
-  /// tp=<tp> first.
-  std::string shardingOptions;
-  /// Element type of the computation and the weights: "fp32", "fp16" or
-  /// "bf16" (see isComputeDType).
-  std::string dtype = "fp32";
-  /// Run the fusion passes (addFusionPasses) on the partitioned program.
-  bool fusion = true;
+/// What `tpc compile` (the driver and the Python API, through it) and
+/// `tpc-opt --tpc-compile-pipeline="..."` take, in one type: the driver sets
+/// the fields from its flags, tpc-opt parses the same fields from the
+/// pipeline's option string, under the names given here.
+struct CompileOptions : mlir::PassPipelineOptions<CompileOptions> {
+  Option<int> tp{*this, "tp",
+                 llvm::cl::desc("Tensor-parallel degree: ranks the program "
+                                "is partitioned into"),
+                 llvm::cl::init(1)};
+  ListOption<std::string> allowReplicated{
+      *this, "allow-replicated",
+      llvm::cl::desc("Globs of weight MatMuls (node or weight name) that "
+                     "may stay replicated where an op blocks their split; "
+                     "any other such MatMul fails the compile")};
+  Option<std::string> shardingPlan{
+      *this, "sharding-plan",
+      llvm::cl::desc("JSON file of weight MatMul roles to honour or reject "
+                     "(passes/ShardingPlan.h)")};
+  Option<bool> vocabParallelEmbedding{
+      *this, "vocab-parallel-embedding",
+      llvm::cl::desc("Split embeddings by vocabulary rows (Megatron's "
+                     "masked lookup, all-reduce after)"),
+      llvm::cl::init(false)};
+  Option<bool> parallelLmHead{
+      *this, "parallel-lm-head",
+      llvm::cl::desc("Column-parallel LM head with an all-gather of the "
+                     "logits (implied by kv-cache)"),
+      llvm::cl::init(false)};
+  Option<int64_t> kvCacheLength{
+      *this, "kv-cache",
+      llvm::cl::desc("A decode engine with a KV cache of this many positions "
+                     "(0: none): the export's past/present pairs become "
+                     "engine state before sharding, which splits the caches "
+                     "by kv heads"),
+      llvm::cl::init(0)};
+  Option<bool> ignoreShardingAnnotations{
+      *this, "ignore-sharding-annotations",
+      llvm::cl::desc("Compile as if the model carried no ONNX sharding "
+                     "annotations (ShardingSpecProto)"),
+      llvm::cl::init(false)};
+  Option<std::string> shardingPass{
+      *this, "sharding",
+      llvm::cl::desc("Registered sharding pass to run instead of "
+                     "tpc-tp-shard (a plugin's, once loaded); it gets tp=<tp> "
+                     "and sharding-options, not the tpc-tp-shard options "
+                     "above")};
+  Option<std::string> shardingOptions{
+      *this, "sharding-options",
+      llvm::cl::desc("More options for the sharding pass (\"key=value "
+                     "...\"), after tp")};
+  Option<std::string> dtype{
+      *this, "dtype",
+      llvm::cl::desc("Element type of the computation and the weights: "
+                     "fp32, fp16 or bf16 (see isComputeDType)"),
+      llvm::cl::init("fp32")};
+  Option<bool> fusion{*this, "fusion",
+                      llvm::cl::desc("Run the fusion passes (addFusionPasses) "
+                                     "on the partitioned program"),
+                      llvm::cl::init(true)};
 };
+
 
 /// The fusion passes in the order the pipeline runs them, per rank after
 /// partitioning: layer norms before RMS norms (a centred RMS norm is a

@@ -126,7 +126,7 @@ static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
   return true;
 }
 
-static llvm::json::Array toJsonArray(const std::vector<std::string> &v) {
+static llvm::json::Array toJsonArray(llvm::ArrayRef<std::string> v) {
   llvm::json::Array a;
   for (const std::string &s : v)
     a.push_back(s);
@@ -294,22 +294,23 @@ int runCompile(const ParsedArgs &args) {
       {"source_path", std::filesystem::absolute(model).string()},
       {"const_inputs", std::move(constInputs)},
       {"input_bounds", std::move(inputBounds)},
-      {"tp", opts.tp},
+      {"tp", opts.tp.getValue()},
       {"input_shapes", std::move(shapes)},
       {"allow_replicated", toJsonArray(opts.allowReplicated)},
       {"sharding_plan", opts.shardingPlan.empty()
                             ? std::string()
-                            : std::filesystem::path(opts.shardingPlan)
+                            : std::filesystem::path(opts.shardingPlan.getValue())
                                   .filename()
                                   .string()},
-      {"vocab_parallel_embedding", opts.vocabParallelEmbedding},
-      {"parallel_lm_head", opts.parallelLmHead},
-      {"ignore_sharding_annotations", opts.ignoreShardingAnnotations},
-      {"kv_cache", opts.kvCacheLength},
-      {"sharding", opts.shardingPass.empty() ? "tpc-tp-shard"
-                                             : opts.shardingPass},
-      {"sharding_options", opts.shardingOptions},
-      {"dtype", opts.dtype}};
+      {"vocab_parallel_embedding", opts.vocabParallelEmbedding.getValue()},
+      {"parallel_lm_head", opts.parallelLmHead.getValue()},
+      {"ignore_sharding_annotations",
+       opts.ignoreShardingAnnotations.getValue()},
+      {"kv_cache", opts.kvCacheLength.getValue()},
+      {"sharding", opts.shardingPass.empty() ? std::string("tpc-tp-shard")
+                                             : opts.shardingPass.getValue()},
+      {"sharding_options", opts.shardingOptions.getValue()},
+      {"dtype", opts.dtype.getValue()}};
   // The engine's path as it is now: writing may replace the folder '.'
   // names (the old one is swapped out), so read it back by this path.
   const std::string engineDir =
