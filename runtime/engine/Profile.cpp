@@ -22,16 +22,19 @@ std::string traceEventsJson(const RankPlan &plan, int rank,
       for (uint32_t id : s.outputs)
         if (id < plan.buffers.size())
           bytes += plan.buffers[id].bytes;
-      events.push_back(
-          {{"name", s.kernel},
-           {"cat", s.kind == StepKind::Kernel ? "kernel" : "collective"},
-           {"ph", "X"},
-           {"ts", runs[run][i].startMicros},
-           {"dur", runs[run][i].micros},
-           {"pid", 0},
-           {"tid", rank},
-           {"args",
-            {{"node", s.node}, {"step", i}, {"run", run}, {"bytes", bytes}}}});
+      const bool collective = s.kind != StepKind::Kernel;
+      nlohmann::json args = {
+          {"node", s.node}, {"step", i}, {"run", run}, {"bytes", bytes}};
+      if (collective)
+        args["wait_us"] = runs[run][i].waitMicros;
+      events.push_back({{"name", s.kernel},
+                        {"cat", collective ? "collective" : "kernel"},
+                        {"ph", "X"},
+                        {"ts", runs[run][i].startMicros},
+                        {"dur", runs[run][i].micros},
+                        {"pid", 0},
+                        {"tid", rank},
+                        {"args", std::move(args)}});
     }
   }
   return events.dump();
@@ -68,10 +71,12 @@ Status writeChromeTrace(const std::string &path,
 std::string formatTopSteps(const RankPlan &plan, const RankRuns &runs,
                            size_t count) {
   const size_t steps = plan.steps.size();
-  std::vector<double> mean(steps, 0.0);
+  std::vector<double> mean(steps, 0.0), wait(steps, 0.0);
   for (const auto &run : runs)
-    for (size_t i = 0; i < run.size() && i < steps; ++i)
+    for (size_t i = 0; i < run.size() && i < steps; ++i) {
       mean[i] += run[i].micros / double(runs.size());
+      wait[i] += run[i].waitMicros / double(runs.size());
+    }
   const double total = std::accumulate(mean.begin(), mean.end(), 0.0);
   std::vector<size_t> order(steps);
   std::iota(order.begin(), order.end(), size_t(0));
@@ -85,7 +90,13 @@ std::string formatTopSteps(const RankPlan &plan, const RankRuns &runs,
     std::snprintf(line, sizeof(line), "  %2zu %9.3f ms %5.1f%%  ", k + 1,
                   mean[i] / 1000.0, total > 0 ? 100.0 * mean[i] / total : 0.0);
     out += line + s.kernel + "  " + (s.node.empty() ? "-" : s.node) +
-           " (step " + std::to_string(i) + ")\n";
+           " (step " + std::to_string(i) + ")";
+    if (s.kind != StepKind::Kernel) {
+      std::snprintf(line, sizeof(line), ", %.3f ms of it waiting for peers",
+                    wait[i] / 1000.0);
+      out += line;
+    }
+    out += "\n";
   }
   return out;
 }

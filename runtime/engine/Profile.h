@@ -4,8 +4,9 @@
 // runs, as a Chrome trace (the JSON Perfetto and chrome://tracing open: one
 // track per rank, one complete event per step named by its kernel, with the
 // ONNX node, the step index and the bytes it writes; collectives in their
-// own category, their time including the wait for the slowest peer), and a
-// table of the steps that took longest.
+// own category, their time including the wait for the slowest peer, which
+// `wait_us` gives apart: a profiled run times a barrier before each
+// collective), and a table of the steps that took longest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_RUNTIME_ENGINE_PROFILE_H

@@ -37,6 +37,10 @@ struct SessionOptions {
 struct StepTime {
   double startMicros = 0;
   double micros = 0;
+  /// For a collective: the part of `micros` spent waiting for the slowest
+  /// peer to arrive (a profiled run puts a barrier before each collective
+  /// and times it), the rest being the transfer itself.
+  double waitMicros = 0;
 };
 
 class Session {

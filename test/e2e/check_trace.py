@@ -3,8 +3,9 @@
 usage: check_trace.py TRACE.json ENGINE_DIR --runs N
 Every rank has a track; every step of every rank appears once per run as a
 complete event named by its kernel, carrying its node and step; the
-collectives (AllReduce, AllGather, ReduceScatter) are in their own category
-and are as many as the engine's (tpc inspect --json) times the runs.
+collectives (AllReduce, AllGather, ReduceScatter) are in their own category,
+are as many as the engine's (tpc inspect --json) times the runs, and each
+gives the part of its time spent waiting for peers (0 <= wait_us <= dur).
 Prints one summary line; exits 1 on a mismatch.
 """
 import argparse
@@ -35,9 +36,12 @@ def main():
     expected = sum(c["count"] for r in info["ranks"] for c in r["collectives"]) * args.runs
     assert len(collectives) == expected, (len(collectives), expected)
     assert all(e["name"] in ("AllReduce", "AllGather", "ReduceScatter") for e in collectives)
+    for e in collectives:
+        assert 0 <= e["args"]["wait_us"] <= e["dur"] + 1e-3, e
+    assert all("wait_us" not in e["args"] for e in events if e["cat"] == "kernel")
     named = all(e["args"]["node"] for e in events)
     assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in events)
-    print("ranks %s, %d runs of %d steps each, %d collective events%s" % (
+    print("ranks %s, %d runs of %d steps each, %d collective events with their wait%s" % (
         ranks, args.runs, steps[0], len(collectives),
         ", every event names its node" if named else ""))
     return 0

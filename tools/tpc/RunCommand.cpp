@@ -49,8 +49,9 @@ const Command kRunCommand = {
          "allow ranks x threads to exceed the available cores"},
         {"--profile", "TRACE.json",
          "time every step of every rank over the timed runs: a Chrome trace "
-         "(open it in Perfetto) and a table of the 10 slowest steps (CPU "
-         "backend)"},
+         "(open it in Perfetto; each collective also gives the time it "
+         "waited for the slowest peer) and a table of the 10 slowest steps "
+         "(CPU backend)"},
         {"--no-collective-checks", nullptr,
          "under mpirun, skip the check that every rank makes the same "
          "collective call (one small all-reduce per collective)"},
