@@ -5,7 +5,7 @@
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
 #include "runtime/io/Safetensors.h"
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 #include "runtime/support/MappedFile.h"
 #include "runtime/support/Sha256.h"
 

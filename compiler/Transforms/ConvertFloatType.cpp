@@ -9,7 +9,7 @@
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Transforms/Passes.h"
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -1,13 +1,14 @@
 //===- Convert.h - Scalar conversions between element types -----*- C++ -*-===//
 //
-// IEEE half and bfloat16 conversions (round to nearest even, NaN kept NaN)
-// and saturating float-to-integer conversion. Shared by Cast,
+// IEEE half and bfloat16 conversions on the kernels' Half / BFloat16 types
+// (kernels/Half.h's, typed) and saturating float-to-integer conversion. Shared by Cast,
 // ConstantOfShape and the tests.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CPU_CONVERT_H
 #define TPC_KERNELS_CPU_CONVERT_H
 
+#include "kernels/Half.h"
 #include "kernels/cpu/Support.h"
 
 #include <cmath>
@@ -30,72 +31,12 @@ inline float floatFromBits(uint32_t u) {
   return f;
 }
 
-/// Shifts `m` right by `s` (1..31) rounding to nearest, ties to even.
-inline uint32_t shiftRightRne(uint32_t m, int s) {
-  uint32_t q = m >> s;
-  uint32_t rem = m & ((1u << s) - 1);
-  uint32_t half = 1u << (s - 1);
-  if (rem > half || (rem == half && (q & 1)))
-    ++q;
-  return q;
-}
-
-/// float -> IEEE binary16, round to nearest even; overflow gives infinity.
-inline Half floatToHalf(float f) {
-  uint32_t x = floatBits(f);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
-  uint32_t a = x & 0x7FFFFFFF;
-  if (a >= 0x7F800000) {
-    // Infinity stays infinity; NaN keeps its top payload bits and is quieted.
-    uint16_t nan =
-        a > 0x7F800000 ? static_cast<uint16_t>(0x200 | ((a >> 13) & 0x3FF)) : 0;
-    return {static_cast<uint16_t>(sign | 0x7C00 | nan)};
-  }
-  // 65520 is halfway between the largest half (65504) and 2^16; ties go to
-  // the even neighbour, which is infinity.
-  if (a >= 0x477FF000)
-    return {static_cast<uint16_t>(sign | 0x7C00)};
-  if (a < 0x38800000) {
-    // Below the smallest normal half (2^-14): a multiple of 2^-24.
-    int e = static_cast<int>(a >> 23);
-    int shift = 126 - e;
-    if (shift > 24)
-      return {sign};
-    uint32_t m = (a & 0x7FFFFF) | 0x800000;
-    return {static_cast<uint16_t>(sign | shiftRightRne(m, shift))};
-  }
-  // Rebias the exponent (127 -> 15) and round away the low 13 bits; a carry
-  // out of the mantissa correctly bumps the exponent.
-  uint32_t r = a - 0x38000000;
-  return {static_cast<uint16_t>(sign | shiftRightRne(r, 13))};
-}
-
-inline float halfToFloat(Half h) {
-  uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000) << 16;
-  uint32_t e = (h.bits >> 10) & 0x1F;
-  uint32_t m = h.bits & 0x3FF;
-  if (e == 0x1F)
-    return floatFromBits(sign | 0x7F800000 | (m << 13));
-  if (e == 0) {
-    // Zero or subnormal: m * 2^-24 is exact in float.
-    float v = static_cast<float>(m) * 5.9604644775390625e-8f;
-    return sign ? -v : v;
-  }
-  return floatFromBits(sign | ((e + 112) << 23) | (m << 13));
-}
-
-/// float -> bfloat16, round to nearest even; NaN stays a quiet NaN.
-inline BFloat16 floatToBFloat16(float f) {
-  uint32_t x = floatBits(f);
-  if ((x & 0x7FFFFFFF) > 0x7F800000)
-    return {static_cast<uint16_t>((x >> 16) | 0x40)};
-  x += 0x7FFF + ((x >> 16) & 1);
-  return {static_cast<uint16_t>(x >> 16)};
-}
-
-inline float bfloat16ToFloat(BFloat16 b) {
-  return floatFromBits(static_cast<uint32_t>(b.bits) << 16);
-}
+/// The typed forms of kernels/Half.h's conversions: round to nearest even,
+/// NaN kept a quiet NaN, overflow to infinity; widening is exact.
+inline Half floatToHalf(float f) { return {::tpc::floatToHalf(f)}; }
+inline float halfToFloat(Half h) { return ::tpc::halfToFloat(h.bits); }
+inline BFloat16 floatToBFloat16(float f) { return {::tpc::floatToBf16(f)}; }
+inline float bfloat16ToFloat(BFloat16 b) { return ::tpc::bf16ToFloat(b.bits); }
 
 /// Kernels that store f16/bf16 compute in float: widen() is exact and
 /// narrowTo<S>() rounds once, to nearest even.

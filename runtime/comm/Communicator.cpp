@@ -1,7 +1,7 @@
 //===- Communicator.cpp ---------------------------------------------------===//
 #include "runtime/comm/Communicator.h"
 
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 
 #include <cstdint>
 #include <cstring>

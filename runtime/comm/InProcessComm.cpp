@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/InProcessComm.h"
 
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 
 #include <algorithm>
 #include <atomic>

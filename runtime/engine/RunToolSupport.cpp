@@ -5,7 +5,7 @@
 #include "kernels/cpu/Sgemm.h"
 
 #include "runtime/io/Npz.h"
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 
 #include <nlohmann/json.hpp>
 

@@ -9,7 +9,7 @@
 #define TPC_TEST_UNIT_RUNTIME_COMMTESTUTIL_H
 
 #include "kernels/Types.h"
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 
 #include <cstdint>
 #include <cstring>

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/io/Npy.h"
 #include "runtime/io/Safetensors.h"
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,6 +1,6 @@
 //===- SupportTest.cpp - MappedFile, Sha256, AtomicFile, Half -------------===//
 #include "runtime/support/AtomicFile.h"
-#include "runtime/support/Half.h"
+#include "kernels/Half.h"
 #include "runtime/support/MappedFile.h"
 #include "runtime/support/Sha256.h"
 #include "test/unit/runtime/TempDir.h"

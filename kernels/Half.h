@@ -8,10 +8,13 @@
 //
 // These functions depend on the default floating-point environment
 // (round-to-nearest, no flush-to-zero); do not build with -ffast-math.
+// The one implementation: the CPU kernels' typed Half / BFloat16
+// conversions (kernels/cpu/Convert.h), the runtime's I/O and collectives
+// and the compiler's weight conversion all call these.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TPC_RUNTIME_SUPPORT_HALF_H
-#define TPC_RUNTIME_SUPPORT_HALF_H
+#ifndef TPC_KERNELS_HALF_H
+#define TPC_KERNELS_HALF_H
 
 #include <cstdint>
 #include <cstring>
@@ -119,4 +122,4 @@ inline uint16_t floatToBf16Saturating(float f) {
 
 } // namespace tpc
 
-#endif // TPC_RUNTIME_SUPPORT_HALF_H
+#endif // TPC_KERNELS_HALF_H
