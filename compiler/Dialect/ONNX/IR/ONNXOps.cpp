@@ -441,14 +441,6 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
 // Verifiers
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::verify() {
-  if (getValue().getType() != getType())
-    return emitOpError("value type ")
-           << getValue().getType() << " differs from the result type "
-           << getType();
-  return success();
-}
-
 LogicalResult CacheWriteOp::verify() {
   RankedTensorType st = getState().getType(), ut = getUpdate().getType();
   int64_t axis = getAxis();

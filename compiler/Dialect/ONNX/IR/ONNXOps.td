@@ -24,7 +24,6 @@ def ONNX_ConstantOp : Op<ONNX_Dialect, "Constant",
   let results = (outs ONNX_Tensor:$output);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
-  let hasVerifier = 1;
 }
 
 def ONNX_WeightOp : Op<ONNX_Dialect, "Weight", [Pure]> {

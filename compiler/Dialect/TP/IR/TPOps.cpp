@@ -28,6 +28,52 @@ void TPDialect::initialize() {
 #define GET_OP_CLASSES
 #include "compiler/Dialect/TP/IR/TPOps.cpp.inc"
 
+namespace {
+/// The checks AllGather and Shard share: `whole` is the type holding the
+/// whole axis (AllGather's result, Shard's input), `block` the other one
+/// (a rank's block after partitioning, the whole tensor before it).
+LogicalResult verifyBlocks(Operation *op, int64_t axis,
+                           ArrayRef<int64_t> sizes, ArrayRef<int64_t> parts,
+                           RankedTensorType whole, RankedTensorType block) {
+  if (whole.getRank() != block.getRank())
+    return op->emitOpError("input and result ranks differ");
+  if (axis < 0 || axis >= whole.getRank())
+    return op->emitOpError("axis ")
+           << axis << " out of range for rank " << whole.getRank();
+  if (sizes.empty() || parts.empty())
+    return op->emitOpError("needs sizes (one per rank) and parts");
+  if (llvm::any_of(sizes, [](int64_t x) { return x < 0; }) ||
+      llvm::any_of(parts, [](int64_t x) { return x <= 0; }))
+    return op->emitOpError("sizes must be >= 0 and parts > 0");
+  // Each rank's size may exceed its share of the parts (parts that every
+  // rank holds whole), so only the whole side is checked against them.
+  int64_t partSum = 0;
+  for (int64_t x : parts)
+    partSum += x;
+  if (!whole.isDynamicDim(axis) && whole.getDimSize(axis) != partSum)
+    return op->emitOpError("the whole tensor's axis ")
+           << axis << " is " << whole.getDimSize(axis) << ", not the "
+           << partSum << " its parts give";
+  for (int64_t d = 0; d < whole.getRank(); ++d)
+    if (d != axis && whole.getDimSize(d) != block.getDimSize(d))
+      return op->emitOpError("dimension ")
+             << d << " differs between input and result";
+  if (whole.getElementType() != block.getElementType())
+    return op->emitOpError("input and result element types differ");
+  return success();
+}
+} // namespace
+
+LogicalResult AllGatherOp::verify() {
+  return verifyBlocks(*this, getAxis(), getSizes(), getParts(),
+                      getOutput().getType(), getInput().getType());
+}
+
+LogicalResult ShardOp::verify() {
+  return verifyBlocks(*this, getAxis(), getSizes(), getParts(),
+                      getInput().getType(), getOutput().getType());
+}
+
 LogicalResult
 ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      StringRef kind, int64_t axis, ArrayRef<int64_t> sizes,

@@ -86,6 +86,7 @@ def TP_AllGatherOp : TP_Op<"AllGather", [Pure]> {
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$parts);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
 }
 
 def TP_ShardOp : TP_Op<"Shard", [Pure]> {
@@ -102,6 +103,7 @@ def TP_ShardOp : TP_Op<"Shard", [Pure]> {
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$parts);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
 }
 
 def TP_ToPartialOp : TP_Op<"ToPartial", [Pure, SameOperandsAndResultType]> {
