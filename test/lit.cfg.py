@@ -24,3 +24,15 @@ if config.tpc_have_mpi:
     config.available_features.add("mpi")
 if config.tpc_have_cuda:
     config.available_features.add("cuda-build")
+    # "cuda": a GPU is present too, so tests may run engines on it.
+    import shutil
+    import subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            listed = subprocess.run([smi, "-L"], capture_output=True, text=True,
+                                    timeout=20).stdout
+        except (OSError, subprocess.SubprocessError):
+            listed = ""
+        if listed.startswith("GPU "):
+            config.available_features.add("cuda")

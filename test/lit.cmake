@@ -1,5 +1,21 @@
-# lit + FileCheck from Debian's llvm-19-tools.
-set(TPC_LIT "/usr/lib/llvm-19/build/utils/lit/lit.py" CACHE FILEPATH "lit.py")
+# FileCheck and not come with LLVM: its CMake package names their folder.
+if(LLVM_TOOLS_BINARY_DIR)
+  set(TPC_LLVM_TOOLS_DIR ${LLVM_TOOLS_BINARY_DIR})
+else()
+  find_program(TPC_FILECHECK NAMES FileCheck FileCheck-19
+               HINTS /usr/lib/llvm-19/bin REQUIRED)
+  get_filename_component(TPC_LLVM_TOOLS_DIR ${TPC_FILECHECK} DIRECTORY)
+endif()
+# lit: the one scripts/install-deps puts in the project's virtualenv, else
+# llvm-lit beside LLVM's tools, else the copy LLVM's tools package ships.
+find_program(TPC_LIT NAMES lit llvm-lit
+             HINTS ${PROJECT_SOURCE_DIR}/.venv/bin ${TPC_LLVM_TOOLS_DIR}
+             NO_DEFAULT_PATH)
+if(NOT TPC_LIT)
+  find_file(TPC_LIT lit.py HINTS ${TPC_LLVM_TOOLS_DIR}/../build/utils/lit
+            REQUIRED)
+endif()
+message(STATUS "tpc: lit ${TPC_LIT}, LLVM tools in ${TPC_LLVM_TOOLS_DIR}")
 if(NOT DEFINED TPC_PYTHON)
   if(EXISTS ${PROJECT_SOURCE_DIR}/.venv/bin/python)
     set(TPC_PYTHON ${PROJECT_SOURCE_DIR}/.venv/bin/python CACHE FILEPATH "Python for tests")
