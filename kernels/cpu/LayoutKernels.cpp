@@ -14,7 +14,9 @@ namespace {
 
 std::unique_ptr<PreparedKernel> makeStrided(const StridedCopyParams &p) {
   return makeKernel([p](const void *const *i, void *const *o,
-                        const ExecContext &) { stridedCopy(p, i[0], o[0]); });
+                        const ExecContext &ctx) {
+    stridedCopy(p, i[0], o[0], ctx.numThreads);
+  });
 }
 
 Status prepareTranspose(const std::vector<TensorDesc> &in,

@@ -55,7 +55,26 @@ void copyTiled(const T *x, T *o, int64_t rows, int64_t cols, int64_t outRow,
 
 } // namespace
 
-void stridedCopy(const StridedCopyParams &p, const void *in, void *out) {
+void stridedCopy(const StridedCopyParams &p, const void *in, void *out,
+                 int numThreads) {
+  // Threads take slices of the outermost dim walked (of the tile blocks
+  // when tiled): the slices write disjoint parts of the output.
+  const StridedLayout<2> &walk = p.tiled ? p.blocks : p.layout;
+  if (numThreads > 1 && walk.rank >= 2 && walk.shape[0] > 1) {
+    const int64_t outer = walk.shape[0];
+    const int64_t bytesPerItem =
+        2 * int64_t(p.elemSize) * (p.layout.numel / std::max<int64_t>(outer, 1));
+    parallelFor(numThreads, outer, bytesPerItem, [&](int64_t b, int64_t e) {
+      StridedCopyParams q = p;
+      StridedLayout<2> &w = q.tiled ? q.blocks : q.layout;
+      w.shape[0] = e - b;
+      w.numel = walk.numel / outer * (e - b);
+      q.outOffset += b * walk.strides[0][0];
+      q.inOffset += b * walk.strides[1][0];
+      stridedCopy(q, in, out, 1);
+    });
+    return;
+  }
   visitBySize(p.elemSize, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const StridedLayout<2> &l = p.layout;

@@ -48,7 +48,9 @@ struct StridedCopyParams {
   StridedLayout<2> blocks;
 };
 
-void stridedCopy(const StridedCopyParams &p, const void *in, void *out);
+/// On up to numThreads threads when there are enough bytes.
+void stridedCopy(const StridedCopyParams &p, const void *in, void *out,
+                 int numThreads = 1);
 
 /// Builds StridedCopyParams for a walk of `shape` with the given element
 /// strides and offsets.

@@ -88,7 +88,9 @@ Status prepareSlice(const std::vector<TensorDesc> &in,
                                       denseStrides(expected), 0, inStrides,
                                       offset, p));
   kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { stridedCopy(p, i[0], o[0]); });
+                          const ExecContext &ctx) {
+    stridedCopy(p, i[0], o[0], ctx.numThreads);
+  });
   return Status::ok();
 }
 
@@ -163,9 +165,9 @@ Status preparePad(const std::vector<TensorDesc> &in,
   const size_t es = dtypeSize(in[0].dtype);
   const int64_t numel = out[0].numel();
   kernel = makeKernel([p, fill, es, numel](const void *const *i, void *const *o,
-                                           const ExecContext &) {
+                                           const ExecContext &ctx) {
     fillKernel(es, numel, &fill, o[0]);
-    stridedCopy(p, i[0], o[0]);
+    stridedCopy(p, i[0], o[0], ctx.numThreads);
   });
   return Status::ok();
 }

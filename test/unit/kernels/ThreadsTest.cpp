@@ -101,6 +101,30 @@ TEST(Threads, SplitAndConcat) {
   }
 }
 
+TEST(Threads, StridedCopies) {
+  // The head transposes around attention (contiguous rows), a transpose of
+  // the last two dims (square tiles), a strided slice and a broadcast.
+  Tensor x = randomTensor(DType::F32, {3, 128, 12, 64}, 13);
+  Attrs heads;
+  heads.setInts("perm", {0, 2, 1, 3});
+  expectThreadInvariant("Transpose", {&x}, {{DType::F32, {3, 12, 128, 64}}},
+                        heads);
+  Attrs last;
+  last.setInts("perm", {0, 1, 3, 2});
+  expectThreadInvariant("Transpose", {&x}, {{DType::F32, {3, 128, 64, 12}}},
+                        last);
+  Tensor m = randomTensor(DType::F32, {5, 300, 301}, 14);
+  Attrs swap;
+  swap.setInts("perm", {0, 2, 1});
+  expectThreadInvariant("Transpose", {&m}, {{DType::F32, {5, 301, 300}}},
+                        swap);
+  Tensor row = randomTensor(DType::F32, {1, 1, 4096}, 15);
+  Attrs shape;
+  shape.setInts("shape", {7, 33, 4096});
+  expectThreadInvariant("Expand", {&row}, {{DType::F32, {7, 33, 4096}}},
+                        shape);
+}
+
 TEST(Threads, MatMulBiasEpilogue) {
   Tensor a = randomTensor(DType::F32, {2, 67, 96}, 8);
   Tensor w = randomTensor(DType::F32, {96, 300}, 9);
