@@ -126,6 +126,9 @@ bool isValidDType(int32_t v) {
 }
 
 int64_t numElements(const Shape &shape) {
+  for (int64_t d : shape)
+    if (d == 0)
+      return 0;
   int64_t n = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n))
@@ -135,11 +138,25 @@ int64_t numElements(const Shape &shape) {
 
 std::optional<uint64_t> checkedByteSize(const int64_t *dims, size_t rank,
                                         uint64_t elemBytes) {
-  uint64_t n = elemBytes;
-  for (size_t i = 0; i < rank; ++i)
-    if (dims[i] < 0 || __builtin_mul_overflow(n, uint64_t(dims[i]), &n))
+  // As numpy does: the product of the non-zero dimensions times the
+  // element size must fit in int64 even when a zero dimension makes the
+  // tensor empty, so that every stride and partial product computed from
+  // the shape later fits too.
+  if (elemBytes > uint64_t(INT64_MAX))
+    return std::nullopt;
+  int64_t n = int64_t(elemBytes);
+  bool empty = false;
+  for (size_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0)
       return std::nullopt;
-  return n;
+    if (dims[i] == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(n, dims[i], &n))
+      return std::nullopt;
+  }
+  return empty ? 0 : uint64_t(n);
 }
 
 std::string shapeToString(const Shape &shape) {

@@ -67,11 +67,13 @@ using Shape = std::vector<int64_t>;
 
 /// The product of the dimensions, for shapes already validated (every
 /// size check of an untrusted shape uses checkedByteSize). Saturates at
-/// INT64_MAX instead of overflowing.
+/// INT64_MAX instead of overflowing; 0 when any dimension is 0.
 int64_t numElements(const Shape &shape);
 /// `elemBytes` times the product of the `rank` dimensions at `dims`, or
-/// nullopt when a dimension is negative or the product does not fit in
-/// uint64: the one checked size computation for shapes read from files.
+/// nullopt when a dimension is negative or the product of the non-zero
+/// dimensions and `elemBytes` does not fit in int64 (a zero dimension
+/// gives 0 only then): the one checked size computation for shapes read
+/// from files.
 std::optional<uint64_t> checkedByteSize(const int64_t *dims, size_t rank,
                                         uint64_t elemBytes);
 inline std::optional<uint64_t> checkedByteSize(const Shape &shape,

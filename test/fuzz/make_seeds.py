@@ -3,8 +3,9 @@
 usage: make_seeds.py OUT_DIR --tpc PATH
 
 OUT_DIR/<harness>/ gets real files of the kind each harness reads:
-  npy          arrays of every dtype tpc reads, 0-d to 4-d, and the
-               committed test inputs
+  npy          arrays of every dtype tpc reads, 0-d to 4-d, the
+               committed test inputs and the .npy inputs fuzzing once
+               crashed on (test/fuzz/regressions)
   safetensors  files written by the safetensors package and the weight
                shards of two small engines
   manifest     the engine.json of those engines
@@ -79,6 +80,8 @@ def npy_seeds(out):
     for i, f in enumerate(sorted(glob.glob(os.path.join(REPO, "test", "models", "*", "inputs", "*.npy")))):
         if os.path.getsize(f) <= 65536:
             shutil.copy(f, os.path.join(d, "model_input_%d.npy" % i))
+    for f in glob.glob(os.path.join(REPO, "test", "fuzz", "regressions", "*.npy")):
+        shutil.copy(f, os.path.join(d, "regression_" + os.path.basename(f)))
 
 
 def engine_seeds(out, tpc):

@@ -183,6 +183,16 @@ TEST(Npy, RejectsBadFiles) {
               "lacks");
   expectError(npy("huge.npy", "<f4", "", "(4294967296, 4294967296)"),
               "too large");
+  // Past int64 but within uint64.
+  expectError(npy("huge2.npy", "|b1", "", "(3037000500, 3037000500)"),
+              "too large");
+  // A zero dimension does not excuse non-zero ones that overflow (numpy:
+  // "array is too big"); found by the npy fuzzer, whose input this is.
+  expectError(dir.write("zerohuge.npy",
+                        makeNpy("{'descr': '|b1', 'fortran_order': False, "
+                                "'shape': (6314046677573435392, 1, 2, 0), }",
+                                "")),
+              "too large");
   expectError(dir.write("version.npy", makeNpy("{}", "", 4)),
               "unsupported .npy format version 4.0");
   // Header length pointing past the end of the file.
@@ -191,6 +201,24 @@ TEST(Npy, RejectsBadFiles) {
                             "");
   expectError(dir.write("cut.npy", cut.substr(0, 30)), "truncated header");
   expectError(dir.file("absent.npy"), "No such file");
+}
+
+TEST(Npy, EmptyWithLargeDimensions) {
+  // An empty tensor whose other dimensions are large but multiply within
+  // int64 is a valid file (numpy writes it): zero elements, zero bytes.
+  TempDir dir;
+  std::string path = dir.write(
+      "empty.npy", makeNpy("{'descr': '<f4', 'fortran_order': False, "
+                           "'shape': (576460752303423488, 0, 2), }",
+                           ""));
+  NpyArray a;
+  ASSERT_OK(readNpy(path, a));
+  EXPECT_EQ(a.desc.numel(), 0);
+  EXPECT_EQ(a.desc.bytes(), 0u);
+  EXPECT_TRUE(a.data.empty());
+  EXPECT_EQ(numElements({INT64_MAX, 2, 0}), 0);
+  EXPECT_EQ(checkedByteSize(Shape{int64_t(1) << 58, 0, 3}, 4), 0u);
+  EXPECT_FALSE(checkedByteSize(Shape{int64_t(1) << 62, 0, 3}, 4));
 }
 
 TEST(Npy, Bfloat16IsTwoByteOpaque) {
