@@ -2,12 +2,15 @@
 //
 // The vocabulary that the compiler, the engine format, the runtime and the
 // kernels share: element types (numbered as ONNX's TensorProto numbers them),
-// tensor descriptions, kernel attributes and a status type. No MLIR or LLVM
-// headers, so the runtime and the CUDA kernels can include it.
+// tensor descriptions and kernel attributes (Status is in base/Status.h).
+// No MLIR or LLVM headers, so the runtime and the CUDA kernels can include
+// it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_TYPES_H
 #define TPC_KERNELS_TYPES_H
+
+#include "base/Status.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -120,38 +123,6 @@ private:
   std::map<std::string, std::vector<double>> floats_;
   std::map<std::string, std::string> strings_;
 };
-
-/// Success or an error message. Cheap to return; [[nodiscard]] so that an
-/// error cannot be dropped silently.
-class [[nodiscard]] Status {
-public:
-  Status() = default;
-  static Status ok() { return Status(); }
-  static Status error(std::string msg) {
-    Status s;
-    s.failed_ = true;
-    s.msg_ = std::move(msg);
-    return s;
-  }
-  bool isOk() const { return !failed_; }
-  explicit operator bool() const { return !failed_; }
-  const std::string &message() const { return msg_; }
-  /// Prefixes the message with context ("step 12 (Softmax): ").
-  Status withContext(const std::string &ctx) const {
-    return failed_ ? error(ctx + msg_) : Status();
-  }
-
-private:
-  bool failed_ = false;
-  std::string msg_;
-};
-
-#define TPC_RETURN_IF_ERROR(expr)                                              \
-  do {                                                                         \
-    ::tpc::Status _tpcStatus = (expr);                                         \
-    if (!_tpcStatus.isOk())                                                    \
-      return _tpcStatus;                                                       \
-  } while (0)
 
 } // namespace tpc
 

@@ -36,7 +36,7 @@ public:
                       : static_cast<const int32_t *>(indices)[k];
       int64_t dim = dims_[size_t(k) % depth];
       if (v < -dim || v >= dim) {
-        status_ = Status::error(
+        status_ = Status::outOfRange(
             "indices (input " + std::to_string(input_) + ") element " +
             std::to_string(k) + " is " + std::to_string(v) + ", outside [" +
             std::to_string(-dim) + ", " + std::to_string(dim) + ")");

@@ -30,7 +30,7 @@ public:
     int64_t pos = *static_cast<const int64_t *>(inputs[2]);
     status_ = Status::ok();
     if (pos < 0 || pos > length_ - n_) {
-      status_ = Status::error(
+      status_ = Status::outOfRange(
           "cache position " + std::to_string(pos) + " with " +
           std::to_string(n_) + " new entries lies outside the cache of " +
           std::to_string(length_) + " positions");

@@ -28,10 +28,22 @@ using namespace tpc::runtime;
 
 namespace {
 
-nb::object errorType;
+/// tpc.Error and its subclasses by status code: each also derives from the
+/// built-in exception a Python caller would catch for that kind of failure.
+/// Held for the life of the process (the module is never unloaded), so raw
+/// references: nothing to release after the interpreter has gone.
+PyObject *errorType = nullptr;
+std::map<StatusCode, PyObject *> errorTypes;
 
 [[noreturn]] void raise(const Status &st) {
-  PyErr_SetString(errorType.ptr(), st.message().c_str());
+  auto it = errorTypes.find(st.code());
+  PyObject *type = it != errorTypes.end() ? it->second : errorType;
+  nb::object exc = nb::steal(PyObject_CallOneArg(
+      type, nb::str(st.message().c_str()).ptr()));
+  if (!exc.is_valid())
+    throw nb::python_error();
+  nb::setattr(exc, "code", nb::str(statusCodeName(st.code())));
+  PyErr_SetObject(type, exc.ptr());
   throw nb::python_error();
 }
 
@@ -101,7 +113,8 @@ public:
     check(EngineManifest::load(dir, manifest_));
     if (b == Backend::Cpu) {
       if (emulateRanks)
-        raise(Status::error("emulate_ranks applies to the cuda backend"));
+        raise(Status::invalidArgument(
+            "emulate_ranks applies to the cuda backend"));
       LocalEngineOptions opts;
       opts.threadsPerRank = std::max(1, threads);
       check(LocalEngine::load(dir, opts, local_));
@@ -131,23 +144,23 @@ public:
     std::vector<nb::ndarray<nb::c_contig, nb::device::cpu>> held;
     for (const TensorSpec &spec : manifest_.inputs) {
       if (!feeds.contains(spec.name.c_str()))
-        raise(Status::error("input '" + spec.name + "' is missing (the engine "
-                            "takes " + std::to_string(manifest_.inputs.size()) +
-                            " inputs)"));
+        raise(Status::invalidArgument(
+            "input '" + spec.name + "' is missing (the engine takes " +
+            std::to_string(manifest_.inputs.size()) + " inputs)"));
       nb::ndarray<nb::c_contig, nb::device::cpu> a;
       if (!nb::try_cast(feeds[spec.name.c_str()], a))
-        raise(Status::error("input '" + spec.name +
-                            "' is not a C-contiguous NumPy array"));
+        raise(Status::invalidArgument("input '" + spec.name +
+                                      "' is not a C-contiguous NumPy array"));
       if (a.dtype() != dlpackType(spec.desc.dtype))
-        raise(Status::error("input '" + spec.name + "' must be " +
-                            numpyName(spec.desc.dtype)));
+        raise(Status::invalidArgument("input '" + spec.name + "' must be " +
+                                      numpyName(spec.desc.dtype)));
       TensorDesc desc{spec.desc.dtype, {}};
       for (size_t i = 0; i < a.ndim(); ++i)
         desc.shape.push_back(int64_t(a.shape(i)));
       if (desc.shape != spec.desc.shape)
-        raise(Status::error("input '" + spec.name + "' has shape " +
-                            shapeToString(desc.shape) + ", the engine takes " +
-                            shapeToString(spec.desc.shape)));
+        raise(Status::invalidArgument(
+            "input '" + spec.name + "' has shape " + shapeToString(desc.shape) +
+            ", the engine takes " + shapeToString(spec.desc.shape)));
       check(local_ ? local_->setInput(spec.name, desc, a.data())
                    : gpu_->setInput(spec.name, desc, a.data()));
       held.push_back(a);
@@ -155,11 +168,11 @@ public:
     for (auto item : feeds) {
       std::string name = nb::cast<std::string>(item.first);
       if (!manifest_.findInput(name))
-        raise(Status::error("'" + name + "' is not an input of the engine"));
+        raise(Status::notFound("'" + name + "' is not an input of the engine"));
     }
     if (local_ && local_->abandoned())
-      raise(Status::error("the engine cannot run again: a rank of an earlier "
-                          "run never stopped"));
+      raise(Status::failedPrecondition("the engine cannot run again: a rank "
+                                       "of an earlier run never stopped"));
     Status st;
     {
       nb::gil_scoped_release release;
@@ -173,7 +186,7 @@ public:
       bool found = local_ ? local_->session(0).output(spec.name, desc, data)
                           : gpu_->output(spec.name, desc, data);
       if (!found || !data)
-        raise(Status::error("output '" + spec.name + "' was not produced"));
+        raise(Status::internal("output '" + spec.name + "' was not produced"));
       auto *copy = new uint8_t[desc.bytes() ? desc.bytes() : 1];
       std::memcpy(copy, data, desc.bytes());
       nb::capsule owner(copy, [](void *p) noexcept {
@@ -198,10 +211,10 @@ public:
   generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
            double temperature, int64_t topK, uint64_t seed, int64_t endToken) {
     if (!local_)
-      raise(Status::error("generate() runs on the CPU backend only"));
+      raise(Status::unimplemented("generate() runs on the CPU backend only"));
     if (local_->abandoned())
-      raise(Status::error("the engine cannot run again: a rank of an earlier "
-                          "run never stopped"));
+      raise(Status::failedPrecondition("the engine cannot run again: a rank "
+                                       "of an earlier run never stopped"));
     GenerateOptions o;
     o.maxNewTokens = maxNewTokens;
     o.temperature = temperature;
@@ -236,9 +249,34 @@ std::string inspectJson(const std::string &dir) {
 
 NB_MODULE(_tpc, m) {
   m.doc() = "tpc engines in process (see the tpc package)";
-  errorType = nb::borrow(
-      PyErr_NewException("tpc.Error", PyExc_RuntimeError, nullptr));
-  m.attr("Error") = errorType;
+  errorType = PyErr_NewException("tpc.Error", PyExc_RuntimeError, nullptr);
+  // Every tpc.Error carries the status code's name in `code`.
+  nb::setattr(nb::handle(errorType), "code", nb::str("UNKNOWN"));
+  m.attr("Error") = nb::handle(errorType);
+  struct Subclass {
+    StatusCode code;
+    const char *name;
+    PyObject *builtin;
+  };
+  for (const Subclass &c :
+       {Subclass{StatusCode::InvalidArgument, "InvalidArgumentError",
+                 PyExc_ValueError},
+        Subclass{StatusCode::NotFound, "NotFoundError", PyExc_LookupError},
+        Subclass{StatusCode::OutOfRange, "OutOfRangeError", PyExc_IndexError},
+        Subclass{StatusCode::DeadlineExceeded, "DeadlineExceededError",
+                 PyExc_TimeoutError},
+        Subclass{StatusCode::DataLoss, "DataLossError", nullptr},
+        Subclass{StatusCode::FailedPrecondition, "FailedPreconditionError",
+                 nullptr}}) {
+    nb::object bases = c.builtin ? nb::make_tuple(nb::handle(errorType),
+                                                  nb::handle(c.builtin))
+                                 : nb::make_tuple(nb::handle(errorType));
+    std::string qualified = std::string("tpc.") + c.name;
+    PyObject *type =
+        PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr);
+    m.attr(c.name) = nb::handle(type);
+    errorTypes[c.code] = type;
+  }
   nb::class_<PyEngine>(m, "Engine")
       .def(nb::init<const std::string &, const std::string &, int, bool>(),
            nb::arg("dir"), nb::arg("backend") = "cpu", nb::arg("threads") = 1,

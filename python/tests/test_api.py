@@ -66,16 +66,26 @@ def test_outputs_are_owned_copies(gpt2):
     np.testing.assert_array_equal(first, keep)
 
 
-@pytest.mark.parametrize("feeds, message", [
-    ({}, "input 'input_ids' is missing"),
+@pytest.mark.parametrize("feeds, message, kind, builtin, code", [
+    ({}, "input 'input_ids' is missing", tpc.InvalidArgumentError,
+     ValueError, "INVALID_ARGUMENT"),
     ({"input_ids": np.zeros((1, 8), np.int64)},
-     "input 'input_ids' has shape 1x8, the engine takes 1x16"),
+     "input 'input_ids' has shape 1x8, the engine takes 1x16",
+     tpc.InvalidArgumentError, ValueError, "INVALID_ARGUMENT"),
     ({"input_ids": np.zeros((1, 16), np.int64), "mask": np.zeros(1)},
-     "'mask' is not an input of the engine"),
+     "'mask' is not an input of the engine", tpc.NotFoundError, LookupError,
+     "NOT_FOUND"),
+    # A token id past GPT-2's 512-row embedding is found while running.
+    ({"input_ids": np.full((1, 16), 100000, np.int64)},
+     r"element 0 is 100000, outside \[-512, 512\)", tpc.OutOfRangeError,
+     IndexError, "OUT_OF_RANGE"),
 ])
-def test_run_errors(gpt2, feeds, message):
-    with pytest.raises(tpc.Error, match=message):
+def test_run_errors(gpt2, feeds, message, kind, builtin, code):
+    with pytest.raises(kind, match=message) as info:
         gpt2[1].run(feeds)
+    assert isinstance(info.value, tpc.Error)
+    assert isinstance(info.value, builtin)
+    assert info.value.code == code
     # The engine still runs after a refused call.
     gpt2[1].run({"input_ids": data("gpt2_op17", "inputs", "input_ids")})
 
@@ -89,9 +99,10 @@ def test_compile_errors(tmp_path):
         tpc.compile(model("gpt2_op17"), tp=3, output=str(tmp_path / "e"),
                     input_shapes={"input_ids": (1, 16)})
     assert not (tmp_path / "e").exists()
-    with pytest.raises(tpc.Error, match="engine.json"):
+    with pytest.raises(tpc.NotFoundError, match="engine.json") as info:
         tpc.Engine(str(tmp_path))
-    with pytest.raises(tpc.Error, match="'cpu' or 'cuda'"):
+    assert info.value.code == "NOT_FOUND"
+    with pytest.raises(tpc.InvalidArgumentError, match="'cpu' or 'cuda'"):
         tpc.Engine(str(tmp_path), backend="tpu")
 
 
@@ -153,16 +164,18 @@ def test_generate_matches_transformers(tmp_path, tp):
     a = engine.generate(ref["prompt"], 6, temperature=1.0, top_k=5, seed=7)
     b = engine.generate(ref["prompt"], 6, temperature=1.0, top_k=5, seed=7)
     assert a.tokens.tolist() == b.tokens.tolist()
-    with pytest.raises(tpc.Error, match="need 30 cache positions"):
+    with pytest.raises(tpc.OutOfRangeError, match="need 30 cache positions"):
         engine.generate(ref["prompt"], 26)
-    with pytest.raises(tpc.Error, match="outside the vocabulary"):
+    with pytest.raises(IndexError, match="outside the vocabulary") as info:
         engine.generate([1, 10**6], 2)
+    assert info.value.code == "OUT_OF_RANGE"
     with pytest.raises(TypeError):
         engine.generate(np.zeros((1, 3), np.float32), 2)
 
 
 def test_generate_needs_a_decode_engine(gpt2):
-    with pytest.raises(tpc.Error, match="not a decode engine"):
+    with pytest.raises(tpc.FailedPreconditionError,
+                       match="not a decode engine"):
         gpt2[1].generate([1, 2, 3], 2)
 
 

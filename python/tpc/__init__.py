@@ -8,7 +8,10 @@ engine and run it in process.
     print(out["logits"].shape, tpc.inspect("engine/")["ranks"][0]["steps"])
 
 `compile` runs the `tpc` driver (compiling is one long step; its errors
-become tpc.Error with the driver's message). `Engine` loads every rank of an
+become tpc.Error with the driver's message). Errors of loading and running
+raise a subclass of tpc.Error by their status code (`err.code`, e.g.
+"OUT_OF_RANGE" for a token id past the vocabulary, a tpc.OutOfRangeError
+that is also an IndexError). `Engine` loads every rank of an
 engine in this process (CPU ranks on threads with the in-process
 communicator, or `backend="cuda"`) and `run` executes one forward on NumPy
 arrays with the GIL released: C-contiguous arrays of the engine's dtype are
@@ -27,8 +30,19 @@ import numpy as np
 from . import _tpc
 
 Error = _tpc.Error
+# Subclasses by the runtime's status code (`err.code` names it); each also
+# derives from the built-in exception of that kind where one fits.
+InvalidArgumentError = _tpc.InvalidArgumentError  # and ValueError
+NotFoundError = _tpc.NotFoundError  # and LookupError
+OutOfRangeError = _tpc.OutOfRangeError  # and IndexError
+DeadlineExceededError = _tpc.DeadlineExceededError  # and TimeoutError
+DataLossError = _tpc.DataLossError
+FailedPreconditionError = _tpc.FailedPreconditionError
 
-__all__ = ["Error", "Engine", "compile", "inspect", "tpc_binary"]
+__all__ = ["Error", "InvalidArgumentError", "NotFoundError",
+           "OutOfRangeError", "DeadlineExceededError", "DataLossError",
+           "FailedPreconditionError", "Engine", "compile", "inspect",
+           "tpc_binary"]
 
 
 def tpc_binary():

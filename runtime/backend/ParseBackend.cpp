@@ -9,8 +9,8 @@ Status parseBackend(const std::string &text, Backend &out) {
   else if (text == "cuda")
     out = Backend::Cuda;
   else
-    return Status::error("--backend must be 'cpu' or 'cuda', got '" + text +
-                         "'");
+    return Status::invalidArgument("--backend must be 'cpu' or 'cuda', got '" +
+                                   text + "'");
   return Status::ok();
 }
 

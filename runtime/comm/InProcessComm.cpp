@@ -108,7 +108,7 @@ public:
     busy[size_t(rank)] = 0;
     if (aborted) {
       cv.notify_all(); // A draining rank may be waiting for `busy` to clear.
-      return Status::error(abortReason);
+      return Status::aborted(abortReason);
     }
     const uint64_t gen = generation.load(std::memory_order_relaxed);
     arrivedFlags[size_t(rank)] = 1;
@@ -141,7 +141,7 @@ public:
       if (generation.load(std::memory_order_relaxed) != gen)
         return Status::ok();
       if (aborted)
-        return Status::error(abortReason);
+        return Status::aborted(abortReason);
       if (cv.wait_until(lock, deadline) == std::cv_status::timeout &&
           generation.load(std::memory_order_relaxed) == gen && !aborted) {
         std::string missing;
@@ -151,7 +151,7 @@ public:
         abortLocked("rank " + std::to_string(rank) + " timed out after " +
                     std::to_string(options.timeout.count()) +
                     " ms waiting for rank(s) " + missing);
-        return Status::error(abortReason);
+        return Status::deadlineExceeded(abortReason);
       }
     }
   }
@@ -315,11 +315,13 @@ private:
   std::string checkArguments(const Call &c) const;
   std::string checkCalls(const std::vector<Call> &calls) const;
   Status run(Call call);
-  Status fail(const std::string &what, const std::string &msg) {
+  Status fail(const std::string &what, const std::string &msg,
+              StatusCode code = StatusCode::InvalidArgument) {
     state_->drain(rank_);
-    return Status::error("in-process communicator, rank " +
-                         std::to_string(rank_) + " of " +
-                         std::to_string(size()) + ", " + what + ": " + msg);
+    return Status::error(code, "in-process communicator, rank " +
+                                   std::to_string(rank_) + " of " +
+                                   std::to_string(size()) + ", " + what +
+                                   ": " + msg);
   }
 
   std::shared_ptr<detail::InProcessState> state_;
@@ -445,7 +447,7 @@ Status InProcessComm::run(Call call) {
 
   Status s = st.wait(rank_, /*dataFollows=*/!isBarrier);
   if (!s)
-    return fail(what, s.message());
+    return fail(what, s.message(), s.code());
   std::string problem = checkCalls(calls);
   if (!problem.empty()) {
     // Every rank computed the same message from the same posted calls.
@@ -474,7 +476,7 @@ Status InProcessComm::run(Call call) {
     }
     s = st.wait(rank_, /*dataFollows=*/true);
     if (!s)
-      return fail(what, s.message());
+      return fail(what, s.message(), s.code());
     // Phase 2: copy every other reduced chunk from its owner.
     for (int k = 0; k < n; ++k) {
       size_t b = mine.count * size_t(k) / size_t(n);
@@ -514,7 +516,7 @@ Status InProcessComm::run(Call call) {
   // Peers may still be reading this rank's buffers until everyone is here.
   s = st.wait(rank_, /*dataFollows=*/false);
   if (!s)
-    return fail(what, s.message());
+    return fail(what, s.message(), s.code());
   return Status::ok();
 }
 

@@ -239,11 +239,12 @@ Status MpiCommunicator::validate(const std::string &what, int op, DType dtype,
   return fail(what, msg);
 }
 
-Status MpiCommunicator::fail(const std::string &what,
-                             const std::string &msg) const {
-  return Status::error("MPI communicator, rank " + std::to_string(rank_) +
-                       " of " + std::to_string(size_) + ", " + what + ": " +
-                       msg);
+Status MpiCommunicator::fail(const std::string &what, const std::string &msg,
+                             StatusCode code) const {
+  return Status::error(code, "MPI communicator, rank " +
+                                 std::to_string(rank_) + " of " +
+                                 std::to_string(size_) + ", " + what + ": " +
+                                 msg);
 }
 
 std::string MpiCommunicator::reduction(DType dtype, MPI_Datatype &type,
@@ -437,7 +438,8 @@ Status MpiCommunicator::complete(const std::string &what, int startCode,
       return fail(what, "did not complete within " +
                             std::to_string(options_.timeout.count() / 1000) +
                             " s: a peer rank is stuck or has died (the timeout "
-                            "is tpc run's --comm-timeout)");
+                            "is tpc run's --comm-timeout)",
+                  StatusCode::DeadlineExceeded);
   }
 }
 

@@ -80,7 +80,8 @@ private:
   Status complete(const std::string &what, int startCode, MPI_Request &req);
   Status validate(const std::string &what, int op, DType dtype,
                   uint64_t countKey, const std::string &localError);
-  Status fail(const std::string &what, const std::string &msg) const;
+  Status fail(const std::string &what, const std::string &msg,
+              StatusCode code = StatusCode::InvalidArgument) const;
   /// The MPI type and operation that sum `dtype`, or why there are none.
   std::string reduction(DType dtype, MPI_Datatype &type, MPI_Op &op) const;
 

@@ -258,7 +258,7 @@ Status CudaRank::checkIndices() {
     if (!c || c->slot != slot)
       continue;
     const int64_t dim = c->dims[size_t(k % c->depth)];
-    return Status::error(where(i) + "indices (input " +
+    return Status::outOfRange(where(i) + "indices (input " +
                          std::to_string(c->input) + ") element " +
                          std::to_string(k) + " is " + std::to_string(v) +
                          ", outside [" + std::to_string(-dim) + ", " +

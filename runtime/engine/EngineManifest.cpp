@@ -286,13 +286,13 @@ Status EngineManifest::load(const std::string &dir, EngineManifest &out,
                             bool holdFolder) {
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Status::error("'" + dir + "' is not an engine folder (no such "
+    return Status::notFound("'" + dir + "' is not an engine folder (no such "
                          "directory)");
   std::shared_ptr<EngineFolder> folder;
   TPC_RETURN_IF_ERROR(EngineFolder::open(dir, folder));
   std::ifstream in(folder->pathOf(kManifestName), std::ios::binary);
   if (!in)
-    return Status::error(std::string(kManifestName) + ": missing in '" + dir +
+    return Status::notFound(std::string(kManifestName) + ": missing in '" + dir +
                          "' (not an engine folder?)");
   std::ostringstream text;
   text << in.rdbuf();
@@ -368,12 +368,12 @@ Status verifyFile(const EngineManifest &manifest, const FileRecord &record,
   std::string path = manifest.pathOf(record.file);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
-    return Status::error(record.file + ": missing from the engine folder '" +
+    return Status::dataLoss(record.file + ": missing from the engine folder '" +
                          manifest.dir + "'");
   if (!S_ISREG(st.st_mode))
-    return Status::error(record.file + ": not a regular file");
+    return Status::dataLoss(record.file + ": not a regular file");
   if (uint64_t(st.st_size) != record.bytes)
-    return Status::error(record.file + ": size mismatch (engine.json says " +
+    return Status::dataLoss(record.file + ": size mismatch (engine.json says " +
                          std::to_string(record.bytes) + " bytes, file has " +
                          std::to_string(uint64_t(st.st_size)) + ")");
   if (!checkDigest)
@@ -381,7 +381,7 @@ Status verifyFile(const EngineManifest &manifest, const FileRecord &record,
   std::string digest;
   TPC_RETURN_IF_ERROR(sha256File(path, digest).withContext(record.file + ": "));
   if (digest != record.sha256)
-    return Status::error(record.file + ": sha256 mismatch (engine.json says " +
+    return Status::dataLoss(record.file + ": sha256 mismatch (engine.json says " +
                          record.sha256 + ", file has " + digest + ")");
   return Status::ok();
 }

@@ -77,30 +77,30 @@ Status checkGenerateRequest(const GenerationSpec &spec,
                             const std::vector<int64_t> &prompt,
                             const GenerateOptions &options) {
   if (spec.kvCacheLength == 0)
-    return Status::error("the engine is not a decode engine: compile an "
+    return Status::failedPrecondition("the engine is not a decode engine: compile an "
                          "export with past inputs with tpc compile "
                          "--kv-cache LENGTH");
   if (spec.batch != 1)
-    return Status::error("the engine was compiled for batch " +
+    return Status::invalidArgument("the engine was compiled for batch " +
                          std::to_string(spec.batch) +
                          "; generation runs batch 1");
   if (prompt.empty())
-    return Status::error("the prompt has no tokens");
+    return Status::invalidArgument("the prompt has no tokens");
   for (size_t i = 0; i < prompt.size(); ++i)
     if (prompt[i] < 0 || prompt[i] >= spec.vocab)
-      return Status::error("prompt token " + std::to_string(i) + " is " +
+      return Status::outOfRange("prompt token " + std::to_string(i) + " is " +
                            std::to_string(prompt[i]) +
                            ", outside the vocabulary [0, " +
                            std::to_string(spec.vocab) + ")");
   if (options.maxNewTokens < 1)
-    return Status::error("max_new_tokens must be at least 1");
+    return Status::invalidArgument("max_new_tokens must be at least 1");
   if (options.temperature < 0 || !std::isfinite(options.temperature) ||
       options.topK < 0)
-    return Status::error("temperature must be >= 0 and top_k >= 0");
+    return Status::invalidArgument("temperature must be >= 0 and top_k >= 0");
   // The last generated token is not fed back, so it needs no position.
   int64_t needed = int64_t(prompt.size()) + options.maxNewTokens - 1;
   if (needed > spec.kvCacheLength)
-    return Status::error(
+    return Status::outOfRange(
         "a prompt of " + std::to_string(prompt.size()) + " tokens and " +
         std::to_string(options.maxNewTokens) + " new tokens need " +
         std::to_string(needed) + " cache positions; the engine was "

@@ -49,25 +49,25 @@ Status Session::setInput(const std::string &name, const TensorDesc &desc,
     if (in.name != name)
       continue;
     if (desc.dtype != in.desc.dtype)
-      return Status::error(who + "input '" + name + "' has dtype " +
+      return Status::invalidArgument(who + "input '" + name + "' has dtype " +
                            dtypeName(desc.dtype) + ", but the engine expects " +
                            dtypeName(in.desc.dtype) + " (" + in.desc.str() +
                            ")");
     if (desc.shape != in.desc.shape)
-      return Status::error(who + "input '" + name + "' has shape " +
+      return Status::invalidArgument(who + "input '" + name + "' has shape " +
                            shapeToString(desc.shape) +
                            ", but the engine was compiled for " +
                            shapeToString(in.desc.shape) + " (" +
                            in.desc.str() + ")");
     if (!data && in.desc.bytes() != 0)
-      return Status::error(who + "input '" + name + "' has no data");
+      return Status::invalidArgument(who + "input '" + name + "' has no data");
     in.data = data;
     return Status::ok();
   }
   std::string names;
   for (const Input &in : inputs_)
     names += (names.empty() ? "'" : ", '") + in.name + "'";
-  return Status::error(who + "the engine has no input '" + name +
+  return Status::notFound(who + "the engine has no input '" + name +
                        "' (its inputs: " + (names.empty() ? "none" : names) +
                        ")");
 }
@@ -90,7 +90,7 @@ Status Session::run() {
     if (!in.data && in.desc.bytes() != 0)
       missing += (missing.empty() ? "'" : ", '") + in.name + "'";
   if (!missing.empty())
-    return fail(Status::error(who + "input " + missing +
+    return fail(Status::invalidArgument(who + "input " + missing +
                               " not set before run"),
                 FailureOrigin::Local);
   for (const Input &in : inputs_)

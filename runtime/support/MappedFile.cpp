@@ -65,7 +65,9 @@ Status MappedFile::open(const std::string &path, MappedFile &out) {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0)
-    return Status::error(path + ": cannot open: " + errnoText(errno));
+    return Status::error(errno == ENOENT ? StatusCode::NotFound
+                                         : StatusCode::InvalidArgument,
+                         path + ": cannot open: " + errnoText(errno));
   FdCloser closer{fd};
 
   struct stat st;

@@ -175,7 +175,9 @@ Status sha256File(const std::string &path, std::string &hexOut) {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
+    return Status::error(errno == ENOENT ? StatusCode::NotFound
+                                         : StatusCode::InvalidArgument,
+                         path + ": cannot open: " + std::strerror(errno));
   // Plain reads rather than a mapping: the file is touched once, and reads
   // work for anything (pipes included) without tying up address space.
   (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

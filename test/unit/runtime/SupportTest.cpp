@@ -144,9 +144,41 @@ TEST(Sha256, File) {
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find("missing.bin"), std::string::npos);
   EXPECT_NE(st.message().find("No such file"), std::string::npos);
+  EXPECT_EQ(st.code(), StatusCode::NotFound);
   st = sha256File(dir.path(), hex);
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find(dir.path()), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Status
+//===----------------------------------------------------------------------===//
+
+TEST(Status, CodesAndContext) {
+  Status ok = Status::ok();
+  EXPECT_TRUE(ok.isOk());
+  EXPECT_EQ(ok.code(), StatusCode::Ok);
+  EXPECT_TRUE(ok.withContext("x: ").isOk());
+
+  Status bad = Status::outOfRange("index 9");
+  EXPECT_FALSE(bad);
+  EXPECT_EQ(bad.code(), StatusCode::OutOfRange);
+  Status wrapped = bad.withContext("step 3 (Gather): ");
+  EXPECT_EQ(wrapped.code(), StatusCode::OutOfRange);
+  EXPECT_EQ(wrapped.message(), "step 3 (Gather): index 9");
+
+  // An unclassified error, and an error made with the Ok code, are Unknown:
+  // a failed Status never reads as success.
+  EXPECT_EQ(Status::error("x").code(), StatusCode::Unknown);
+  Status notOk = Status::error(StatusCode::Ok, "x");
+  EXPECT_FALSE(notOk.isOk());
+  EXPECT_EQ(notOk.code(), StatusCode::Unknown);
+
+  EXPECT_STREQ(statusCodeName(StatusCode::InvalidArgument),
+               "INVALID_ARGUMENT");
+  EXPECT_STREQ(statusCodeName(StatusCode::DeadlineExceeded),
+               "DEADLINE_EXCEEDED");
+  EXPECT_STREQ(statusCodeName(StatusCode::Ok), "OK");
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,6 +231,7 @@ TEST(MappedFile, Errors) {
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find(dir.file("nope.bin")), std::string::npos);
   EXPECT_NE(st.message().find("No such file or directory"), std::string::npos);
+  EXPECT_EQ(st.code(), StatusCode::NotFound);
   EXPECT_FALSE(f.isOpen());
 
   st = MappedFile::open(dir.path(), f);
