@@ -26,9 +26,7 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
     shard.allowReplicated = opts.allowReplicated;
     shard.shardingPlan = opts.shardingPlan;
     shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
-    // A decode engine computes one token's logits per step: gathering them
-    // costs vocab floats, far less than every rank reading the LM head.
-    shard.parallelLmHead = opts.parallelLmHead || opts.kvCacheLength > 0;
+    shard.parallelLmHead = opts.lmHeadIsParallel();
     shard.ignoreShardingAnnotations = opts.ignoreShardingAnnotations;
     pm.addPass(createTpShardPass(shard));
     return success();

@@ -69,8 +69,14 @@ struct CompileOptions : mlir::PassPipelineOptions<CompileOptions> {
                       llvm::cl::desc("Run the fusion passes (addFusionPasses) "
                                      "on the partitioned program"),
                       llvm::cl::init(true)};
-};
 
+  /// Whether the LM head is column-parallel: asked for, or implied by a
+  /// decode engine, which computes one token's logits per step (gathering
+  /// them costs vocab floats, far less than every rank reading the whole
+  /// head). The one place the implication is decided: the sharding pass's
+  /// option and engine.json's `parallel_lm_head` both read it.
+  bool lmHeadIsParallel() const { return parallelLmHead || kvCacheLength > 0; }
+};
 
 /// The fusion passes in the order the pipeline runs them, per rank after
 /// partitioning: layer norms before RMS norms (a centred RMS norm is a

@@ -197,10 +197,6 @@ int runCompile(const ParsedArgs &args) {
   if (!parseImportOptions(cmd, args, importOpts))
     return 1;
   opts.kvCacheLength = importOpts.kvCacheLength;
-  // One token per forward: gathering its logits costs vocab floats, far
-  // less than every rank reading the whole LM head.
-  if (opts.kvCacheLength > 0)
-    opts.parallelLmHead = true;
 
   const auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
@@ -303,7 +299,7 @@ int runCompile(const ParsedArgs &args) {
                                   .filename()
                                   .string()},
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding.getValue()},
-      {"parallel_lm_head", opts.parallelLmHead.getValue()},
+      {"parallel_lm_head", opts.lmHeadIsParallel()},
       {"ignore_sharding_annotations",
        opts.ignoreShardingAnnotations.getValue()},
       {"kv_cache", opts.kvCacheLength.getValue()},
