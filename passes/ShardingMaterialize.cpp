@@ -51,7 +51,7 @@ void annotateReplicated(func::FuncOp func) {
     if (op.getNumResults())
       annotateShardings(&op, s);
     if (isWeightMatMul(&op))
-      op.setAttr(tp::kRoleAttr, StringAttr::get(op.getContext(), "replicated"));
+      tp::setRole(&op, tp::Role::Replicated);
   }
 }
 
@@ -303,7 +303,8 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
       annotateShardings(&op, rs);
     auto role = a.role.find(&op);
     if (role != a.role.end())
-      op.setAttr(tp::kRoleAttr, StringAttr::get(ctx, role->second));
+      // The analysis names roles by the enum's spellings.
+      tp::setRole(&op, tp::symbolizeRole(role->second).value());
   }
 }
 

@@ -41,9 +41,8 @@ SmallVector<Sharding> annotated(Operation *op) {
 LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
   ShardingHints hints;
   for (Operation &op : func.getBody().front())
-    if (auto role = op.getAttrOfType<StringAttr>(tp::kRoleAttr))
-      if (role.getValue() == "replicated")
-        hints.forced.insert(&op);
+    if (tp::roleOf(&op) == tp::Role::Replicated)
+      hints.forced.insert(&op);
   ShardingAnalysis check(func, tp, /*parallelLmHead=*/true, hints);
   auto describe = [](Operation *op) {
     std::string node = nodeNameOf(op->getLoc());

@@ -195,14 +195,16 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
     for (Value r : k.getResults())
       step->add_outputs(ids.lookup(r));
     addAttrs(onnx::kernelAttrs(k.getAttrs().getValue()), *step);
-    for (auto [from, to] : {std::pair(tp::kRoleAttr, "tp_role"),
-                            std::pair(tp::kReasonAttr, "tp_reason")})
-      if (auto text = k->getAttrOfType<StringAttr>(from)) {
-        plan::Attr *a = step->add_attrs();
-        a->set_name(to);
-        a->set_kind(plan::Attr::STRING);
-        a->set_str(text.str());
-      }
+    auto addString = [&](const char *name, StringRef text) {
+      plan::Attr *a = step->add_attrs();
+      a->set_name(name);
+      a->set_kind(plan::Attr::STRING);
+      a->set_str(text.str());
+    };
+    if (std::optional<tp::Role> role = tp::roleOf(k))
+      addString("tp_role", tp::stringifyRole(*role));
+    if (auto reason = k->getAttrOfType<StringAttr>(tp::kReasonAttr))
+      addString("tp_reason", reason.getValue());
   }
   return out;
 }

@@ -40,6 +40,18 @@ func.func @tp_ops(%x: tensor<16x96xf32>) -> (tensor<16x96xf32>, tensor<16x96xf32
   return %g, %p : tensor<16x96xf32>, tensor<16x96xf32>
 }
 
+// CHECK-LABEL: func.func @tp_roles
+// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = #tp.role<column>}
+// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = #tp.role<row>}
+// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.reason = "output projection", tp.role = #tp.role<replicated>}
+func.func @tp_roles(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = onnx.Weight "w" {file = "m.onnx", offset = 0 : i64, length = 256 : i64} : tensor<8x8xf32>
+  %a = onnx.MatMul %x, %w {tp.role = #tp.role<column>} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %b = onnx.MatMul %a, %w {tp.role = #tp.role<row>} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %c = onnx.MatMul %b, %w {tp.role = #tp.role<replicated>, tp.reason = "output projection"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @plan_ops
 // CHECK: plan.weight "w" {axis = 1 : i64, file = "m.onnx", length = 65536 : i64, offset = 0 : i64, ranges = array<i64: 0, 64, 128, 64>, source_shape = array<i64: 64, 256>} : tensor<64x128xf32>
 // CHECK: plan.constant "const.0" dense<1.000000e+00> : tensor<f32>

@@ -60,8 +60,8 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %w = onnx.Weight "w" {file = "m.onnx", offset = 0 : i64, length = 256 : i64} : tensor<8x8xf32>
-  // expected-error @+1 {{attribute 'tp.role' must be "column", "row" or "replicated", not "colwise"}}
-  %y = onnx.MatMul %x, %w {tp.role = "colwise"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  // expected-error @+1 {{attribute 'tp.role' must be a #tp.role, not "column"}}
+  %y = onnx.MatMul %x, %w {tp.role = "column"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
 
@@ -69,8 +69,18 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %w = onnx.Weight "w" {file = "m.onnx", offset = 0 : i64, length = 256 : i64} : tensor<8x8xf32>
-  // expected-error @+1 {{has a tp.reason but is not tp.role = "replicated"}}
-  %y = onnx.MatMul %x, %w {tp.role = "column", tp.reason = "sharding plan"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  // expected-error @+2 {{expected ::tpc::tp::Role to be one of: column, row, replicated}}
+  // expected-error @+1 {{failed to parse TP_RoleAttr parameter 'value'}}
+  %y = onnx.MatMul %x, %w {tp.role = #tp.role<colwise>} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = onnx.Weight "w" {file = "m.onnx", offset = 0 : i64, length = 256 : i64} : tensor<8x8xf32>
+  // expected-error @+1 {{has a tp.reason but is not tp.role = #tp.role<replicated>}}
+  %y = onnx.MatMul %x, %w {tp.role = #tp.role<column>, tp.reason = "sharding plan"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
 

@@ -3,16 +3,16 @@
 // tp.ToPartial: rank 0 adds the row-parallel biases of a parallel residual
 // block before the one all-reduce; rank 1 adds nothing and keeps no bias.
 // CHECK-LABEL: func.func @rank0
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: onnx.Add %{{.*}}, %{{.*}} : tensor<1x16x64xf32>, tensor<64xf32>
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: onnx.Add %{{.*}}, %{{.*}} : tensor<1x16x64xf32>, tensor<64xf32>
 // CHECK: tp.AllReduce
 // CHECK-LABEL: func.func @rank1
 // CHECK-NOT: tp.ToPartial
 // CHECK-NOT: onnx.Weight "b
-// CHECK: %[[O:.*]] = onnx.MatMul {{.*}}tp.role = "row"
-// CHECK: %[[M:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: %[[O:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
+// CHECK: %[[M:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK-NOT: tensor<64xf32> -> tensor<1x16x64xf32>
 // CHECK: %[[S:.*]] = onnx.Add %[[M]], %[[O]]
 // CHECK: tp.AllReduce %[[S]]

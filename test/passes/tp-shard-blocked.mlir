@@ -10,8 +10,8 @@
 // ERR: error: {{.*}}cannot shard weight MatMul 'fc1' (onnx.MatMul): its column split reaches 'sm' (onnx.Softmax), which has no sharding rule for that split and needs the value whole; it would stay replicated on every rank (pass --allow-replicated 'fc1' to accept that)
 // ERR-NOT: fc2
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.role = "replicated"
-// CHECK: onnx.MatMul {{.*}}tp.role = "replicated"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>
 // CHECK-NOT: tp.AllGather
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {
   %w1 = onnx.Weight "w1" {file = "m.onnx", offset = 0 : i64, length = 65536 : i64} : tensor<64x256xf32>

@@ -6,10 +6,10 @@
 // projection.
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 172, 172>, sizes = array<i64: 172, 172>
-// CHECK: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [172, 172], parts = [172, 172]>]
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [172, 172], parts = [172, 172]>]
 // CHECK: onnx.Split {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [86, 86], parts = [172]>, #tp.sharding<"split", 2, sizes = [86, 86], parts = [172]>]
 // CHECK: onnx.Sigmoid {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [86, 86], parts = [172]>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllGather
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {

@@ -6,18 +6,18 @@
 // its block of the broadcast kv heads locally (tp.Shard, no communication).
 // At tp=2 every projection is column-parallel.
 // TP4-LABEL: func.func @main
-// TP4: onnx.MatMul {{.*}}tp.role = "column"{{.*}}-> tensor<1x16x32xf32>
-// TP4: onnx.MatMul {{.*}}tp.role = "replicated"{{.*}}-> tensor<1x16x16xf32>
-// TP4: onnx.MatMul {{.*}}tp.role = "replicated"{{.*}}-> tensor<1x16x16xf32>
+// TP4: onnx.MatMul {{.*}}tp.role = #tp.role<column>{{.*}}-> tensor<1x16x32xf32>
+// TP4: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>{{.*}}-> tensor<1x16x16xf32>
+// TP4: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>{{.*}}-> tensor<1x16x16xf32>
 // TP4: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 4>, sizes = array<i64: 1, 1, 1, 1>
 // TP4: onnx.MatMul {{.*}}tp.sharding = [#tp.sharding<"split", 1, sizes = [1, 1, 1, 1], parts = [4]>]{{.*}}-> tensor<1x4x16x16xf32>
-// TP4: onnx.MatMul {{.*}}tp.role = "row"
+// TP4: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // TP4: tp.AllReduce
 // TP4-NOT: tp.AllReduce
 // TP4-NOT: tp.AllGather
 // TP2-LABEL: func.func @main
-// TP2-COUNT-3: tp.role = "column"
-// TP2: tp.role = "row"
+// TP2-COUNT-3: tp.role = #tp.role<column>
+// TP2: tp.role = #tp.role<row>
 // TP2-NOT: tp.Shard {{.*}}tensor<1x4x16x8xf32>
 func.func @main(%x: tensor<1x16x32xf32> {onnx.name = "x"}) -> tensor<1x16x32xf32> attributes {onnx.output_names = ["y"]} {
   %wq = onnx.Weight "wq" {file = "m.onnx", offset = 0 : i64, length = 4096 : i64} : tensor<32x32xf32>

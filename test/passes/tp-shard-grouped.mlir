@@ -15,7 +15,7 @@
 // group's 4 q heads do not divide.
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 32, 8, 8, 32, 8, 8>, sizes = array<i64: 48, 48, 48, 48>
-// CHECK: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48, 48, 48], parts = [32, 8, 8, 32, 8, 8], whole = [1, 2, 4, 5]>]
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48, 48, 48], parts = [32, 8, 8, 32, 8, 8], whole = [1, 2, 4, 5]>]
 // CHECK: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 3, sizes = [3, 3, 3, 3], parts = [4, 1, 1], whole = [1, 2]>]
 // CHECK: onnx.Slice {{.*}}tp.sharding = [#tp.sharding<"split", 3, sizes = [1, 1, 1, 1], parts = [4]>]
 // CHECK: onnx.Gather {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
@@ -23,7 +23,7 @@
 // CHECK: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [2, 2, 2, 2], parts = [4, 4]>]{{.*}} -> tensor<1x16x8x8xf32>
 // CHECK: tp.Shard {{.*}}parts = array<i64: 4, 4>, sizes = array<i64: 2, 2, 2, 2>
 // CHECK: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [16, 16, 16, 16], parts = [32, 32]>]{{.*}} -> tensor<1x16x64xf32>
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather
@@ -37,7 +37,7 @@
 // PART: onnx.Gather %{{.*}}, %[[V]] {axis = 3 : i64
 // PART: onnx.Reshape {{.*}} -> tensor<1x16x2x8xf32>
 // PART: onnx.MatMul {{.*}} -> tensor<1x16x64xf32>
-// TP2: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48], parts = [96]>]
+// TP2: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48], parts = [96]>]
 // TP2: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [1, 1], parts = [2]>]
 // TP8: error: loc("qkv_split"): tp=8 does not divide the 4 heads (dimension 3 of 'tensor<1x16x2x6x8xf32>') of node 'qkv_split'; tp values that work: 1, 2, 4
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {

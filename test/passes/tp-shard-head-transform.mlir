@@ -9,11 +9,11 @@
 // keeps it), not an error. The trunk stays column then row with one
 // all-reduce.
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
-// CHECK: onnx.MatMul {{.*}}tp.reason = "head transform"{{.*}}tp.role = "replicated"
-// CHECK: onnx.MatMul {{.*}}tp.reason = "output projection"{{.*}}tp.role = "replicated"
+// CHECK: onnx.MatMul {{.*}}tp.reason = "head transform"{{.*}}tp.role = #tp.role<replicated>
+// CHECK: onnx.MatMul {{.*}}tp.reason = "output projection"{{.*}}tp.role = #tp.role<replicated>
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather
 // CHECK: return

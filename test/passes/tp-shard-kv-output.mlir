@@ -5,12 +5,12 @@
 // column-parallel (only an output projection such as the LM head, whose
 // split reaches the output unchanged, is replicated by policy).
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
 // CHECK: onnx.Transpose
 // CHECK: %[[KT:.*]] = onnx.Transpose %{{.*}} {perm = array<i64: 0, 2, 1, 3>
 // CHECK: %[[G:.*]] = tp.AllGather %[[KT]] {axis = 1 : i64, parts = array<i64: 4>, sizes = array<i64: 2, 2>
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[R:.*]] = tp.AllReduce
 // CHECK: return %[[R]], %[[G]]
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> (tensor<1x16x64xf32>, tensor<1x4x16x16xf32>) attributes {onnx.output_names = ["y", "present.0.key"]} {

@@ -7,12 +7,12 @@
 // the head reads the embedding table through a transpose).
 // DEFAULT-LABEL: func.func @main
 // DEFAULT: onnx.Gather {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
-// DEFAULT: onnx.MatMul {{.*}}tp.role = "replicated"
+// DEFAULT: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>
 // DEFAULT-NOT: tp.AllGather
 // PARALLEL-LABEL: func.func @main
 // PARALLEL: %[[WT:.*]] = onnx.Transpose
 // PARALLEL: %[[WS:.*]] = tp.Shard %[[WT]] {axis = 1 : i64, parts = array<i64: 512>, sizes = array<i64: 256, 256>
-// PARALLEL: %[[L:.*]] = onnx.MatMul %{{.*}}, %[[WS]] {tp.role = "column"
+// PARALLEL: %[[L:.*]] = onnx.MatMul %{{.*}}, %[[WS]] {tp.role = #tp.role<column>
 // PARALLEL: %[[G:.*]] = tp.AllGather %[[L]] {axis = 2 : i64, parts = array<i64: 512>, sizes = array<i64: 256, 256>
 // PARALLEL: return %[[G]]
 func.func @main(%ids: tensor<1x16xi64> {onnx.name = "input_ids"}) -> tensor<1x16x512xf32> attributes {onnx.output_names = ["logits"]} {

@@ -10,14 +10,14 @@
 // sums pass through the scaling, the mask, the scatter and the adds, and one
 // all-reduce sums them, after the last expert.
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.reason = "expert router", tp.role = "replicated"
+// CHECK: onnx.MatMul {{.*}}tp.reason = "expert router", tp.role = #tp.role<replicated>
 // CHECK: onnx.TopK
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: onnx.Where {{.*}}tp.sharding = [#tp.sharding<"partial", 0>]
 // CHECK: onnx.ScatterElements {{.*}}tp.sharding = [#tp.sharding<"partial", 0>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: onnx.ScatterElements {{.*}}tp.sharding = [#tp.sharding<"partial", 0>]
 // CHECK: onnx.Add {{.*}}tp.sharding = [#tp.sharding<"partial", 0>]
 // CHECK: tp.AllReduce

@@ -14,8 +14,8 @@
 // CHECK-DAG: %[[C1:.*]] = onnx.Cast %[[Q1S]] {{.*}}#tp.sharding<"split", 1
 // CHECK-DAG: %[[R1:.*]] = onnx.Reshape %[[S1S]] {{.*}}#tp.sharding<"split", 1
 // CHECK-DAG: %[[D1:.*]] = onnx.Mul %[[C1]], %[[R1]] {{.*}}#tp.sharding<"split", 1
-// CHECK: onnx.MatMul %{{.*}}, %[[D1]] {{{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul %{{.*}}, %[[D1]] {{{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather
@@ -56,8 +56,8 @@ func.func @main(%x: tensor<1x8x64xf32> {onnx.name = "x"}) -> tensor<1x8x64xf32> 
 // CHECK-LABEL: func.func @main
 // CHECK-DAG: tp.Shard %{{.*}} {axis = 0 : i64, parts = array<i64: 256>, sizes = array<i64: 128, 128>{{.*}} : tensor<256x64xi4>
 // CHECK-DAG: tp.Shard %{{.*}} {axis = 0 : i64, parts = array<i64: 8>, sizes = array<i64: 4, 4>{{.*}} : tensor<8x64xf32>
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // PART-LABEL: func.func @rank1
 // PART-DAG: onnx.Weight "w2_s" {{.*}}tp.axis = 0 : i64, tp.ranges = array<i64: 4, 4>{{.*}} : tensor<4x64xf32>
 func.func @main(%x: tensor<1x8x64xf32> {onnx.name = "x"}) -> tensor<1x8x64xf32> attributes {onnx.output_names = ["y"]} {

@@ -4,11 +4,11 @@
 // then the partial sum is reduced before the next MatMul, which is column
 // again (not a replicated MatMul carrying the partial sum).
 // CHECK-LABEL: func.func @main
-// CHECK: %[[A:.*]] = onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: %[[B:.*]] = onnx.MatMul %[[A]], {{.*}}tp.role = "row"
+// CHECK: %[[A:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: %[[B:.*]] = onnx.MatMul %[[A]], {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[R:.*]] = tp.AllReduce %[[B]]
-// CHECK: %[[C:.*]] = onnx.MatMul %[[R]], {{.*}}tp.role = "column"
-// CHECK: %[[D:.*]] = onnx.MatMul %[[C]], {{.*}}tp.role = "row"
+// CHECK: %[[C:.*]] = onnx.MatMul %[[R]], {{.*}}tp.role = #tp.role<column>
+// CHECK: %[[D:.*]] = onnx.MatMul %[[C]], {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[R2:.*]] = tp.AllReduce %[[D]]
 // CHECK: return %[[R2]]
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {
@@ -29,7 +29,7 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // statistics and the scaling both read the one all-reduced value, so the
 // branch costs one all-reduce, not two.
 // CHECK-LABEL: func.func @main
-// CHECK: %[[P:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: %[[P:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[R:.*]] = tp.AllReduce %[[P]]
 // CHECK-NOT: tp.AllReduce
 // CHECK: onnx.Mul %[[R]], %[[R]]
@@ -63,9 +63,9 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // CHECK-LABEL: func.func @main
 // CHECK-DAG: %[[BO:.*]] = tp.ToPartial %{{.*}} {tp.sharding = [#tp.sharding<"partial", 0>]} : tensor<64xf32>
 // CHECK-DAG: %[[B2:.*]] = tp.ToPartial %{{.*}} {tp.sharding = [#tp.sharding<"partial", 0>]} : tensor<64xf32>
-// CHECK: %[[O:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: %[[O:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[OB:.*]] = onnx.Add %[[O]], %[[BO]] {tp.sharding = [#tp.sharding<"partial", 0>]}
-// CHECK: %[[M:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: %[[M:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[MB:.*]] = onnx.Add %[[M]], %[[B2]] {tp.sharding = [#tp.sharding<"partial", 0>]}
 // CHECK: %[[S:.*]] = onnx.Add %[[MB]], %[[OB]] {tp.sharding = [#tp.sharding<"partial", 0>]}
 // CHECK: %[[R:.*]] = tp.AllReduce %[[S]]
@@ -103,8 +103,8 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // first): the residual joins the partial sum once too, still one all-reduce.
 // CHECK-LABEL: func.func @main
 // CHECK: tp.ToPartial %arg0
-// CHECK: %[[O:.*]] = onnx.MatMul {{.*}}tp.role = "row"
-// CHECK: %[[M:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: %[[O:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
+// CHECK: %[[M:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[T:.*]] = onnx.Add %{{.*}}, %[[M]] {tp.sharding = [#tp.sharding<"partial", 0>]}
 // CHECK: %[[S:.*]] = onnx.Add %[[O]], %[[T]] {tp.sharding = [#tp.sharding<"partial", 0>]}
 // CHECK: tp.AllReduce %[[S]]

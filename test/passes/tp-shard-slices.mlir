@@ -7,11 +7,11 @@
 // up to the row-parallel output projection and its one all-reduce.
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 64, 64, 64>, sizes = array<i64: 96, 96>
-// CHECK: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [96, 96], parts = [64, 64, 64]>]
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [96, 96], parts = [64, 64, 64]>]
 // CHECK: onnx.Slice {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>]
 // CHECK: onnx.Slice {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>]
 // CHECK: onnx.Slice {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather

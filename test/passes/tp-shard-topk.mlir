@@ -5,9 +5,9 @@
 // (each rank takes the top k of its own columns); the row MatMul after it
 // then needs one all-reduce and nothing is gathered.
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
 // CHECK: onnx.TopK {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>, #tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllGather
 // LOCAL-LABEL: func.func @rank0
@@ -26,7 +26,7 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x4x64xf32>
 // Along the split axis TopK needs the whole line: the TopK and the MatMul
 // before it are replicated.
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.role = "replicated"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>
 // CHECK: onnx.TopK {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>, #tp.sharding<"replicated", 0>]
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x8xf32> attributes {onnx.output_names = ["y"]} {
   %w1 = onnx.Weight "w1" {file = "m.onnx", offset = 0 : i64, length = 65536 : i64} : tensor<64x256xf32>

@@ -12,11 +12,11 @@
 // CHECK: %[[WS:.*]] = tp.Shard %[[W]] {axis = 0 : i64, parts = array<i64: 512>, sizes = array<i64: 256, 256>
 // CHECK: %[[E:.*]] = onnx.Gather %[[WS]], %arg0 {{.*}}tp.sharding = [#tp.sharding<"partial", 0>]
 // CHECK: %[[R:.*]] = tp.AllReduce %[[E]]
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
 // CHECK: tp.AllGather
 // DEFAULT-LABEL: func.func @main
 // DEFAULT: onnx.Gather {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
-// DEFAULT: onnx.MatMul {{.*}}tp.role = "replicated"
+// DEFAULT: onnx.MatMul {{.*}}tp.role = #tp.role<replicated>
 // DEFAULT-NOT: tp.AllReduce
 // PART-LABEL: func.func @rank1
 // PART-DAG: onnx.Constant {{.*}}dense<256> : tensor<i64>

@@ -9,12 +9,12 @@
 // its own block [q_r, k, v].
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 64, 16, 16>, sizes = array<i64: 64, 64>
-// CHECK: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [64, 64], parts = [64, 16, 16], whole = [1, 2]>]
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [64, 64], parts = [64, 16, 16], whole = [1, 2]>]
 // CHECK: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [4, 4], parts = [4, 1, 1], whole = [1, 2]>]
 // CHECK: onnx.Slice {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [2, 2], parts = [4]>]
 // CHECK: onnx.Gather {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
 // CHECK: onnx.Gather {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather

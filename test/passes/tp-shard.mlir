@@ -7,9 +7,9 @@
 // CHECK: %[[W1S:.*]] = tp.Shard %[[W1]] {axis = 1 : i64, parts = array<i64: 256>, sizes = array<i64: 128, 128>
 // CHECK: %[[W2:.*]] = onnx.Weight "w2"
 // CHECK: %[[W2S:.*]] = tp.Shard %[[W2]] {axis = 0 : i64
-// CHECK: %[[H:.*]] = onnx.MatMul %{{.*}}, %[[W1S]] {tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]}
+// CHECK: %[[H:.*]] = onnx.MatMul %{{.*}}, %[[W1S]] {tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]}
 // CHECK: %[[A:.*]] = onnx.Relu %[[H]] {tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]}
-// CHECK: %[[P:.*]] = onnx.MatMul %[[A]], %[[W2S]] {tp.role = "row", tp.sharding = [#tp.sharding<"partial", 0>]}
+// CHECK: %[[P:.*]] = onnx.MatMul %[[A]], %[[W2S]] {tp.role = #tp.role<row>, tp.sharding = [#tp.sharding<"partial", 0>]}
 // CHECK: %[[R:.*]] = tp.AllReduce %[[P]]
 // CHECK: onnx.Add %[[R]], %{{.*}} {tp.sharding = [#tp.sharding<"replicated", 0>]}
 // CHECK-NOT: tp.AllReduce
@@ -31,7 +31,7 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // CHECK-LABEL: func.func @main
 // CHECK: %[[B1S:.*]] = tp.Shard %{{.*}} {axis = 0 : i64, parts = array<i64: 256>, sizes = array<i64: 128, 128>{{.*}} : tensor<256xf32> -> tensor<256xf32>
 // CHECK: onnx.Add %{{.*}}, %[[B1S]]
-// CHECK: %[[P:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: %[[P:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[R:.*]] = tp.AllReduce %[[P]]
 // CHECK: onnx.Add %[[R]], %{{.*}} : tensor<1x16x64xf32>, tensor<64xf32>
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {
@@ -54,12 +54,12 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // cuts [32, 32, 32] per rank.
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 64, 64, 64>, sizes = array<i64: 96, 96>
-// CHECK: onnx.Gemm {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 1, sizes = [96, 96], parts = [64, 64, 64]>]
+// CHECK: onnx.Gemm {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 1, sizes = [96, 96], parts = [64, 64, 64]>]
 // CHECK: onnx.Split {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>, #tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>, #tp.sharding<"split", 2, sizes = [32, 32], parts = [64]>]
 // CHECK: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [2, 2], parts = [4]>]{{.*}}-> tensor<1x16x4x16xf32>
 // CHECK: onnx.MatMul {{.*}}tp.sharding = [#tp.sharding<"split", 1, sizes = [2, 2], parts = [4]>]{{.*}}-> tensor<1x4x16x16xf32>
 // CHECK: onnx.Softmax {{.*}}tp.sharding = [#tp.sharding<"split", 1
-// CHECK: onnx.Gemm {{.*}}tp.role = "row"
+// CHECK: onnx.Gemm {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllGather
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {

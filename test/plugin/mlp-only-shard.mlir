@@ -13,12 +13,12 @@
 // CHECK-NEXT: %[[W1S:.*]] = tp.Shard %[[W1]] {axis = 1 : i64, parts = array<i64: 256>, sizes = array<i64: 128, 128>
 // CHECK: %[[W2:.*]] = onnx.Weight "mlp.down"
 // CHECK-NEXT: %[[W2S:.*]] = tp.Shard %[[W2]] {axis = 0 : i64
-// CHECK: onnx.Gemm {{.*}}tp.role = "replicated", tp.sharding = [#tp.sharding<"replicated", 0>]{{.*}}tensor<64x192xf32>
+// CHECK: onnx.Gemm {{.*}}tp.role = #tp.role<replicated>, tp.sharding = [#tp.sharding<"replicated", 0>]{{.*}}tensor<64x192xf32>
 // CHECK: onnx.Split {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>, #tp.sharding<"replicated", 0>, #tp.sharding<"replicated", 0>]
 // CHECK: onnx.Softmax {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
-// CHECK: onnx.Gemm {{.*}}tp.role = "replicated", tp.sharding = [#tp.sharding<"replicated", 0>]{{.*}}tensor<64x64xf32>
-// CHECK: onnx.MatMul %{{.*}}, %[[W1S]] {tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]}
-// CHECK: %[[P:.*]] = onnx.MatMul %{{.*}}, %[[W2S]] {tp.role = "row", tp.sharding = [#tp.sharding<"partial", 0>]}
+// CHECK: onnx.Gemm {{.*}}tp.role = #tp.role<replicated>, tp.sharding = [#tp.sharding<"replicated", 0>]{{.*}}tensor<64x64xf32>
+// CHECK: onnx.MatMul %{{.*}}, %[[W1S]] {tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]}
+// CHECK: %[[P:.*]] = onnx.MatMul %{{.*}}, %[[W2S]] {tp.role = #tp.role<row>, tp.sharding = [#tp.sharding<"partial", 0>]}
 // CHECK-NEXT: %[[R:.*]] = tp.AllReduce %[[P]]
 // CHECK-NEXT: onnx.Add %[[R]]
 // CHECK-NOT: tp.AllReduce
@@ -73,13 +73,13 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // it leads into the context MatMul (P·V), so it stays replicated too; the
 // SwiGLU gate and up projections are both column-parallel.
 // CHECK-LABEL: module attributes {tp.size = 2 : i64}
-// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = "replicated"{{.*}}-> tensor<1x16x64xf32>
-// CHECK-NEXT: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = "replicated"{{.*}}-> tensor<1x16x64xf32>
-// CHECK-NEXT: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = "replicated"{{.*}}-> tensor<1x16x64xf32>
-// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = "replicated"{{.*}}-> tensor<1x16x64xf32>
-// CHECK: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [64, 64], parts = [128]>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "column", tp.sharding = [#tp.sharding<"split", 2, sizes = [64, 64], parts = [128]>]
-// CHECK: %[[P:.*]] = onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = #tp.role<replicated>{{.*}}-> tensor<1x16x64xf32>
+// CHECK-NEXT: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = #tp.role<replicated>{{.*}}-> tensor<1x16x64xf32>
+// CHECK-NEXT: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = #tp.role<replicated>{{.*}}-> tensor<1x16x64xf32>
+// CHECK: onnx.MatMul %{{.*}}, %{{.*}} {tp.role = #tp.role<replicated>{{.*}}-> tensor<1x16x64xf32>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [64, 64], parts = [128]>]
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [64, 64], parts = [128]>]
+// CHECK: %[[P:.*]] = onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK-NEXT: tp.AllReduce %[[P]]
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather

@@ -8,9 +8,9 @@
 // op on the partial sum: the split passes through, the partial sum stays
 // partial, and one all-reduce is placed, after the second scale.
 // CHECK-LABEL: func.func @main
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
 // CHECK: tpctest.scale {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [128, 128], parts = [256]>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: %[[S:.*]] = tpctest.scale {{.*}}tp.sharding = [#tp.sharding<"partial", 0>]
 // CHECK-NEXT: tp.AllReduce %[[S]]
 // CHECK-NOT: tp.AllReduce
@@ -46,8 +46,8 @@ func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32
 // replicated: here the input of the block.
 // CHECK-LABEL: func.func @main
 // CHECK: tpctest.opaque {{.*}}tp.sharding = [#tp.sharding<"replicated", 0>]
-// CHECK: onnx.MatMul {{.*}}tp.role = "column"
-// CHECK: onnx.MatMul {{.*}}tp.role = "row"
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {
   %w1 = onnx.Weight "w1" {file = "m.onnx", offset = 0 : i64, length = 65536 : i64} : tensor<64x256xf32>
   %w2 = onnx.Weight "w2" {file = "m.onnx", offset = 65536 : i64, length = 65536 : i64} : tensor<256x64xf32>

@@ -11,6 +11,8 @@ using namespace tpc::tp;
 
 #include "compiler/Dialect/TP/IR/TPOpsDialect.cpp.inc"
 
+#include "compiler/Dialect/TP/IR/TPOpsEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "compiler/Dialect/TP/IR/TPOpsAttrs.cpp.inc"
 
@@ -157,21 +159,14 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
-  if (name == kRoleAttr) {
-    auto role = dyn_cast<StringAttr>(attr.getValue());
-    if (!role || !isRoleName(role.getValue()))
-      return op->emitOpError("attribute 'tp.role' must be \"column\", "
-                             "\"row\" or \"replicated\", not ")
-             << attr.getValue();
-    return success();
-  }
+  if (name == kRoleAttr)
+    return expectKind<RoleAttr>(op, attr, "a #tp.role");
   if (name == kReasonAttr) {
     if (failed(expectKind<StringAttr>(op, attr, "a string")))
       return failure();
-    auto role = op->getAttrOfType<StringAttr>(kRoleAttr);
-    if (!role || role.getValue() != "replicated")
+    if (roleOf(op) != Role::Replicated)
       return op->emitOpError("has a tp.reason but is not tp.role = "
-                             "\"replicated\"");
+                             "#tp.role<replicated>");
     return success();
   }
   if (name == kSourceShapeAttr)

@@ -10,7 +10,11 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 #include "compiler/Dialect/TP/IR/TPOpsDialect.h.inc"
+
+#include "compiler/Dialect/TP/IR/TPOpsEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "compiler/Dialect/TP/IR/TPOpsAttrs.h.inc"
@@ -30,7 +34,7 @@ inline constexpr llvm::StringLiteral kSizeAttr = "tp.size";
 inline constexpr llvm::StringLiteral kRankAttr = "tp.rank";
 /// On an op with results: one #tp.sharding per result.
 inline constexpr llvm::StringLiteral kShardingAttr = "tp.sharding";
-/// On a weight MatMul or Gemm: "column", "row" or "replicated".
+/// On a weight MatMul or Gemm: a #tp.role (column, row or replicated).
 inline constexpr llvm::StringLiteral kRoleAttr = "tp.role";
 /// On a replicated weight MatMul: why (a sentence for the summary).
 inline constexpr llvm::StringLiteral kReasonAttr = "tp.reason";
@@ -40,9 +44,15 @@ inline constexpr llvm::StringLiteral kSourceShapeAttr = "tp.source_shape";
 inline constexpr llvm::StringLiteral kAxisAttr = "tp.axis";
 inline constexpr llvm::StringLiteral kRangesAttr = "tp.ranges";
 
-/// The roles kRoleAttr may name.
-inline bool isRoleName(llvm::StringRef role) {
-  return role == "column" || role == "row" || role == "replicated";
+/// The role of `op` (its kRoleAttr), if it has one.
+inline std::optional<Role> roleOf(mlir::Operation *op) {
+  if (auto role = op->getAttrOfType<RoleAttr>(kRoleAttr))
+    return role.getValue();
+  return std::nullopt;
+}
+/// Sets `op`'s kRoleAttr.
+inline void setRole(mlir::Operation *op, Role role) {
+  op->setAttr(kRoleAttr, RoleAttr::get(op->getContext(), role));
 }
 
 } // namespace tpc::tp

@@ -4,6 +4,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -54,6 +55,30 @@ def TP_ShardingAttr : AttrDef<TP_Dialect, "Sharding"> {
   let assemblyFormat = "`<` $kind `,` $axis (`,` `sizes` `=` `[` $sizes^ `]`)?"
                        " (`,` `parts` `=` `[` $parts^ `]`)?"
                        " (`,` `whole` `=` `[` $whole^ `]`)? `>`";
+}
+
+def TP_Role : I32EnumAttr<"Role", "the tensor-parallel role of a weight MatMul", [
+    I32EnumAttrCase<"Column", 0, "column">,
+    I32EnumAttrCase<"Row", 1, "row">,
+    I32EnumAttrCase<"Replicated", 2, "replicated">]> {
+  let cppNamespace = "::tpc::tp";
+  let genSpecializedAttr = 0;
+}
+
+def TP_RoleAttr : EnumAttr<TP_Dialect, TP_Role, "role"> {
+  let summary = "How a weight MatMul is split over the ranks";
+  let description = [{
+    The `tp.role` the sharding pass leaves on every weight MatMul or Gemm:
+    `column` (the weight's output columns split, the product split along
+    its last axis), `row` (the weight's input rows split, the product a
+    partial sum) or `replicated` (every rank computes the whole product; a
+    `tp.reason` says by which policy).
+
+    ```mlir
+    %y = onnx.MatMul(%x, %w) {tp.role = #tp.role<column>} : ...
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
 }
 
 class TP_Op<string mnemonic, list<Trait> traits = []>
