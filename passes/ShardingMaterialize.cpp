@@ -2,6 +2,7 @@
 #include "passes/ShardingMaterialize.h"
 
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/TP/IR/TPOps.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -306,6 +307,66 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
       // The analysis names roles by the enum's spellings.
       tp::setRole(&op, tp::symbolizeRole(role->second).value());
   }
+}
+
+func::FuncOp beginSharding(ModuleOp module, int64_t tp, StringRef passName) {
+  if (tp < 1) {
+    module.emitError(passName) << ": tp must be at least 1, not " << tp;
+    return nullptr;
+  }
+  func::FuncOp func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func || func.isExternal()) {
+    module.emitError(passName) << " expects a function @main";
+    return nullptr;
+  }
+  module->setAttr(tp::kSizeAttr, OpBuilder(module).getI64IntegerAttr(tp));
+  return func;
+}
+
+std::unique_ptr<ShardingAnalysis>
+analyzeUntilStable(func::FuncOp func, int64_t tp, bool parallelLmHead,
+                   ShardingHints &hints,
+                   function_ref<void(ShardingAnalysis &)> configure,
+                   function_ref<void(const ShardingAnalysis &)> inspect) {
+  // The analysis learns from later uses (a column split that is only
+  // gathered again, as for the LM head; partial sums that can share one
+  // all-reduce) and reruns with what it learned. The hints only grow, so
+  // this ends; the bound is a guard.
+  for (int run = 0;; ++run) {
+    auto a = std::make_unique<ShardingAnalysis>(func, tp, parallelLmHead,
+                                                hints);
+    if (configure)
+      configure(*a);
+    if (failed(a->run()))
+      return nullptr;
+    if (inspect)
+      inspect(*a);
+    if (!a->learn(hints) || run >= 1000)
+      return a;
+  }
+}
+
+LogicalResult
+shardModule(ModuleOp module, int64_t tp, StringRef passName,
+            function_ref<void(func::FuncOp, ShardingHints &)> seed,
+            bool parallelLmHead) {
+  func::FuncOp func = beginSharding(module, tp, passName);
+  if (!func)
+    return failure();
+  if (tp == 1) {
+    annotateReplicated(func);
+    return success();
+  }
+  splitGemmBias(func);
+  ShardingHints hints;
+  if (seed)
+    seed(func, hints);
+  std::unique_ptr<ShardingAnalysis> a =
+      analyzeUntilStable(func, tp, parallelLmHead, hints);
+  if (!a)
+    return failure();
+  materializeShardings(func, *a);
+  return success();
 }
 
 } // namespace tpc

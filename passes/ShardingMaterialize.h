@@ -11,6 +11,10 @@
 
 #include "passes/ShardingAnalysis.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+
 namespace tpc {
 
 /// Rewrites Gemm(A, W, C) with a weight W into Gemm(A, W) + C, so that the
@@ -31,6 +35,33 @@ void annotateReplicated(mlir::func::FuncOp func);
 /// of a split one, tp.Shard of a replicated one, each made once per value),
 /// annotates every op's results and records each weight MatMul's role.
 void materializeShardings(mlir::func::FuncOp func, const ShardingAnalysis &a);
+
+/// The start every sharding pass shares: checks that `tp` is at least 1 and
+/// that `module` defines @main (each error emitted on the module, naming
+/// `passName`) and sets the module's tp.size. Returns @main, or a null
+/// function after an error.
+mlir::func::FuncOp beginSharding(mlir::ModuleOp module, int64_t tp,
+                                 llvm::StringRef passName);
+
+/// Runs ShardingAnalysis on `func` until a run learns nothing new (each
+/// run's lessons go into `hints`; at most 1000 runs), calling `configure`
+/// on each analysis before it runs and `inspect` after. Returns the last
+/// analysis, or null when a run failed (its errors are emitted).
+std::unique_ptr<ShardingAnalysis> analyzeUntilStable(
+    mlir::func::FuncOp func, int64_t tp, bool parallelLmHead,
+    ShardingHints &hints,
+    llvm::function_ref<void(ShardingAnalysis &)> configure = {},
+    llvm::function_ref<void(const ShardingAnalysis &)> inspect = {});
+
+/// A whole sharding pass for a policy that only steers tpc's analysis:
+/// beginSharding; at tp 1 every value replicated; otherwise Gemm biases
+/// split off, `seed` fills the hints (e.g. MatMuls to keep replicated),
+/// analyzeUntilStable, materializeShardings. What a plugin's
+/// runOnOperation calls (passes/plugin/MlpOnlySharding.cpp).
+mlir::LogicalResult
+shardModule(mlir::ModuleOp module, int64_t tp, llvm::StringRef passName,
+            llvm::function_ref<void(mlir::func::FuncOp, ShardingHints &)> seed,
+            bool parallelLmHead = false);
 
 } // namespace tpc
 

@@ -62,17 +62,9 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (tp < 1) {
-      module.emitError("tp must be at least 1");
+    func::FuncOp func = beginSharding(module, tp, getArgument());
+    if (!func)
       return signalPassFailure();
-    }
-    func::FuncOp func = module.lookupSymbol<func::FuncOp>("main");
-    if (!func || func.isExternal()) {
-      module.emitError("tpc-tp-shard expects a function @main");
-      return signalPassFailure();
-    }
-    OpBuilder b(module.getContext());
-    module->setAttr(tp::kSizeAttr, b.getI64IntegerAttr(tp));
     SmallVector<Annotation> annotations;
     if (failed(takeAnnotations(module, func, annotations)))
       return signalPassFailure();
@@ -126,40 +118,41 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
           hints.keepColumn.insert(an.op);
       }
     SmallVector<std::tuple<Operation *, int64_t, int64_t>> fallbacks;
-    for (int iteration = 0;; ++iteration) {
-      ShardingAnalysis a(func, tp, parallelLmHead, hints);
-      a.vocabParallelEmbedding = vocabParallelEmbedding;
-      if (failed(a.run()))
+    std::unique_ptr<ShardingAnalysis> analysis = analyzeUntilStable(
+        func, tp, parallelLmHead, hints,
+        [&](ShardingAnalysis &a) {
+          a.vocabParallelEmbedding = vocabParallelEmbedding;
+        },
+        [&](const ShardingAnalysis &a) {
+          fallbacks.append(a.headFallbacks);
+          for (Operation *m : a.retry)
+            reasons.try_emplace(m, a.retryReasons.lookup(m));
+        });
+    if (!analysis)
+      return signalPassFailure();
+    ShardingAnalysis &a = *analysis;
+    // Replicated heads are only right where they meet split heads (GQA kv
+    // heads broadcast to q heads); otherwise tp does not fit the model.
+    for (auto [reshape, dim, heads] : fallbacks)
+      if (!meetsSplitHeads(reshape, a)) {
+        (void)emitHeadError(reshape, tp, dim, heads);
         return signalPassFailure();
-      fallbacks.append(a.headFallbacks);
-      for (Operation *m : a.retry)
-        reasons.try_emplace(m, a.retryReasons.lookup(m));
-      if (a.learn(hints) && iteration < 1000)
-        continue;
-      // Replicated heads are only right where they meet split heads (GQA kv
-      // heads broadcast to q heads); otherwise tp does not fit the model.
-      for (auto [reshape, dim, heads] : fallbacks)
-        if (!meetsSplitHeads(reshape, a)) {
-          (void)emitHeadError(reshape, tp, dim, heads);
-          return signalPassFailure();
-        }
-      classifyHeadTransforms(func, hints.forced, reasons);
-      if (failed(checkReplicated(func, hints.forced, reasons, allowed)) ||
-          failed(checkPlan(func, plan, a)) ||
-          failed(checkAnnotations(annotations, a)))
-        return signalPassFailure();
-      materializeShardings(func, a);
-      // Say why each replicated MatMul is replicated, for the compile
-      // summary and tpc inspect.
-      for (Operation *m : hints.forced) {
-        auto it = reasons.find(m);
-        ReplicationReason::Kind kind = it == reasons.end()
-                                           ? ReplicationReason::Blocked
-                                           : it->second.kind;
-        m->setAttr(tp::kReasonAttr, StringAttr::get(m->getContext(),
-                                                reasonName(kind)));
       }
-      return;
+    classifyHeadTransforms(func, hints.forced, reasons);
+    if (failed(checkReplicated(func, hints.forced, reasons, allowed)) ||
+        failed(checkPlan(func, plan, a)) ||
+        failed(checkAnnotations(annotations, a)))
+      return signalPassFailure();
+    materializeShardings(func, a);
+    // Say why each replicated MatMul is replicated, for the compile
+    // summary and tpc inspect.
+    for (Operation *m : hints.forced) {
+      auto it = reasons.find(m);
+      ReplicationReason::Kind kind = it == reasons.end()
+                                         ? ReplicationReason::Blocked
+                                         : it->second.kind;
+      m->setAttr(tp::kReasonAttr,
+                 StringAttr::get(m->getContext(), reasonName(kind)));
     }
   }
 

@@ -14,6 +14,7 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%models", os.path.join(config.tpc_src_root, "test", "models")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src", config.tpc_src_root))
+config.substitutions.append(("%obj_root", config.tpc_obj_root))
 # Where pass plugins (TPCMlpOnlyShardingPlugin.so) are built.
 config.substitutions.append(("%plugin_dir", config.tpc_lib_dir))
 # The sanitizer build: memory bounds do not hold under AddressSanitizer

@@ -27,7 +27,9 @@ endif()
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/lit.site.cfg.py.in
                ${CMAKE_CURRENT_BINARY_DIR}/lit.site.cfg.py @ONLY)
 add_subdirectory(plugin/rules)
-set(TPC_LIT_DEPENDS tpc tpc-opt TPCMlpOnlyShardingPlugin TPCTestRulesPlugin)
+add_subdirectory(plugin/bad)
+set(TPC_LIT_DEPENDS tpc tpc-opt TPCMlpOnlyShardingPlugin TPCTestRulesPlugin
+  TPCTestBadShardingPlugin)
 add_custom_target(check-lit
   COMMAND ${TPC_PYTHON} ${TPC_LIT} -sv ${CMAKE_CURRENT_BINARY_DIR}
   DEPENDS ${TPC_LIT_DEPENDS}

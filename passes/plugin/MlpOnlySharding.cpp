@@ -16,13 +16,18 @@
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
 
-#include "mlir/IR/Builders.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
 namespace tpc::plugin {
+#define GEN_PASS_DECL_MLPONLYSHARDPASS
+#define GEN_PASS_DEF_MLPONLYSHARDPASS
+#define GEN_PASS_REGISTRATION
+#include "passes/plugin/Passes.h.inc"
+
 namespace {
 
 bool isActivationMatMul(Operation *op) {
@@ -74,63 +79,24 @@ OpSet attentionProjections(func::FuncOp func) {
   return out;
 }
 
-struct MlpOnlyShardPass
-    : PassWrapper<MlpOnlyShardPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MlpOnlyShardPass)
-
-  MlpOnlyShardPass() = default;
-  // Options are not copyable; the pass manager copies their values.
-  MlpOnlyShardPass(const MlpOnlyShardPass &other) : PassWrapper(other) {}
-
-  StringRef getArgument() const override { return "tpc-mlp-only-shard"; }
-  StringRef getDescription() const override {
-    return "Shard only the MLPs (column then row parallel); keep attention "
-           "replicated";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<tp::TPDialect, onnx::ONNXDialect>();
-  }
+struct MlpOnlyShardPass : impl::MlpOnlyShardPassBase<MlpOnlyShardPass> {
+  using MlpOnlyShardPassBase::MlpOnlyShardPassBase;
 
   void runOnOperation() override {
     if (failed(shardMlpOnly(getOperation(), tp)))
       signalPassFailure();
   }
-
-  Option<int64_t> tp{*this, "tp", llvm::cl::desc("Number of ranks"),
-                     llvm::cl::init(1)};
 };
 
 } // namespace
 
 LogicalResult shardMlpOnly(ModuleOp module, int64_t tp) {
-  if (tp < 1)
-    return module.emitError("tp must be at least 1");
-  func::FuncOp func = module.lookupSymbol<func::FuncOp>("main");
-  if (!func || func.isExternal())
-    return module.emitError("tpc-mlp-only-shard expects a function @main");
-  module->setAttr(tp::kSizeAttr, OpBuilder(module).getI64IntegerAttr(tp));
-  if (tp == 1) {
-    annotateReplicated(func);
-    return success();
-  }
-  splitGemmBias(func);
-  ShardingHints hints;
-  hints.forced = attentionProjections(func);
-  // The analysis learns from later uses (a column split that is only
-  // gathered again, as for the LM head; partial sums that can share one
-  // all-reduce) and reruns with what it learned. The hints only grow, so
-  // this ends.
-  for (;;) {
-    ShardingAnalysis analysis(func, tp, /*parallelLmHead=*/false, hints);
-    if (failed(analysis.run()))
-      return failure();
-    if (analysis.learn(hints))
-      continue;
-    materializeShardings(func, analysis);
-    return success();
-  }
+  return shardModule(module, tp, "tpc-mlp-only-shard",
+                     [](func::FuncOp func, ShardingHints &hints) {
+                       hints.forced = attentionProjections(func);
+                     });
 }
 
-void registerMlpOnlyShardPass() { PassRegistration<MlpOnlyShardPass>(); }
+void registerMlpOnlyShardingPasses() { registerTPCMlpOnlyShardingPasses(); }
 
 } // namespace tpc::plugin

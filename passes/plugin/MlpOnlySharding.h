@@ -17,10 +17,8 @@ namespace tpc::plugin {
 /// the module.
 mlir::LogicalResult shardMlpOnly(mlir::ModuleOp module, int64_t tp);
 
-/// Registers `tpc-mlp-only-shard`.
-void registerMlpOnlyShardPass();
-/// Registers `tpc-test-bad-shard`, a test fixture.
-void registerTestBadShardPass();
+/// Registers the plugin's passes (Passes.td): `tpc-mlp-only-shard`.
+void registerMlpOnlyShardingPasses();
 
 } // namespace tpc::plugin
 

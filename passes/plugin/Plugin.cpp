@@ -13,8 +13,5 @@
 extern "C" LLVM_ATTRIBUTE_WEAK ::mlir::PassPluginLibraryInfo
 mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "TPCMlpOnlySharding", LLVM_VERSION_STRING,
-          []() {
-            tpc::plugin::registerMlpOnlyShardPass();
-            tpc::plugin::registerTestBadShardPass();
-          }};
+          []() { tpc::plugin::registerMlpOnlyShardingPasses(); }};
 }

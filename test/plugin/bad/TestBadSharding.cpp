@@ -13,31 +13,25 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+#include "llvm/Config/llvm-config.h"
 
 using namespace mlir;
 
-namespace tpc::plugin {
+namespace tpc::test {
+#define GEN_PASS_DECL_TESTBADSHARDPASS
+#define GEN_PASS_DEF_TESTBADSHARDPASS
+#define GEN_PASS_REGISTRATION
+#include "test/plugin/bad/Passes.h.inc"
+
 namespace {
 
-struct TestBadShardPass
-    : PassWrapper<TestBadShardPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestBadShardPass)
-
-  TestBadShardPass() = default;
-  TestBadShardPass(const TestBadShardPass &other) : PassWrapper(other) {}
-
-  StringRef getArgument() const override { return "tpc-test-bad-shard"; }
-  StringRef getDescription() const override {
-    return "Test fixture: MLP-only sharding without its all-reduces "
-           "(inconsistent on purpose)";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<tp::TPDialect, onnx::ONNXDialect>();
-  }
+struct TestBadShardPass : impl::TestBadShardPassBase<TestBadShardPass> {
+  using TestBadShardPassBase::TestBadShardPassBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(shardMlpOnly(module, tp)))
+    if (failed(plugin::shardMlpOnly(module, tp)))
       return signalPassFailure();
     SmallVector<tp::AllReduceOp> reduces;
     module.walk([&](tp::AllReduceOp ar) { reduces.push_back(ar); });
@@ -46,13 +40,13 @@ struct TestBadShardPass
       ar.erase();
     }
   }
-
-  Option<int64_t> tp{*this, "tp", llvm::cl::desc("Number of ranks"),
-                     llvm::cl::init(1)};
 };
 
 } // namespace
+} // namespace tpc::test
 
-void registerTestBadShardPass() { PassRegistration<TestBadShardPass>(); }
-
-} // namespace tpc::plugin
+extern "C" LLVM_ATTRIBUTE_WEAK ::mlir::PassPluginLibraryInfo
+mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "TPCTestBadSharding", LLVM_VERSION_STRING,
+          []() { tpc::test::registerTPCTestBadShardingPasses(); }};
+}
