@@ -2,6 +2,7 @@
 #include "runtime/engine/Inspect.h"
 
 #include "kernels/cpu/Sgemm.h"
+#include "kernels/cpu/VectorMath.h"
 
 #include "runtime/engine/RankPlan.h"
 #include "runtime/support/MappedFile.h"
@@ -182,8 +183,9 @@ std::string formatSummaryText(const EngineSummary &s) {
     os << ", produced by " << m.producerName << " " << m.producerVersion;
   os << "\n";
   os << "tp       " << m.tp << "\n";
-  os << "cpu      " << cpu::sgemmKernelName()
-     << " GEMM on this machine (chosen at load)\n";
+  os << "cpu      " << cpu::sgemmKernelName() << " GEMM, "
+     << cpu::vectorIsaName(cpu::vectorMathIsa())
+     << " vector math on this machine (chosen at load)\n";
   os << "files    sizes and plan digests checked; weight digests "
      << (s.weightsVerified ? "checked" : "not checked (--no-verify)") << "\n";
   os << "inputs   " << specList(m.inputs) << "\n";
@@ -241,6 +243,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                {"tp", m.tp},
                {"weights_verified", s.weightsVerified},
                {"gemm_kernel", cpu::sgemmKernelName()},
+               {"vector_math", cpu::vectorIsaName(cpu::vectorMathIsa())},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};
   if (const GenerationSpec &g = m.generation; g.kvCacheLength)

@@ -3,6 +3,7 @@
 #include "kernels/StorageTypes.h"
 
 #include "kernels/cpu/Sgemm.h"
+#include "kernels/cpu/VectorMath.h"
 
 #include "runtime/io/Npz.h"
 #include "kernels/Half.h"
@@ -316,21 +317,25 @@ void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
                         {"tp", tp},
                         {"threads", options.threadsPerRank},
                         {"iterations", options.iterations},
-                        {"gemm_kernel", cpu::sgemmKernelName()}};
+                        {"gemm_kernel", cpu::sgemmKernelName()},
+                        {"vector_math",
+                         cpu::vectorIsaName(cpu::vectorMathIsa())}};
     out << j.dump() << "\n";
     out.flush();
     return;
   }
-  char tail[200];
+  char tail[240];
+  const bool cuda = options.backend == Backend::Cuda;
   std::snprintf(tail, sizeof(tail),
                 "; load %.1f ms (%d iteration%s after %d warmup; tp %d, %d "
-                "thread%s per rank; %s GEMM)\n",
+                "thread%s per rank; %s GEMM%s%s)\n",
                 loadMillis, options.iterations,
                 options.iterations == 1 ? "" : "s", options.warmup, tp,
                 options.threadsPerRank,
                 options.threadsPerRank == 1 ? "" : "s",
-                options.backend == Backend::Cuda ? "cuBLASLt"
-                                                 : cpu::sgemmKernelName());
+                cuda ? "cuBLASLt" : cpu::sgemmKernelName(),
+                cuda ? "" : ", vector math ",
+                cuda ? "" : cpu::vectorIsaName(cpu::vectorMathIsa()));
   out << "latency: " << formatLatency(s) << tail;
   out.flush();
 }

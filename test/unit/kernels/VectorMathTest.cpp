@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 using namespace tpc::cpu;
@@ -59,9 +60,55 @@ double geluTanh(double x) {
   return x / (1 + std::exp(-2 * z));
 }
 
+/// Every test runs on each instruction set the vector math has code for
+/// (skipped where the CPU lacks it), not only the one it would choose.
+class VectorMathOn : public ::testing::TestWithParam<VectorIsa> {
+protected:
+  void SetUp() override {
+    saved_ = vectorMathIsa();
+    if (!setVectorMathIsa(GetParam()))
+      GTEST_SKIP() << "this CPU has no " << vectorIsaName(GetParam());
+  }
+  void TearDown() override { ASSERT_TRUE(setVectorMathIsa(saved_)); }
+
+private:
+  VectorIsa saved_ = VectorIsa::Scalar;
+};
+
 } // namespace
 
-TEST(VectorMath, Exp) {
+INSTANTIATE_TEST_SUITE_P(Isa, VectorMathOn,
+                         ::testing::Values(VectorIsa::Scalar, VectorIsa::Avx2,
+                                           VectorIsa::Avx512),
+                         [](const auto &info) {
+                           std::string name = vectorIsaName(info.param);
+                           return name.substr(0, name.find('-'));
+                         });
+
+TEST(VectorMath, ChoosesTheWidestSupported) {
+  VectorIsa widest = VectorIsa::Scalar;
+  for (VectorIsa isa : {VectorIsa::Avx2, VectorIsa::Avx512})
+    if (vectorIsaSupported(isa))
+      widest = isa;
+  EXPECT_EQ(vectorMathIsa(), widest) << vectorIsaName(vectorMathIsa());
+  EXPECT_TRUE(vectorIsaSupported(VectorIsa::Scalar));
+}
+
+TEST_P(VectorMathOn, EveryLengthMatchesTheWholeArray) {
+  // Full vectors and the padded tail compute the same values.
+  std::vector<float> x = samples(-8, 8);
+  std::vector<float> whole(x.size());
+  vecGelu(x.data(), whole.data(), int64_t(x.size()));
+  for (int64_t n = 0; n <= 40; ++n) {
+    std::vector<float> part(size_t(n) + 1, -7.0f);
+    vecGelu(x.data(), part.data(), n);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(part[size_t(i)], whole[size_t(i)]) << "n " << n << " i " << i;
+    ASSERT_EQ(part[size_t(n)], -7.0f) << "wrote past " << n;
+  }
+}
+
+TEST_P(VectorMathOn, Exp) {
   check("exp", vecExp, [](double x) { return std::exp(x); }, -87, 88, 0,
         3e-7);
   // Past the float range: 0 below, finite above, never NaN.
@@ -73,29 +120,29 @@ TEST(VectorMath, Exp) {
   EXPECT_FALSE(std::isnan(y[2]));
 }
 
-TEST(VectorMath, Tanh) {
+TEST_P(VectorMathOn, Tanh) {
   check("tanh", vecTanh, [](double x) { return std::tanh(x); }, -12, 12, 2e-7,
         1e-6);
 }
 
-TEST(VectorMath, Erf) {
+TEST_P(VectorMathOn, Erf) {
   check("erf", vecErf, [](double x) { return std::erf(x); }, -6, 6, 4e-7,
         1e-6);
 }
 
-TEST(VectorMath, Sigmoid) {
+TEST_P(VectorMathOn, Sigmoid) {
   check("sigmoid", vecSigmoid, [](double x) { return 1 / (1 + std::exp(-x)); },
         -80, 80, 0, 3e-7);
 }
 
-TEST(VectorMath, Gelu) {
+TEST_P(VectorMathOn, Gelu) {
   // erf's absolute error, scaled by |x| / 2.
   check("gelu", vecGelu, gelu, -6, 6, 1.2e-6, 1e-6);
   // Far out on the negative side exp(2 z) amplifies float rounding of z.
   check("gelu_tanh", vecGeluTanh, geluTanh, -12, 12, 1e-30, 1e-5);
 }
 
-TEST(VectorMath, ExpShiftSum) {
+TEST_P(VectorMathOn, ExpShiftSum) {
   std::vector<float> x = samples(-30, 5), y(x.size());
   const float shift = 5.0f;
   float sum = vecExpShiftSum(x.data(), y.data(), int64_t(x.size()), shift);

@@ -5,6 +5,7 @@
 #include "../TempDir.h"
 #include "runtime/engine/RunToolSupport.h"
 #include "kernels/cpu/Sgemm.h"
+#include "kernels/cpu/VectorMath.h"
 #include "runtime/engine/Tools.h"
 #include "runtime/io/Npy.h"
 
@@ -88,6 +89,10 @@ TEST_F(RunToolTest, JsonIsTheOnlyStdout) {
   EXPECT_EQ(j["iterations"], 4);
   // The GEMM path that ran: the fastest this CPU has.
   EXPECT_EQ(j["gemm_kernel"], tpc::cpu::sgemmAvailableKernels().front());
+  // And the vector math's instruction set: the widest this CPU has.
+  EXPECT_EQ(j["vector_math"],
+            tpc::cpu::vectorIsaName(tpc::cpu::vectorMathIsa()));
+  EXPECT_NE(j["vector_math"], "scalar");
   const nlohmann::json &lat = j["latency_ms"];
   EXPECT_LE(lat["min"].get<double>(), lat["median"].get<double>());
   EXPECT_LE(lat["median"].get<double>(), lat["p90"].get<double>());
@@ -218,6 +223,8 @@ TEST(InspectTool, TextAndJson) {
   nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["tp"], 2);
   EXPECT_EQ(j["gemm_kernel"], tpc::cpu::sgemmKernelName());
+  EXPECT_EQ(j["vector_math"],
+            tpc::cpu::vectorIsaName(tpc::cpu::vectorMathIsa()));
   ASSERT_EQ(j["ranks"].size(), 2u);
   const nlohmann::json &r1 = j["ranks"][1];
   EXPECT_EQ(r1["steps"], 5);
