@@ -117,6 +117,8 @@ class Tpc:
         if doc is None:
             raise RuntimeError(f"no JSON from {' '.join(cmd)}:\n{r.stdout[-2000:]}")
         lat = doc["latency_ms"]
+        # The kernel paths that ran, as tpc run reports them.
+        self.kernels = {"gemm": doc.get("gemm_kernel"), "vector_math": doc.get("vector_math")}
         return {"median": lat["median"], "min": lat["min"], "max": lat["max"],
                 "iterations": doc.get("iterations", iterations), "process_wall_s": wall}
 
@@ -382,6 +384,7 @@ class Context:
             "seq": seq, "flops": self.model["models"][str(seq)]["flops"],
             "one_thread": rows1, "two_threads": rows2,
             "ort_session_load_s": {"1": ort_load_1, "2": ort_load_2},
+            "tpc_kernels": getattr(self.tpc, "kernels", {}),
         }
 
     # -- case: seq 1 (weight streaming)
@@ -780,7 +783,9 @@ def report_sections(res):
         notes = [f"{lat['flops'] / 1e9:.2f} GFLOP per forward (2 x matmul params x tokens + 4 x layers x s^2 x hidden); "
                  f"FMA limit {peak:.0f} GFLOP/s per core ({m['fma_limit']['source']}); "
                  "% sgemm: against OpenBLAS cblas_sgemm "
-                 f"{m.get('openblas', {}).get('sgemm', {}).get('n', '?')}^3 measured in this run with as many threads"]
+                 f"{m.get('openblas', {}).get('sgemm', {}).get('n', '?')}^3 measured in this run with as many threads",
+                 "tpc kernel paths: GEMM " + str(lat.get("tpc_kernels", {}).get("gemm")) + ", vector math "
+                 + str(lat.get("tpc_kernels", {}).get("vector_math"))]
         secs.append((f"Latency, sequence {lat['seq']}, one core", hdr, rowsof(lat["one_thread"]), notes))
         secs.append((f"Latency, sequence {lat['seq']}, two cores", hdr, rowsof(lat["two_threads"]), []))
     s1 = res.get("seq1")
