@@ -451,7 +451,7 @@ LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
   Value result = op->getResult(0);
   int64_t outLast = tensorType(result).getRank() - 1;
   if (hints.forced.contains(op)) {
-    role[op] = "replicated";
+    role[op] = tp::Role::Replicated;
     replicate(op);
     return success();
   }
@@ -465,7 +465,7 @@ LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
     FusedParts fp = fusedOutputParts(op, tp);
     Sharding out = Sharding::split(outLast, fp.parts, tp, fp.whole);
     require(op, 1, out.onAxis(nAxisB));
-    role[op] = "column";
+    role[op] = tp::Role::Column;
     OpSet self;
     self.insert(op);
     set(result, out, self);
@@ -473,13 +473,13 @@ LogicalResult ShardingAnalysis::visitWeightMatMul(Operation *op) {
   }
   if (sa.isSplit() && sa.axis == kAxisA) {
     require(op, 1, sa.onAxis(kAxisB));
-    role[op] = "row";
+    role[op] = tp::Role::Row;
     set(result, Sharding::partial());
     return success();
   }
   // Split on a batch or row axis: the weight stays whole.
   require(op, 1, Sharding::replicated());
-  role[op] = "replicated";
+  role[op] = tp::Role::Replicated;
   set(result, sa, originsOf(a));
   return success();
 }

@@ -129,7 +129,8 @@ public:
   std::map<std::pair<mlir::Operation *, unsigned>, Sharding> want;
   /// The sharding each value is produced with.
   llvm::DenseMap<mlir::Value, Sharding> state;
-  llvm::DenseMap<mlir::Operation *, llvm::StringRef> role;
+  /// The role the dataflow gives each weight MatMul.
+  llvm::DenseMap<mlir::Operation *, tp::Role> role;
   /// Column-parallel MatMuls whose split was gathered again, with why: they
   /// should be forced replicated and the analysis rerun.
   OpSet retry;

@@ -305,7 +305,7 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
     auto role = a.role.find(&op);
     if (role != a.role.end())
       // The analysis names roles by the enum's spellings.
-      tp::setRole(&op, tp::symbolizeRole(role->second).value());
+      tp::setRole(&op, role->second);
   }
 }
 

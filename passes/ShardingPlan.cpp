@@ -19,15 +19,15 @@ std::string weightNameOf(Operation *matmul) {
   return "";
 }
 
-/// tpc's role for a plan word, "" for a word tpc does not know.
-static std::string roleOf(llvm::StringRef word) {
-  if (word == "colwise" || word == "column")
-    return "column";
-  if (word == "rowwise" || word == "row")
-    return "row";
-  if (word == "replicate" || word == "replicated")
-    return "replicated";
-  return "";
+/// tpc's role for a plan word: Hugging Face's tp_plan words or tpc's own.
+static std::optional<tp::Role> roleOf(llvm::StringRef word) {
+  if (word == "colwise")
+    return tp::Role::Column;
+  if (word == "rowwise")
+    return tp::Role::Row;
+  if (word == "replicate")
+    return tp::Role::Replicated;
+  return tp::symbolizeRole(word);
 }
 
 bool ShardingPlan::read(const std::string &path, ShardingPlan &plan,
@@ -54,8 +54,9 @@ bool ShardingPlan::read(const std::string &path, ShardingPlan &plan,
                     llvm::StringRef scope) -> bool {
     for (const auto &kv : obj) {
       std::optional<llvm::StringRef> word = kv.second.getAsString();
-      std::string role = word ? roleOf(*word) : "";
-      if (role.empty()) {
+      std::optional<tp::Role> role =
+          word ? roleOf(*word) : std::optional<tp::Role>();
+      if (!role) {
         error = "sharding plan '" + path + "': entry '" + kv.first.str() +
                 "' has no role tpc knows (colwise, rowwise or replicate)";
         return false;
@@ -63,7 +64,7 @@ bool ShardingPlan::read(const std::string &path, ShardingPlan &plan,
       ShardingPlanEntry &e = plan.entries.emplace_back();
       e.scope = scope.str();
       e.pattern = kv.first.str();
-      e.role = role;
+      e.role = *role;
       e.word = word->str();
       llvm::Expected<llvm::GlobPattern> glob =
           llvm::GlobPattern::create(e.pattern);

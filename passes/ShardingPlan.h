@@ -18,6 +18,8 @@
 #ifndef TPC_PASSES_SHARDINGPLAN_H
 #define TPC_PASSES_SHARDINGPLAN_H
 
+#include "compiler/Dialect/TP/IR/TPOps.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/GlobPattern.h"
 
@@ -32,8 +34,8 @@ struct ShardingPlanEntry {
   std::string pattern;
   /// Refers to `pattern`'s characters.
   llvm::GlobPattern glob;
-  /// tpc's role: "column", "row" or "replicated".
-  std::string role;
+  /// tpc's role for `word`.
+  tp::Role role = tp::Role::Replicated;
   /// The word the file used.
   std::string word;
   /// Whether some weight MatMul matched.

@@ -102,9 +102,9 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       for (Operation &op : func.getBody().front())
         if (isWeightMatMul(&op))
           if (ShardingPlanEntry *e = plan.lookup(&op)) {
-            if (e->role == "replicated" && hints.forced.insert(&op))
+            if (e->role == tp::Role::Replicated && hints.forced.insert(&op))
               reasons[&op] = {ReplicationReason::Requested, nullptr};
-            if (e->role == "column")
+            if (e->role == tp::Role::Column)
               hints.keepColumn.insert(&op);
           }
     }
@@ -245,7 +245,8 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       diag << ", but tpc's sharding makes it " << s.str();
       auto role = a.role.find(an.op);
       if (role != a.role.end())
-        diag << " (the MatMul is " << role->second << " by its dataflow)";
+        diag << " (the MatMul is " << tp::stringifyRole(role->second)
+             << " by its dataflow)";
       diag << "; fix the annotation or pass --ignore-sharding-annotations";
       return failure();
     }
@@ -367,17 +368,17 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       auto role = a.role.find(&op);
       if (!e || role == a.role.end() || role->second == e->role)
         continue;
-      StringRef why = role->second == "column"
+      StringRef why = role->second == tp::Role::Column
                           ? "its activation is whole there, so only a "
                             "column split needs no collective before it"
-                      : role->second == "row"
+                      : role->second == tp::Role::Row
                           ? "its activation is split on the contraction "
                             "axis there, which makes it row-parallel"
                           : "an op blocks the split it needs";
       return op.emitError("sharding plan entry '")
              << e->pattern << "' asks " << e->word << " for weight MatMul "
              << nameOf(&op) << ", but the dataflow makes it "
-             << role->second << ": " << why;
+             << tp::stringifyRole(role->second) << ": " << why;
     }
     for (const ShardingPlanEntry &e : plan.entries)
       if (!e.used)
