@@ -37,7 +37,9 @@ private:
   LogicalResult writeRank(func::FuncOp func, int rank, int world,
                           const fs::path &dir, llvm::json::Array &ranks,
                           llvm::json::Array *inputs, llvm::json::Array *outputs);
-  LogicalResult writeWeights(const SerializedRank &s, const fs::path &path);
+  /// Writes the weight file and returns its SHA-256, computed on the way.
+  FailureOr<std::string> writeWeights(const SerializedRank &s,
+                                      const fs::path &path);
   FailureOr<const MappedFile *> source(const std::string &file);
 
   ModuleOp module;
@@ -75,8 +77,8 @@ FailureOr<const MappedFile *> Writer::source(const std::string &file) {
   return raw;
 }
 
-LogicalResult Writer::writeWeights(const SerializedRank &s,
-                                   const fs::path &path) {
+FailureOr<std::string> Writer::writeWeights(const SerializedRank &s,
+                                            const fs::path &path) {
   std::vector<SafetensorsEntry> entries;
   for (const WeightSlice &w : s.weights)
     entries.push_back({w.tensor, w.desc});
@@ -86,7 +88,20 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
                                              {"producer", "tpc"}};
   if (Status st = writer.open(path.string(), entries, meta); !st.isOk())
     return error() << st.message();
-  for (const WeightSlice &w : s.weights) {
+  // In the file's order, so that the writer hashes the file as it writes it
+  // and every write extends the file.
+  std::map<std::string, size_t> position;
+  for (const std::string &name : writer.fileOrder())
+    position.emplace(name, position.size());
+  std::vector<const WeightSlice *> order;
+  for (const WeightSlice &w : s.weights)
+    order.push_back(&w);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const WeightSlice *a, const WeightSlice *b) {
+                     return position[a->tensor] < position[b->tensor];
+                   });
+  for (const WeightSlice *slice : order) {
+    const WeightSlice &w = *slice;
     if (Status st = writer.beginTensor(w.tensor); !st.isOk())
       return error() << st.message();
     if (w.isConstant) {
@@ -161,7 +176,12 @@ LogicalResult Writer::writeWeights(const SerializedRank &s,
   }
   if (Status st = writer.close(); !st.isOk())
     return error() << st.message();
-  return success();
+  if (!writer.sha256Hex().empty())
+    return writer.sha256Hex();
+  std::string hash;
+  if (Status st = sha256File(path.string(), hash); !st.isOk())
+    return error() << st.message();
+  return hash;
 }
 
 llvm::json::Object fileEntry(const fs::path &path, const std::string &hash) {
@@ -206,16 +226,16 @@ LogicalResult Writer::writeRank(func::FuncOp func, int rank, int world,
     if (!out || !s->plan.SerializeToOstream(&out))
       return error() << "cannot write '" << planPath.string() << "'";
   }
-  if (failed(writeWeights(*s, weightPath)))
+  FailureOr<std::string> weightHash = writeWeights(*s, weightPath);
+  if (failed(weightHash))
     return failure();
-  std::string planHash, weightHash;
+  std::string planHash;
   if (Status st = sha256File(planPath.string(), planHash); !st.isOk())
     return error() << st.message();
-  if (Status st = sha256File(weightPath.string(), weightHash); !st.isOk())
-    return error() << st.message();
-  ranks.push_back(llvm::json::Object{{"rank", rank},
-                                     {"plan", fileEntry(planPath, planHash)},
-                                     {"weights", fileEntry(weightPath, weightHash)}});
+  ranks.push_back(
+      llvm::json::Object{{"rank", rank},
+                         {"plan", fileEntry(planPath, planHash)},
+                         {"weights", fileEntry(weightPath, *weightHash)}});
   if (inputs)
     *inputs = ioEntries(func, true);
   if (outputs)

@@ -66,15 +66,21 @@ std::optional<DType> parseSafetensorsDType(const std::string &name) {
 //===----------------------------------------------------------------------===//
 
 Status SafetensorsWriter::fail(const std::string &msg) {
+  return failWith(Status::error(path_ + ": " + msg));
+}
+
+Status SafetensorsWriter::failWith(Status st) {
   failed_ = true;
+  stream_.reset();
   file_.discard();
-  return Status::error(path_ + ": " + msg);
+  return st;
 }
 
 Status
 SafetensorsWriter::open(const std::string &path,
                         const std::vector<SafetensorsEntry> &tensors,
                         const std::map<std::string, std::string> &metadata) {
+  stream_.reset();
   *this = SafetensorsWriter();
   path_ = path;
   opened_ = true;
@@ -146,14 +152,19 @@ SafetensorsWriter::open(const std::string &path,
   Status st = file_.open(path);
   if (!st)
     return fail(st.message());
-  st = file_.write(length, sizeof(length));
+  // The sink outlives moves of this writer: it holds the descriptor, not
+  // the AtomicFile.
+  stream_ = std::make_unique<HashingWriter>(
+      [fd = file_.fd(), name = file_.path()](uint64_t at, const void *data,
+                                             size_t size) {
+        return AtomicFile::writeAt(fd, name, at, data, size);
+      },
+      0);
+  st = stream_->append(length, sizeof(length));
   if (st)
-    st = file_.write(text.data(), text.size());
-  if (!st) {
-    failed_ = true;
-    file_.discard();
-    return st;
-  }
+    st = stream_->append(text.data(), text.size());
+  if (!st)
+    return failWith(std::move(st));
   dataStart_ = sizeof(length) + text.size();
   return Status::ok();
 }
@@ -208,12 +219,21 @@ Status SafetensorsWriter::append(const void *data, size_t size) {
     return Status::ok();
   if (!data)
     return fail("append() of null data to tensor '" + s.name + "'");
-  Status st = file_.writeAt(dataStart_ + s.offset + s.written, data, size);
-  if (!st) {
-    failed_ = true;
-    file_.discard();
-    return st;
+  uint64_t at = dataStart_ + s.offset + s.written;
+  Status st = Status::ok();
+  if (sequential_ && at == stream_->end()) {
+    st = stream_->append(data, size);
+  } else {
+    // Out of file order: what is buffered goes first, then every write is
+    // direct and the file is not hashed here.
+    if (sequential_)
+      st = stream_->flush();
+    sequential_ = false;
+    if (st)
+      st = file_.writeAt(at, data, size);
   }
+  if (!st)
+    return failWith(std::move(st));
   s.written += size;
   return Status::ok();
 }
@@ -231,10 +251,18 @@ Status SafetensorsWriter::close() {
   for (const Slot &s : slots_)
     if (!s.begun)
       return fail("tensor '" + s.name + "' was never written");
-  opened_ = false;
-  Status st = file_.commit();
+  Status st = stream_->flush();
   if (!st)
+    return failWith(std::move(st));
+  if (sequential_)
+    digest_ = stream_->finishHex();
+  stream_.reset();
+  opened_ = false;
+  st = file_.commit();
+  if (!st) {
     failed_ = true;
+    digest_.clear();
+  }
   return st;
 }
 

@@ -19,11 +19,13 @@
 
 #include "kernels/Types.h"
 #include "runtime/support/AtomicFile.h"
+#include "runtime/support/HashingWriter.h"
 #include "runtime/support/MappedFile.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -81,6 +83,10 @@ public:
   Status writeTensor(const std::string &name, const void *data);
   /// Checks that every tensor was written completely and publishes the file.
   Status close();
+  /// The SHA-256 of the published file (64 hex digits), computed while it
+  /// was written; empty when tensors were not written front to back in
+  /// fileOrder(), or before close().
+  const std::string &sha256Hex() const { return digest_; }
 
   /// Names in the order their data is laid out in the file. Writing tensors
   /// in this order produces a purely sequential write.
@@ -97,9 +103,17 @@ private:
   };
 
   Status fail(const std::string &msg);
+  /// Marks the writer failed, stops the stream, removes the temporary file.
+  Status failWith(Status st);
   Status finishCurrent();
 
+  /// Writes and hashes the file while it is written front to back; declared
+  /// after file_ so that its thread stops before the file closes.
   AtomicFile file_;
+  std::unique_ptr<HashingWriter> stream_;
+  /// Whether every byte so far went through stream_ in file order.
+  bool sequential_ = true;
+  std::string digest_;
   std::string path_;
   std::vector<Slot> slots_; // In file order.
   std::unordered_map<std::string, size_t> byName_;

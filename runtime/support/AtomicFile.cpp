@@ -62,16 +62,21 @@ Status AtomicFile::open(const std::string &path) {
 Status AtomicFile::writeAt(uint64_t offset, const void *data, size_t size) {
   if (fd_ < 0)
     return Status::error(path_ + ": write to a file that is not open");
+  return writeAt(fd_, path_, offset, data, size);
+}
+
+Status AtomicFile::writeAt(int fd, const std::string &path, uint64_t offset,
+                           const void *data, size_t size) {
   const char *p = static_cast<const char *>(data);
   while (size > 0) {
     // Large writes are split so each pwrite stays well below the kernel's
     // per-call limit (about 2 GiB).
     size_t piece = std::min(size, size_t(1) << 30);
-    ssize_t n = ::pwrite(fd_, p, piece, off_t(offset));
+    ssize_t n = ::pwrite(fd, p, piece, off_t(offset));
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return Status::error(path_ + ": write failed: " + std::strerror(errno));
+      return Status::error(path + ": write failed: " + std::strerror(errno));
     }
     p += n;
     offset += uint64_t(n);

@@ -33,6 +33,12 @@ public:
   Status write(const void *data, size_t size);
   /// Writes `size` bytes at absolute `offset` (the file grows as needed).
   Status writeAt(uint64_t offset, const void *data, size_t size);
+  /// The same write on an open descriptor, naming `path` in errors: for
+  /// threads that write into the file while this object may move.
+  static Status writeAt(int fd, const std::string &path, uint64_t offset,
+                        const void *data, size_t size);
+  /// The temporary file's descriptor while open, else -1.
+  int fd() const { return fd_; }
   /// Closes the temporary file and renames it to the final path.
   Status commit();
   /// Deletes the temporary file; the final path is left untouched.

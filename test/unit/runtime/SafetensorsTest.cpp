@@ -1,5 +1,6 @@
 //===- SafetensorsTest.cpp ------------------------------------------------===//
 #include "runtime/io/Safetensors.h"
+#include "runtime/support/Sha256.h"
 #include "test/unit/runtime/TempDir.h"
 
 #include "test/unit/runtime/StatusAssert.h"
@@ -126,6 +127,17 @@ TEST(Safetensors, WriteInFileOrderAndEmptyFile) {
   std::string raw = readAll(dir.file("x.safetensors"));
   EXPECT_EQ(raw.size() % 8, 3u); // Header padded; 16 + 3 data bytes.
   EXPECT_EQ(raw.substr(raw.size() - 3), "\x01\x02\x03");
+  // Written front to back: the digest came with the writing.
+  EXPECT_EQ(w.sha256Hex(), Sha256::hashHex(raw));
+
+  // Out of file order the file is the same, but not hashed on the way.
+  SafetensorsWriter reordered;
+  ASSERT_OK(reordered.open(dir.file("y.safetensors"), entries));
+  ASSERT_OK(reordered.writeTensor("a", a));
+  ASSERT_OK(reordered.writeTensor("b", b));
+  ASSERT_OK(reordered.close());
+  EXPECT_EQ(readAll(dir.file("y.safetensors")), raw);
+  EXPECT_EQ(reordered.sha256Hex(), "");
 
   SafetensorsWriter empty;
   ASSERT_OK(empty.open(dir.file("empty.safetensors"), {}));
@@ -134,6 +146,8 @@ TEST(Safetensors, WriteInFileOrderAndEmptyFile) {
   ASSERT_OK(SafetensorsFile::open(dir.file("empty.safetensors"), f));
   EXPECT_TRUE(f.tensors().empty());
   EXPECT_TRUE(f.metadata().empty());
+  EXPECT_EQ(empty.sha256Hex(),
+            Sha256::hashHex(readAll(dir.file("empty.safetensors"))));
 }
 
 TEST(Safetensors, WriterChecksByteCounts) {
@@ -226,6 +240,10 @@ TEST(Safetensors, StreamsLargeTensorInChunks) {
   for (size_t i = 0; i < n; i += 4097)
     ASSERT_EQ(p[i], float(i));
   EXPECT_EQ(p[n - 1], float(n - 1));
+  // Several buffers of the hashing writer, hashed on its thread.
+  std::string hash;
+  ASSERT_OK(sha256File(path, hash));
+  EXPECT_EQ(w.sha256Hex(), hash);
 }
 
 TEST(Safetensors, ReaderRejectsCorruption) {

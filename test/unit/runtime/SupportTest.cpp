@@ -1,5 +1,6 @@
 //===- SupportTest.cpp - MappedFile, Sha256, AtomicFile, Half -------------===//
 #include "runtime/support/AtomicFile.h"
+#include "runtime/support/HashingWriter.h"
 #include "kernels/Half.h"
 #include "runtime/support/MappedFile.h"
 #include "runtime/support/Sha256.h"
@@ -153,6 +154,66 @@ TEST(Sha256, File) {
 //===----------------------------------------------------------------------===//
 // Status
 //===----------------------------------------------------------------------===//
+
+TEST(HashingWriter, WritesInOrderAndHashesEverything) {
+  std::string msg;
+  for (int i = 0; i < 100000; ++i)
+    msg += char(i * 131 + i / 7);
+  // Buffers smaller than, equal to and larger than the appends, and appends
+  // that straddle buffers in every way; the sink sees each byte once, at its
+  // offset, and the digest covers them all.
+  for (size_t bufferBytes : {1, 7, 64, 4096, 1 << 20})
+    for (size_t chunk : {1, 63, 64, 1000, 65536, 100000}) {
+      std::string file(5, '?');
+      size_t calls = 0;
+      HashingWriter w(
+          [&](uint64_t at, const void *data, size_t size) {
+            EXPECT_LE(size, bufferBytes);
+            if (file.size() < at + size)
+              file.resize(at + size, '?');
+            std::memcpy(&file[at], data, size);
+            ++calls;
+            return Status::ok();
+          },
+          5, bufferBytes);
+      for (size_t i = 0; i < msg.size(); i += chunk)
+        ASSERT_OK(w.append(msg.data() + i, std::min(chunk, msg.size() - i)));
+      EXPECT_EQ(w.end(), 5 + msg.size());
+      ASSERT_OK(w.flush());
+      EXPECT_EQ(file, "?????" + msg)
+          << "buffer " << bufferBytes << ", chunk " << chunk;
+      EXPECT_EQ(calls, (msg.size() + bufferBytes - 1) / bufferBytes);
+      EXPECT_EQ(w.finishHex(), Sha256::hashHex(msg));
+    }
+}
+
+TEST(HashingWriter, ReportsTheSinksError) {
+  HashingWriter w(
+      [](uint64_t at, const void *, size_t) {
+        return at >= 8 ? Status::error("f: write failed: No space left")
+                       : Status::ok();
+      },
+      0, 8);
+  ASSERT_OK(w.append("12345678", 8)); // The first buffer is written.
+  ASSERT_OK(w.append("abc", 3));
+  Status st = w.flush();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message(), "f: write failed: No space left");
+}
+
+TEST(HashingWriter, DroppedUnflushedStopsItsThread) {
+  size_t written = 0;
+  {
+    HashingWriter w(
+        [&](uint64_t, const void *, size_t size) {
+          written += size;
+          return Status::ok();
+        },
+        0, 4);
+    ASSERT_OK(w.append("0123456789", 10));
+  }
+  EXPECT_EQ(written, 8u); // Two whole buffers; the last two bytes dropped.
+}
 
 TEST(Status, CodesAndContext) {
   Status ok = Status::ok();
