@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/engine/Generate.h"
 #include "runtime/engine/LocalEngine.h"
-#include "runtime/engine/RunToolSupport.h"
-#include "runtime/engine/Tools.h"
+#include "tools/run/RunToolSupport.h"
+#include "tools/run/Tools.h"
 #include "runtime/io/Npy.h"
 #include "tools/tpc/Commands.h"
 

@@ -1,6 +1,6 @@
 //===- InspectCommand.cpp - tpc inspect -----------------------------------===//
 #include "runtime/engine/Pictures.h"
-#include "runtime/engine/Tools.h"
+#include "tools/run/Tools.h"
 #include "tools/tpc/Commands.h"
 
 #include <iostream>

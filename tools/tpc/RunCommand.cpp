@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/engine/EngineManifest.h"
-#include "runtime/engine/Tools.h"
+#include "tools/run/Tools.h"
 #include "tools/tpc/Commands.h"
 
 #include <nlohmann/json.hpp>

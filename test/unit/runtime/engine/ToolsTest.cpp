@@ -3,10 +3,10 @@
 
 #include "../StatusAssert.h"
 #include "../TempDir.h"
-#include "runtime/engine/RunToolSupport.h"
+#include "tools/run/RunToolSupport.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
-#include "runtime/engine/Tools.h"
+#include "tools/run/Tools.h"
 #include "runtime/io/Npy.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 //===- RunToolSupport.cpp - Pieces shared by the run modes ----------------===//
-#include "runtime/engine/RunToolSupport.h"
+#include "tools/run/RunToolSupport.h"
 #include "kernels/StorageTypes.h"
 
 #include "kernels/cpu/Sgemm.h"

@@ -5,12 +5,12 @@
 // the MPI mode.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TPC_RUNTIME_ENGINE_RUNTOOLSUPPORT_H
-#define TPC_RUNTIME_ENGINE_RUNTOOLSUPPORT_H
+#ifndef TPC_TOOLS_RUN_RUNTOOLSUPPORT_H
+#define TPC_TOOLS_RUN_RUNTOOLSUPPORT_H
 
 #include "runtime/engine/Profile.h"
 #include "runtime/engine/Session.h"
-#include "runtime/engine/Tools.h"
+#include "tools/run/Tools.h"
 #include "runtime/io/Npy.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -111,4 +111,4 @@ int runMpiTool(const RunToolOptions &options, std::ostream &out,
 
 } // namespace tpc::runtime
 
-#endif // TPC_RUNTIME_ENGINE_RUNTOOLSUPPORT_H
+#endif // TPC_TOOLS_RUN_RUNTOOLSUPPORT_H

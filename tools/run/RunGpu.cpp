@@ -6,7 +6,7 @@
 // reported beside it.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/engine/RunToolSupport.h"
+#include "tools/run/RunToolSupport.h"
 
 #include <nlohmann/json.hpp>
 

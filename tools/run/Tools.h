@@ -6,8 +6,8 @@
 // options.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TPC_RUNTIME_ENGINE_TOOLS_H
-#define TPC_RUNTIME_ENGINE_TOOLS_H
+#ifndef TPC_TOOLS_RUN_TOOLS_H
+#define TPC_TOOLS_RUN_TOOLS_H
 
 #include "kernels/Types.h"
 #include "runtime/backend/Backend.h"
@@ -117,4 +117,4 @@ std::string outputFileName(const std::string &name);
 
 } // namespace tpc::runtime
 
-#endif // TPC_RUNTIME_ENGINE_TOOLS_H
+#endif // TPC_TOOLS_RUN_TOOLS_H

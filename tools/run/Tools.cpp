@@ -1,10 +1,10 @@
 //===- Tools.cpp - tpc run (in-process) and tpc inspect -------------------===//
-#include "runtime/engine/Tools.h"
+#include "tools/run/Tools.h"
 
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/LocalEngine.h"
 #include "runtime/engine/Profile.h"
-#include "runtime/engine/RunToolSupport.h"
+#include "tools/run/RunToolSupport.h"
 
 #include <algorithm>
 #include <cerrno>

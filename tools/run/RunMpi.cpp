@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/comm/MpiComm.h"
 #include "runtime/engine/Generate.h"
-#include "runtime/engine/RunToolSupport.h"
-#include "runtime/engine/Tools.h"
+#include "tools/run/RunToolSupport.h"
+#include "tools/run/Tools.h"
 
 #include <algorithm>
 #include <cstdlib>
