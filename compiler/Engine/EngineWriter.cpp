@@ -1,5 +1,6 @@
 //===- EngineWriter.cpp - Writing engine folders --------------------------===//
 #include "compiler/Engine/EngineWriter.h"
+#include "base/Cores.h"
 #include "compiler/Engine/OutputDir.h"
 #include "compiler/Engine/PlanSerializer.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
@@ -13,11 +14,14 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
@@ -33,14 +37,23 @@ public:
   LogicalResult run();
 
 private:
+  /// What writing one rank's files gave: their digests, or an error.
+  struct RankFiles {
+    Status status = Status::ok();
+    std::string planHash, weightHash;
+  };
+
   InFlightDiagnostic error() { return module.emitError(); }
-  LogicalResult writeRank(func::FuncOp func, int rank, int world,
-                          const fs::path &dir, llvm::json::Array &ranks,
-                          llvm::json::Array *inputs, llvm::json::Array *outputs);
+  /// Maps every source file the ranks read (before any thread starts, so
+  /// that the writers only read the map).
+  LogicalResult openSources(const std::vector<SerializedRank> &ranks);
+  /// Writes rank `rank`'s plan and weight files into `dir`. Thread-safe
+  /// against other ranks: it reads only `s` and the mapped sources.
+  RankFiles writeRank(const SerializedRank &s, int rank,
+                      const fs::path &dir) const;
   /// Writes the weight file and returns its SHA-256, computed on the way.
-  FailureOr<std::string> writeWeights(const SerializedRank &s,
-                                      const fs::path &path);
-  FailureOr<const MappedFile *> source(const std::string &file);
+  Status writeWeights(const SerializedRank &s, const fs::path &path,
+                      std::string &hash) const;
 
   ModuleOp module;
   const EngineWriteOptions &options;
@@ -64,21 +77,22 @@ Status appendNarrowed(SafetensorsWriter &writer, const uint8_t *from,
   return writer.append(buf.data(), count * sizeof(uint16_t));
 }
 
-FailureOr<const MappedFile *> Writer::source(const std::string &file) {
-  auto it = sources.find(file);
-  if (it != sources.end())
-    return it->second.get();
-  auto m = std::make_unique<MappedFile>();
-  Status st = MappedFile::open((fs::path(sourceDir) / file).string(), *m);
-  if (!st.isOk())
-    return error() << "cannot read weights: " << st.message();
-  const MappedFile *raw = m.get();
-  sources[file] = std::move(m);
-  return raw;
+LogicalResult Writer::openSources(const std::vector<SerializedRank> &ranks) {
+  for (const SerializedRank &s : ranks)
+    for (const WeightSlice &w : s.weights) {
+      if (w.isConstant || sources.count(w.file))
+        continue;
+      auto m = std::make_unique<MappedFile>();
+      Status st = MappedFile::open((fs::path(sourceDir) / w.file).string(), *m);
+      if (!st.isOk())
+        return error() << "cannot read weights: " << st.message();
+      sources[w.file] = std::move(m);
+    }
+  return success();
 }
 
-FailureOr<std::string> Writer::writeWeights(const SerializedRank &s,
-                                            const fs::path &path) {
+Status Writer::writeWeights(const SerializedRank &s, const fs::path &path,
+                            std::string &hash) const {
   std::vector<SafetensorsEntry> entries;
   for (const WeightSlice &w : s.weights)
     entries.push_back({w.tensor, w.desc});
@@ -87,7 +101,7 @@ FailureOr<std::string> Writer::writeWeights(const SerializedRank &s,
   std::map<std::string, std::string> meta = {{"format", "pt"},
                                              {"producer", "tpc"}};
   if (Status st = writer.open(path.string(), entries, meta); !st.isOk())
-    return error() << st.message();
+    return st;
   // In the file's order, so that the writer hashes the file as it writes it
   // and every write extends the file.
   std::map<std::string, size_t> position;
@@ -103,32 +117,30 @@ FailureOr<std::string> Writer::writeWeights(const SerializedRank &s,
   for (const WeightSlice *slice : order) {
     const WeightSlice &w = *slice;
     if (Status st = writer.beginTensor(w.tensor); !st.isOk())
-      return error() << st.message();
+      return st;
     if (w.isConstant) {
       if (Status st = writer.append(w.data.data(), w.data.size()); !st.isOk())
-        return error() << st.message();
+        return st;
       continue;
     }
-    FailureOr<const MappedFile *> src = source(w.file);
-    if (failed(src))
-      return failure();
+    const MappedFile *src = sources.at(w.file).get();
     // Bytes are counted in the source's element type; a converted weight
     // is narrowed chunk by chunk on its way to the writer.
     size_t elem = dtypeSize(w.sourceDType);
     bool convert = w.sourceDType != w.desc.dtype;
     bool to16 = w.desc.dtype == DType::F16 || w.desc.dtype == DType::BF16;
     if (convert && !(w.sourceDType == DType::F32 && to16))
-      return error() << "weight '" << w.tensor << "': cannot convert "
-                     << dtypeName(w.sourceDType) << " to "
-                     << dtypeName(w.desc.dtype);
+      return Status::error("weight '" + w.tensor + "': cannot convert " +
+                           dtypeName(w.sourceDType) + " to " +
+                           dtypeName(w.desc.dtype));
     std::optional<uint64_t> srcBytes = checkedByteSize(w.sourceShape, elem);
     uint64_t end = 0;
     if (w.offset < 0 || !srcBytes ||
         __builtin_add_overflow(uint64_t(w.offset), *srcBytes, &end) ||
-        end > (*src)->size())
-      return error() << "weight '" << w.tensor << "' lies outside '"
-                     << w.file << "'";
-    const uint8_t *base = (*src)->data() + w.offset;
+        end > src->size())
+      return Status::error("weight '" + w.tensor + "' lies outside '" +
+                           w.file + "'");
+    const uint8_t *base = src->data() + w.offset;
     std::vector<int64_t> ranges = w.ranges;
     int64_t axis = w.axis;
     if (ranges.empty()) {
@@ -145,9 +157,9 @@ FailureOr<std::string> Writer::writeWeights(const SerializedRank &s,
     int64_t axisDim = w.sourceShape.empty() ? 1 : w.sourceShape[axis];
     // Source pages are needed once: release them every few MiB so that
     // resident memory stays flat however large the weights are.
-    constexpr int64_t kReleaseEvery = 8 << 20;
+    constexpr int64_t kReleaseEvery = 4 << 20;
     int64_t released = 0;
-    auto copy = [&](const uint8_t *from, int64_t bytes) -> LogicalResult {
+    auto copy = [&](const uint8_t *from, int64_t bytes) -> Status {
       for (int64_t done = 0; done < bytes;) {
         int64_t chunk = convert ? int64_t(narrowed.size() * 4) : kReleaseEvery;
         int64_t n = std::min<int64_t>(bytes - done, chunk);
@@ -156,32 +168,28 @@ FailureOr<std::string> Writer::writeWeights(const SerializedRank &s,
                                              narrowed)
                             : writer.append(from + done, size_t(n));
         if (!st.isOk())
-          return error() << st.message();
+          return st;
         done += n;
         int64_t consumed = (from + done) - base;
         if (consumed - released >= kReleaseEvery) {
-          (void)(*src)->adviseDontNeed(size_t(w.offset + released),
-                                       size_t(consumed - released));
+          (void)src->adviseDontNeed(size_t(w.offset + released),
+                                    size_t(consumed - released));
           released = consumed;
         }
       }
-      return success();
+      return Status::ok();
     };
     for (int64_t o = 0; o < outer; ++o)
       for (size_t r = 0; r < ranges.size(); r += 2)
-        if (failed(copy(base + (o * axisDim + ranges[r]) * inner,
-                        ranges[r + 1] * inner)))
-          return failure();
-    (void)(*src)->adviseDontNeed(size_t(w.offset), size_t(*srcBytes));
+        TPC_RETURN_IF_ERROR(copy(base + (o * axisDim + ranges[r]) * inner,
+                                 ranges[r + 1] * inner));
+    (void)src->adviseDontNeed(size_t(w.offset), size_t(*srcBytes));
   }
-  if (Status st = writer.close(); !st.isOk())
-    return error() << st.message();
-  if (!writer.sha256Hex().empty())
-    return writer.sha256Hex();
-  std::string hash;
-  if (Status st = sha256File(path.string(), hash); !st.isOk())
-    return error() << st.message();
-  return hash;
+  TPC_RETURN_IF_ERROR(writer.close());
+  hash = writer.sha256Hex();
+  if (hash.empty())
+    return sha256File(path.string(), hash);
+  return Status::ok();
 }
 
 llvm::json::Object fileEntry(const fs::path &path, const std::string &hash) {
@@ -211,39 +219,22 @@ llvm::json::Array ioEntries(func::FuncOp func, bool inputs) {
   return out;
 }
 
-LogicalResult Writer::writeRank(func::FuncOp func, int rank, int world,
-                                const fs::path &dir, llvm::json::Array &ranks,
-                                llvm::json::Array *inputs,
-                                llvm::json::Array *outputs) {
-  FailureOr<SerializedRank> s = serializeRank(func, rank, world);
-  if (failed(s))
-    return failure();
-  s->plan.set_producer("tpc " TPC_VERSION);
+Writer::RankFiles Writer::writeRank(const SerializedRank &s, int rank,
+                                   const fs::path &dir) const {
+  RankFiles files;
   fs::path planPath = dir / ("rank" + std::to_string(rank) + ".plan");
   fs::path weightPath = dir / ("rank" + std::to_string(rank) + ".safetensors");
   {
     std::ofstream out(planPath, std::ios::binary);
-    if (!out || !s->plan.SerializeToOstream(&out))
-      return error() << "cannot write '" << planPath.string() << "'";
+    if (!out || !s.plan.SerializeToOstream(&out) || !out.flush()) {
+      files.status = Status::error("cannot write '" + planPath.string() + "'");
+      return files;
+    }
   }
-  FailureOr<std::string> weightHash = writeWeights(*s, weightPath);
-  if (failed(weightHash))
-    return failure();
-  std::string planHash;
-  if (Status st = sha256File(planPath.string(), planHash); !st.isOk())
-    return error() << st.message();
-  ranks.push_back(
-      llvm::json::Object{{"rank", rank},
-                         {"plan", fileEntry(planPath, planHash)},
-                         {"weights", fileEntry(weightPath, *weightHash)}});
-  if (inputs)
-    *inputs = ioEntries(func, true);
-  if (outputs)
-    *outputs = ioEntries(func, false);
-  if (options.progress)
-    llvm::errs() << "tpc compile: wrote rank " << rank << " of " << world
-                 << "\n";
-  return success();
+  files.status = writeWeights(s, weightPath, files.weightHash);
+  if (files.status)
+    files.status = sha256File(planPath.string(), files.planHash);
+  return files;
 }
 
 LogicalResult Writer::run() {
@@ -264,6 +255,17 @@ LogicalResult Writer::run() {
   if (world == 0)
     return error() << "nothing to write: the module has no function";
 
+  std::vector<SerializedRank> serialized;
+  for (auto [i, f] : llvm::enumerate(funcs)) {
+    FailureOr<SerializedRank> s = serializeRank(f, int(i), world);
+    if (failed(s))
+      return failure();
+    s->plan.set_producer("tpc " TPC_VERSION);
+    serialized.push_back(std::move(*s));
+  }
+  if (failed(openSources(serialized)))
+    return failure();
+
   OutputDir out;
   std::string why;
   std::vector<std::string> notes;
@@ -271,12 +273,53 @@ LogicalResult Writer::run() {
     return error() << why;
   for (const std::string &note : notes)
     llvm::errs() << "tpc compile: note: " << note << "\n";
-  llvm::json::Array ranks, inputs, outputs;
-  for (auto [i, f] : llvm::enumerate(funcs))
-    if (failed(writeRank(f, int(i), world, out.temp(), ranks,
-                         i == 0 ? &inputs : nullptr,
-                         i == 0 ? &outputs : nullptr)))
-      return failure();
+
+  // The ranks' files on as many threads as there are cores (each writer
+  // hashes on a thread of its own too): they share nothing but the mapped
+  // sources, which they only read. After a failure no further rank starts.
+  std::vector<RankFiles> files(static_cast<size_t>(world));
+  std::atomic<int> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex progressMu;
+  auto work = [&] {
+    for (int r = next++; r < world && !stop; r = next++) {
+      files[size_t(r)] = writeRank(serialized[size_t(r)], r, out.temp());
+      if (!files[size_t(r)].status) {
+        stop = true;
+      } else if (options.progress) {
+        std::lock_guard<std::mutex> lock(progressMu);
+        llvm::errs() << "tpc compile: wrote rank " << r << " of " << world
+                     << "\n";
+      }
+    }
+  };
+  {
+    std::vector<std::thread> threads;
+    for (int t = 1; t < std::min(world, usableCores()); ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+  }
+  llvm::json::Array ranks;
+  for (int r = 0; r < world; ++r) {
+    // The lowest rank's error, whichever thread met its error first.
+    const RankFiles &f = files[size_t(r)];
+    if (!f.status)
+      return error() << f.status.message();
+    if (f.planHash.empty())
+      return error() << "rank " << r << " was not written";
+    fs::path dir = out.temp();
+    ranks.push_back(llvm::json::Object{
+        {"rank", r},
+        {"plan", fileEntry(dir / ("rank" + std::to_string(r) + ".plan"),
+                           f.planHash)},
+        {"weights",
+         fileEntry(dir / ("rank" + std::to_string(r) + ".safetensors"),
+                   f.weightHash)}});
+  }
+  llvm::json::Array inputs = ioEntries(funcs.front(), true);
+  llvm::json::Array outputs = ioEntries(funcs.front(), false);
 
   llvm::json::Object manifest{
       {"format", "tpc-engine"},

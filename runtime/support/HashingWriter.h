@@ -32,7 +32,7 @@ public:
   /// Writes through `sink` from byte `offset` on, through two buffers of
   /// `bufferBytes` each.
   HashingWriter(Sink sink, uint64_t offset,
-                size_t bufferBytes = size_t(4) << 20);
+                size_t bufferBytes = size_t(1) << 20);
   /// Waits for the background thread; what was not flushed is dropped.
   ~HashingWriter();
   HashingWriter(const HashingWriter &) = delete;

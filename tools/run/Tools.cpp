@@ -1,6 +1,7 @@
 //===- Tools.cpp - tpc run (in-process) and tpc inspect -------------------===//
 #include "tools/run/Tools.h"
 
+#include "base/Cores.h"
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/LocalEngine.h"
 #include "runtime/engine/Profile.h"
@@ -11,7 +12,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <sched.h>
 
 namespace tpc::runtime {
 
@@ -51,13 +51,7 @@ Status parseIntFlag(const std::string &flag, const std::string &text,
   return Status::ok();
 }
 
-int availableCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
+int availableCores() { return usableCores(); }
 
 std::string outputFileName(const std::string &name) {
   std::string s = name.empty() ? "_" : name;
