@@ -290,7 +290,10 @@ LogicalResult importQLinearMatMul(NodeContext &c, Results &results) {
       integerProduct(c, e, c.input(0), c.input(3), c.input(2), c.input(5)),
       f32);
   auto asRow = [&](Value s) {
-    // a's scale per row: [M] -> [M, 1]; a scalar stays.
+    // a's scale per row: [M] -> [M, 1]; a scalar stays. (A cast that
+    // failed has reported why and gives nothing to reshape.)
+    if (!e.ok({s}))
+      return s;
     auto t = cast<RankedTensorType>(s.getType());
     return t.getRank() == 1 && t.getNumElements() != 1
                ? e.reshape(s, {t.getDimSize(0), 1})
