@@ -111,6 +111,8 @@ LogicalResult importHardmax(NodeContext &c, Results &results) {
       (d < a ? outer : inner) *= type.getDimSize(d);
     v = e.reshape(x, {outer, inner});
     a = 1;
+    if (!e.ok({v}))
+      return failure();
   }
   auto vType = cast<RankedTensorType>(v.getType());
   int64_t n = vType.getDimSize(a);
