@@ -168,6 +168,32 @@ DenseElementsAttr tensorToAttr(MLIRContext *ctx, const ::onnx::TensorProto &t,
   if (t.has_raw_data()) {
     bytes.assign(t.raw_data().begin(), t.raw_data().end());
   } else {
+    // The values come from the typed field of the data type: check their
+    // count before allocating, so a shape no data backs is refused, not
+    // allocated.
+    int64_t have;
+    switch (t.data_type()) {
+    case 1:
+      have = t.float_data_size();
+      break;
+    case 11:
+      have = t.double_data_size();
+      break;
+    case 7:
+      have = t.int64_data_size();
+      break;
+    case 12:
+    case 13:
+      have = t.uint64_data_size();
+      break;
+    default:
+      have = t.int32_data_size();
+    }
+    if (have != n) {
+      error = "tensor '" + t.name() + "' holds " + std::to_string(have) +
+              " values, its shape needs " + std::to_string(n);
+      return nullptr;
+    }
     bytes.resize(n * elemBytes);
     auto fill = [&](auto &field, auto convert) -> bool {
       if (field.size() != n)
