@@ -11,8 +11,7 @@
 namespace tpc {
 
 /// The hashing thread and the two buffers. One buffer is the caller's to
-/// fill; the other is being hashed, or free. A job may also point at the
-/// caller's own bytes (a large append, hashed in place).
+/// fill; the other is being hashed, or free.
 struct HashingWriter::Worker {
   std::vector<uint8_t> buffers[2];
   int filling = 0;
@@ -99,19 +98,6 @@ Status HashingWriter::append(const void *data, size_t size) {
   const uint8_t *p = static_cast<const uint8_t *>(data);
   const size_t cap = w.buffers[0].size();
   while (size > 0) {
-    if (fill_ == 0 && size >= cap) {
-      // A whole buffer's worth: no copy. The thread hashes the caller's
-      // bytes while this one writes them, and both are done before the
-      // next piece (or the return) lets the caller reuse them.
-      w.post(p, cap);
-      Status st = sink_(end_, p, cap);
-      w.idle();
-      TPC_RETURN_IF_ERROR(st);
-      end_ += cap;
-      p += cap;
-      size -= cap;
-      continue;
-    }
     uint8_t *cur = w.buffers[w.filling].data();
     size_t n = std::min(size, cap - fill_);
     std::memcpy(cur + fill_, p, n);

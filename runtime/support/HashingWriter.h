@@ -6,8 +6,10 @@
 // compile. A HashingWriter takes the bytes of one file in order through two
 // buffers: the caller's thread copies into one and writes it out, while a
 // second thread hashes the other, so the digest is ready when the last byte
-// is written. Appends of a buffer's size or more are not copied: they are
-// written and hashed in place, at once, before append() returns.
+// is written. (Every byte is copied once into a buffer, even where the
+// caller's bytes are contiguous: writing and hashing a mapped source in
+// place from two threads at once measured slower, the two threads faulting
+// the same source pages.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_RUNTIME_SUPPORT_HASHINGWRITER_H
