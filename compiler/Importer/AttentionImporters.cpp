@@ -187,6 +187,10 @@ LogicalResult importAttention(NodeContext &c, Results &results) {
   if (bool(c.input(4)) != bool(c.input(5)))
     return c.error() << "past_key and past_value must be given together";
   if (c.input(4)) {
+    if (c.inputType(4).getRank() != 4 || c.inputType(5).getRank() != 4)
+      return c.error() << "past_key and past_value must be 4-D [batch, "
+                          "kv_heads, past, head_size], not "
+                       << c.inputType(4) << " and " << c.inputType(5);
     pastLen = c.inputType(4).getDimSize(2);
     k = e.concat({c.input(4), k}, 2);
     v = e.concat({c.input(5), v}, 2);
