@@ -301,12 +301,14 @@ LogicalResult Writer::run() {
     for (std::thread &t : threads)
       t.join();
   }
-  llvm::json::Array ranks;
-  for (int r = 0; r < world; ++r) {
-    // The lowest rank's error, whichever thread met its error first.
-    const RankFiles &f = files[size_t(r)];
+  // The lowest failing rank's error, whichever thread met its error first
+  // (ranks after a failure may not have started).
+  for (const RankFiles &f : files)
     if (!f.status)
       return error() << f.status.message();
+  llvm::json::Array ranks;
+  for (int r = 0; r < world; ++r) {
+    const RankFiles &f = files[size_t(r)];
     if (f.planHash.empty())
       return error() << "rank " << r << " was not written";
     fs::path dir = out.temp();
