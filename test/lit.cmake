@@ -35,3 +35,7 @@ add_custom_target(check-lit
   DEPENDS ${TPC_LIT_DEPENDS}
   USES_TERMINAL)
 add_test(NAME lit COMMAND ${TPC_PYTHON} ${TPC_LIT} -v ${CMAKE_CURRENT_BINARY_DIR})
+# The whole lit suite is one ctest test: it takes about 9 minutes alone under
+# ASan + UBSan on 2 cores, more beside the unit tests, so it gets a limit of
+# its own rather than the 900 s that scripts/test gives each test.
+set_tests_properties(lit PROPERTIES TIMEOUT 2400)
