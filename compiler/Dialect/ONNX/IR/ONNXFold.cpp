@@ -58,8 +58,14 @@ static LogicalResult evaluate(Operation *op, ArrayRef<Attribute> operands,
                               SmallVectorImpl<OpFoldResult> &results) {
   for (Type t : op->getResultTypes()) {
     auto rt = dyn_cast<RankedTensorType>(t);
-    if (!rt || !rt.hasStaticShape() || rt.getNumElements() > kMaxFoldedElements)
+    if (!rt || !rt.hasStaticShape())
       return failure();
+    // Counted without overflow: getNumElements() wraps for shapes whose
+    // product passes int64, which would pass the limit.
+    int64_t n = 1;
+    for (int64_t d : rt.getShape())
+      if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxFoldedElements)
+        return failure();
   }
   const cpu::KernelDef *def = cpu::lookupKernel(kernelName(op).str());
   if (!def)
