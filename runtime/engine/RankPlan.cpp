@@ -238,6 +238,19 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
         convertBuffer(b, out.arenaBytes, out.buffers[b.id()])
             .withContext(fileName + ": "));
   }
+  // tpc's planner sizes the arena to the end of its last buffer, rounded
+  // up to its alignment (64 bytes unless set otherwise; up to 64 KiB is
+  // taken). A larger arena is a damaged plan, which would make every load
+  // allocate and touch memory that nothing uses.
+  constexpr uint64_t kArenaSlack = 64 * 1024;
+  uint64_t arenaEnd = 0;
+  for (const PlanBuffer &b : out.buffers)
+    if (b.kind == BufferKind::Arena)
+      arenaEnd = std::max(arenaEnd, b.offset + b.bytes);
+  if (out.arenaBytes - arenaEnd > kArenaSlack)
+    return fail("arena_bytes " + std::to_string(out.arenaBytes) +
+                " is more than the " + std::to_string(arenaEnd) +
+                " bytes its buffers use");
 
   TPC_RETURN_IF_ERROR(convertBindings(p.inputs(), "input", out.buffers,
                                       out.inputs)

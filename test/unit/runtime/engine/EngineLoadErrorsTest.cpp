@@ -214,6 +214,15 @@ TEST_F(EngineLoadErrors, ArenaOffsetBeyondArena) {
   expectLoadError(eb, {"rank0.plan", "buffer 4 ('a')", "outside the arena"});
 }
 
+// A damaged arena size (found by fuzzing: 4 GiB for a few bytes of
+// buffers) is refused before anything is allocated.
+TEST_F(EngineLoadErrors, ArenaFarLargerThanItsBuffers) {
+  EngineBuilder eb = mlpEngine(c);
+  eb.rank(0).plan().set_arena_bytes(uint64_t(1) << 32);
+  expectLoadError(eb, {"rank0.plan", "arena_bytes 4294967296",
+                       "bytes its buffers use"});
+}
+
 TEST_F(EngineLoadErrors, WeightTensorMissing) {
   EngineBuilder eb = mlpEngine(c);
   eb.rank(0).plan().mutable_buffers(1)->set_tensor("nope");
