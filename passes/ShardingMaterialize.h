@@ -22,6 +22,14 @@ namespace tpc {
 /// before the analysis.
 void splitGemmBias(mlir::func::FuncOp func);
 
+/// Gives each cut of a grouped fused projection ([..., groups, slots, dim],
+/// Falcon's query_key_value) its own MatMul over a view of the weight's
+/// columns, where tp is a multiple of the groups and does not divide the
+/// q heads of each group but does divide them all: the fused layout cannot
+/// give every rank whole heads there. Returns how many it split. Run it
+/// before the analysis.
+int64_t splitGroupedProjections(mlir::func::FuncOp func, int64_t tp);
+
 /// Sets `tp.sharding` on `op`: one #tp.sharding per result.
 void annotateShardings(mlir::Operation *op,
                        llvm::ArrayRef<Sharding> shardings);

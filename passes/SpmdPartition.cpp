@@ -124,6 +124,31 @@ LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
   return success();
 }
 
+/// `ranges` ([start, size] pairs) of a view made of the `view` ranges of a
+/// source axis, as ranges of the source axis.
+SmallVector<int64_t> composeRanges(ArrayRef<int64_t> view,
+                                   ArrayRef<int64_t> ranges) {
+  SmallVector<int64_t> out;
+  for (size_t k = 0; k + 1 < ranges.size(); k += 2) {
+    int64_t start = ranges[k], left = ranges[k + 1], at = 0;
+    for (size_t v = 0; v + 1 < view.size() && left > 0; v += 2) {
+      int64_t size = view[v + 1];
+      if (start < at + size) {
+        int64_t take = std::min(left, at + size - start);
+        int64_t from = view[v] + (start - at);
+        if (!out.empty() && out[out.size() - 2] + out.back() == from)
+          out.back() += take;
+        else
+          out.append({from, take});
+        start += take;
+        left -= take;
+      }
+      at += size;
+    }
+  }
+  return out;
+}
+
 RankedTensorType localType(Type t, const Sharding &s, int64_t rank) {
   auto rt = cast<RankedTensorType>(t);
   if (!s.isSplit())
@@ -476,11 +501,27 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
         total += size;
       }
       shape[weightSplit.axis] = total;
+      // A weight that is already a view of its file's tensor (a cut of a
+      // grouped projection): the rank's ranges are ranges of the view.
+      auto view = w->getAttrOfType<DenseI64ArrayAttr>(tp::kRangesAttr);
+      SmallVector<int64_t> sourceShape(full.getShape());
+      if (view) {
+        auto viewAxis = w->getAttrOfType<IntegerAttr>(tp::kAxisAttr);
+        if (!viewAxis || viewAxis.getInt() != weightSplit.axis)
+          return sh.emitError("cannot split weight '")
+                 << w.getName() << "' on axis " << weightSplit.axis
+                 << ": it is already a slice on another axis";
+        ranges = composeRanges(view.asArrayRef(), ranges);
+        ArrayRef<int64_t> src =
+            w->getAttrOfType<DenseI64ArrayAttr>(tp::kSourceShapeAttr)
+                .asArrayRef();
+        sourceShape.assign(src.begin(), src.end());
+      }
       auto slicedT = RankedTensorType::get(shape, full.getElementType());
       auto nw = b.create<onnx::WeightOp>(w.getLoc(), slicedT, w.getNameAttr(),
                                          w.getFileAttr(), w.getOffsetAttr(),
                                          w.getLengthAttr());
-      nw->setAttr(tp::kSourceShapeAttr, b.getDenseI64ArrayAttr(full.getShape()));
+      nw->setAttr(tp::kSourceShapeAttr, b.getDenseI64ArrayAttr(sourceShape));
       nw->setAttr(tp::kAxisAttr, b.getI64IntegerAttr(weightSplit.axis));
       nw->setAttr(tp::kRangesAttr, b.getDenseI64ArrayAttr(ranges));
       nw->setAttr(tp::kShardingAttr,

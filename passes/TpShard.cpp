@@ -73,6 +73,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       return;
     }
     splitGemmBias(func);
+    splitGroupedProjections(func, tp);
     SmallVector<llvm::GlobPattern> allowed;
     for (const std::string &glob : allowReplicated) {
       llvm::Expected<llvm::GlobPattern> pat = llvm::GlobPattern::create(glob);

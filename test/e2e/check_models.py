@@ -31,16 +31,9 @@ def heads_allow(meta, tp):
     return heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)
 
 
-# Layouts tpc refuses today although the heads would allow them, with the
-# start of the error it must give: (model, tp or None for every tp).
-KNOWN_REFUSALS = {
-    # Falcon's grouped query_key_value ([groups, q_per_group + 2, head_dim])
-    # with fewer groups than ranks gives every rank its share of each
-    # group's q heads (k/v whole); 8 ranks would need each group on 4 ranks
-    # of its own (one q head each), a layout tpc does not make.
-    ("hf_falcon_gqa_torchscript", 8): "tp=8 does not divide the 4 heads",
-    ("hf_falcon_gqa_dynamo", 8): "tp=8 does not divide the 4 heads",
-}
+# Layouts tpc refuses although the heads would allow them, with the start
+# of the error it must give: (model, tp or None for every tp). None today.
+KNOWN_REFUSALS = {}
 
 
 def known_refusal(model, tp):

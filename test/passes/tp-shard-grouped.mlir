@@ -1,7 +1,8 @@
 // RUN: tpc-opt %s --tpc-tp-shard="tp=4" | FileCheck %s
 // RUN: tpc-opt %s --tpc-tp-shard="tp=4" --tpc-spmd-partition | FileCheck %s --check-prefix=PART
 // RUN: tpc-opt %s --tpc-tp-shard="tp=2" | FileCheck %s --check-prefix=TP2
-// RUN: not tpc-opt %s --tpc-tp-shard="tp=8" 2>&1 | FileCheck %s --check-prefix=TP8
+// RUN: tpc-opt %s --tpc-tp-shard="tp=8" --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=TP8
+// RUN: tpc-opt %s --tpc-tp-shard="tp=8" --tpc-spmd-partition | FileCheck %s --check-prefix=PART8
 
 // Falcon's grouped fused projection: query_key_value's output is reshaped
 // to [groups = 2, 4 q heads + k + v, head_dim]; the q heads of each group
@@ -11,8 +12,12 @@
 // k and v parts whole. The split moves to the slots axis at the reshape,
 // the q heads of both groups merge into one head axis of two parts, and the
 // replicated k and v heads are cut to the rank's q heads (no collective)
-// where they meet them. At tp 2 the groups themselves are split; at tp 8 a
-// group's 4 q heads do not divide.
+// where they meet them. At tp 2 the groups themselves are split. At tp 8 a
+// group's 4 q heads do not divide, but the 8 q heads do: each cut of the
+// slots gets its own MatMul over a view of the weight's columns (q: slots
+// 0-3 of both groups, k: slot 4, v: slot 5), q is split by heads and k and
+// v are replicated (2 kv groups, 8 ranks), and the rank's q columns are
+// found through the view (rank 5: group 1's second q head, columns 56-63).
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 32, 8, 8, 32, 8, 8>, sizes = array<i64: 48, 48, 48, 48>
 // CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48, 48, 48], parts = [32, 8, 8, 32, 8, 8], whole = [1, 2, 4, 5]>]
@@ -39,13 +44,27 @@
 // PART: onnx.MatMul {{.*}} -> tensor<1x16x64xf32>
 // TP2: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48], parts = [96]>]
 // TP2: onnx.Reshape {{.*}}tp.sharding = [#tp.sharding<"split", 2, sizes = [1, 1], parts = [2]>]
-// TP8: error: loc("qkv_split"): tp=8 does not divide the 4 heads (dimension 3 of 'tensor<1x16x2x6x8xf32>') of node 'qkv_split'; tp values that work: 1, 2, 4
+// TP8: %[[WQ:.*]] = onnx.Weight "wqkv" {{.*}}tp.axis = 1 : i64, tp.ranges = array<i64: 0, 32, 48, 32>{{.*}}tp.source_shape = array<i64: 64, 96>} : tensor<64x64xf32>
+// TP8: tp.Shard %[[WQ]] {axis = 1 : i64, parts = array<i64: 64>, sizes = array<i64: 8, 8, 8, 8, 8, 8, 8, 8>
+// TP8: onnx.MatMul {{.*}}tp.role = #tp.role<column>{{.*}} -> tensor<1x16x64xf32> loc("qkv_mm[slots 0:4]"
+// TP8: onnx.Reshape {{.*}}#tp.sharding<"split", 2, sizes = [1, 1, 1, 1, 1, 1, 1, 1], parts = [8]>{{.*}} -> tensor<1x16x8x8xf32>
+// TP8: onnx.Weight "wqkv" {{.*}}tp.ranges = array<i64: 32, 8, 80, 8>{{.*}} : tensor<64x16xf32>
+// TP8: onnx.MatMul {{.*}}tp.reason = "kv heads fewer than ranks", tp.role = #tp.role<replicated>{{.*}} loc("qkv_mm[slots 4:5]"
+// TP8: onnx.Weight "wqkv" {{.*}}tp.ranges = array<i64: 40, 8, 88, 8>{{.*}} : tensor<64x16xf32>
+// TP8: onnx.MatMul {{.*}}tp.reason = "kv heads fewer than ranks", tp.role = #tp.role<replicated>{{.*}} loc("qkv_mm[slots 5:6]"
+// TP8: onnx.MatMul {{.*}}tp.role = #tp.role<row>
+// TP8: tp.AllReduce
+// TP8-NOT: tp.AllReduce
+// TP8-NOT: tp.AllGather
+// PART8-LABEL: func.func @rank5
+// PART8: onnx.Weight "wqkv" {{.*}}tp.ranges = array<i64: 56, 8>{{.*}}tp.source_shape = array<i64: 64, 96>} : tensor<64x8xf32>
+// PART8: onnx.Reshape {{.*}} -> tensor<1x16x1x8xf32>
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {
   %wqkv = onnx.Weight "wqkv" {file = "m.onnx", offset = 0 : i64, length = 24576 : i64} : tensor<64x96xf32>
   %wo = onnx.Weight "wo" {file = "m.onnx", offset = 24576 : i64, length = 16384 : i64} : tensor<64x64xf32>
   %ik = onnx.Constant dense<[4]> : tensor<1xi64>
   %iv = onnx.Constant dense<[5]> : tensor<1xi64>
-  %qkv = onnx.MatMul %x, %wqkv : tensor<1x16x64xf32>, tensor<64x96xf32> -> tensor<1x16x96xf32>
+  %qkv = onnx.MatMul %x, %wqkv : tensor<1x16x64xf32>, tensor<64x96xf32> -> tensor<1x16x96xf32> loc("qkv_mm")
   %r = onnx.Reshape %qkv : tensor<1x16x96xf32> -> tensor<1x16x2x6x8xf32> loc("qkv_split")
   %q = onnx.Slice %r {axes = array<i64: 3>, ends = array<i64: -2>, starts = array<i64: 0>, steps = array<i64: 1>} : tensor<1x16x2x6x8xf32> -> tensor<1x16x2x4x8xf32>
   %k = onnx.Gather %r, %ik {axis = 3 : i64} : tensor<1x16x2x6x8xf32>, tensor<1xi64> -> tensor<1x16x2x1x8xf32>
