@@ -106,6 +106,40 @@ Status requireFloat(const Attrs &attrs, const std::string &name,
   return Status::ok();
 }
 
+Status requireInt(const Attrs &attrs, const std::string &name,
+                  int64_t &out) {
+  const std::vector<int64_t> *v = attrs.getInts(name);
+  if (!v || v->size() != 1)
+    return Status::error("attribute " + name +
+                         " is required (one integer); the plan does not "
+                         "carry it");
+  out = (*v)[0];
+  return Status::ok();
+}
+
+Status normalizeAxis(int64_t axis, int64_t rank, const std::string &attr,
+                     int64_t &out) {
+  if (axis < -rank || axis >= rank)
+    return Status::error(attr + " " + std::to_string(axis) +
+                         " is out of range for rank " + std::to_string(rank));
+  out = axis < 0 ? axis + rank : axis;
+  return Status::ok();
+}
+
+Shape stripLeadingOnes(const Shape &s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] == 1)
+    ++i;
+  return Shape(s.begin() + i, s.end());
+}
+
+int64_t product(const Shape &shape, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < shape.size(); ++i)
+    p *= shape[i];
+  return p;
+}
+
 Status requireString(const Attrs &attrs, const std::string &name,
                      std::string &out) {
   auto it = attrs.strings().find(name);

@@ -25,6 +25,17 @@ inline bool isAbsent(const TensorDesc &d) {
 /// Formats a shape for messages: "[2, 3]", "[]" for a scalar.
 std::string fmtShape(const Shape &shape);
 
+/// Maps an ONNX axis in [-rank, rank) to [0, rank); `attr` names it in the
+/// error message.
+Status normalizeAxis(int64_t axis, int64_t rank, const std::string &attr,
+                     int64_t &out);
+
+/// `s` without its leading unit dims.
+Shape stripLeadingOnes(const Shape &s);
+
+/// Product of shape[begin, end).
+int64_t product(const Shape &shape, size_t begin, size_t end);
+
 /// Checks the number of inputs and outputs. An input past `minIn` may be
 /// absent (see isAbsent) only where the kernel allows optional inputs.
 Status checkArity(const std::vector<TensorDesc> &inputs,
@@ -54,6 +65,8 @@ Status checkOutputShape(const TensorDesc &out, const Shape &expected,
 /// writes every attribute with its default, so a missing one is a plan
 /// written by something else and an error rather than a guess.
 Status requireFloat(const Attrs &attrs, const std::string &name, double &out);
+/// As requireFloat, for an integer attribute.
+Status requireInt(const Attrs &attrs, const std::string &name, int64_t &out);
 /// As requireFloat, for a string attribute.
 Status requireString(const Attrs &attrs, const std::string &name,
                      std::string &out);

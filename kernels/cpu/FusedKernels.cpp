@@ -108,60 +108,15 @@ Status prepareSwiGLU(const std::vector<TensorDesc> &in,
 }
 
 
-Shape stripLeadingOnes(const Shape &s) {
-  size_t i = 0;
-  while (i < s.size() && s[i] == 1)
-    ++i;
-  return Shape(s.begin() + i, s.end());
-}
-
 /// AddNormalization (A, B, Scale, optional Bias -> Y, Sum): Sum = A + B,
 /// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of Sum, with
 /// the same arithmetic as the Add and norm kernels.
 Status prepareAddNorm(const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 4, 2, 2));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (A)", {DType::F32, DType::F64, DType::F16, DType::BF16}));
-  const Shape &s = in[0].shape;
-  TPC_RETURN_IF_ERROR(checkSameDType(in[1], "input 1 (B)", in[0], "input 0 (A)"));
-  if (in[1].shape != s)
-    return Status::error("input 1 (B) shape " + fmtShape(in[1].shape) +
-                         " differs from input 0 (A) shape " + fmtShape(s));
-  if (s.empty())
-    return Status::error("input 0 (A) must have rank >= 1");
-  const bool rms = attrs.getInt("rms", 0) != 0;
-  const bool hasBias = in.size() == 4 && !isAbsent(in[3]);
-  if (rms && hasBias)
-    return Status::error("an RMS norm (rms = 1) takes no bias");
-  int64_t axis;
-  TPC_RETURN_IF_ERROR(normalizeAxis(attrs.getInt("axis", -1),
-                                    static_cast<int64_t>(s.size()), "axis", axis));
-  const double epsilon = attrs.getFloat("epsilon", 1e-5);
-  if (!(epsilon >= 0))
-    return Status::error("attribute epsilon must be >= 0");
-  const Shape normShape(s.begin() + axis, s.end());
-  for (size_t i = 2; i < (hasBias ? 4u : 3u); ++i) {
-    std::string what = i == 2 ? "input 2 (Scale)" : "input 3 (Bias)";
-    TPC_RETURN_IF_ERROR(checkSameDType(in[i], what, in[0], "input 0 (A)"));
-    if (stripLeadingOnes(in[i].shape) != stripLeadingOnes(normShape))
-      return Status::error(what + " shape " + fmtShape(in[i].shape) +
-                           " does not match the normalized shape " +
-                           fmtShape(normShape));
-  }
-  for (size_t i = 0; i < 2; ++i) {
-    std::string what = i == 0 ? "output 0 (Y)" : "output 1 (Sum)";
-    TPC_RETURN_IF_ERROR(checkSameDType(out[i], what, in[0], "input 0 (A)"));
-    TPC_RETURN_IF_ERROR(checkOutputShape(out[i], s, what));
-  }
   NormParams p;
-  p.dtype = in[0].dtype;
-  p.rms = rms;
-  p.outer = product(s, 0, axis);
-  p.norm = numElements(normShape);
-  p.epsilon = epsilon;
-  kernel = makeKernel([p, hasBias](const void *const *i, void *const *o,
+  TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
+  kernel = makeKernel([p](const void *const *i, void *const *o,
                           const ExecContext &ctx) {
     const int64_t row = p.norm * int64_t(dtypeSize(p.dtype));
     // Each thread adds and normalizes a block of rows.
@@ -171,7 +126,7 @@ Status prepareAddNorm(const std::vector<TensorDesc> &in,
       void *sum = byteOffset(o[1], r0 * row);
       addKernel(p.dtype, q.outer * p.norm, byteOffset(i[0], r0 * row),
                 byteOffset(i[1], r0 * row), sum);
-      normKernel(q, sum, i[2], hasBias ? i[3] : nullptr,
+      normKernel(q, sum, i[2], p.hasBias ? i[3] : nullptr,
                  byteOffset(o[0], r0 * row), nullptr, nullptr);
     });
   });

@@ -10,6 +10,7 @@
 #define TPC_KERNELS_CPU_SUPPORT_H
 
 #include "kernels/Checks.h"
+#include "kernels/Layout.h"
 #include "kernels/Types.h"
 #include "kernels/cpu/Registry.h"
 
@@ -22,11 +23,6 @@
 #include <vector>
 
 namespace tpc::cpu {
-
-/// Dims that any strided layout can hold after collapsing; plenty for
-/// transformer graphs, and fixed so that params structs can be copied by
-/// value to a GPU kernel.
-constexpr int kMaxDims = 16;
 
 /// Storage of the 16-bit float types; conversions live in Float16.h.
 struct Half {
@@ -44,68 +40,29 @@ using BoolByte = uint8_t;
 
 // The operand checks every backend shares (kernels/Checks.h), under the
 // names the CPU kernels have always used.
+using tpc::broadcastShapes;
+using tpc::broadcastStrides;
+using tpc::broadcastsTo;
 using tpc::checkArity;
 using tpc::checkDescs;
 using tpc::checkDType;
 using tpc::checkOutputShape;
 using tpc::checkSameDType;
+using tpc::collapseLayout;
+using tpc::denseStrides;
 using tpc::fmtShape;
+using tpc::kMaxDims;
+using tpc::makeLayout;
+using tpc::normalizeAxis;
+using tpc::product;
 using tpc::requireFloat;
+using tpc::requireInt;
 using tpc::requireString;
-
-/// Maps an ONNX axis in [-rank, rank) to [0, rank); `attr` names it in the
-/// error message.
-Status normalizeAxis(int64_t axis, int64_t rank, const std::string &attr,
-                     int64_t &out);
-
-/// Numpy multidirectional broadcast of `shapes`.
-Status broadcastShapes(const std::vector<Shape> &shapes, Shape &out);
-
-/// Whether `from` broadcasts unidirectionally to `to` (numpy rules, `from`
-/// never grows `to`).
-bool broadcastsTo(const Shape &from, const Shape &to);
-
-/// Dense row-major element strides of `shape`.
-std::vector<int64_t> denseStrides(const Shape &shape);
-
-/// Strides of `in` (right-aligned) viewed at `outShape`, with 0 where `in`
-/// is broadcast. `in` must broadcast to `outShape`.
-std::vector<int64_t> broadcastStrides(const Shape &in, const Shape &outShape);
-
-/// Product of shape[begin, end).
-int64_t product(const Shape &shape, size_t begin, size_t end);
+using tpc::StridedLayout;
 
 //===----------------------------------------------------------------------===//
 // Strided layouts
 //===----------------------------------------------------------------------===//
-
-/// An iteration space of `rank` dims walked in row-major order, with per
-/// operand element strides. The innermost dim is the "row" that kernels loop
-/// over contiguously. Built by makeLayout(), which drops unit dims and merges
-/// dims that are contiguous for every operand, so same-shape operands become
-/// one row and a trailing-vector broadcast becomes (rows, cols).
-template <int N> struct StridedLayout {
-  int rank = 1;
-  int64_t numel = 0;
-  int64_t shape[kMaxDims] = {1};
-  int64_t strides[N][kMaxDims] = {};
-};
-
-/// Collapses `shape` with one stride vector per operand (each of
-/// shape.size()) into `out`. Fails only when more than kMaxDims dims remain.
-Status collapseLayout(const Shape &shape,
-                      const std::vector<std::vector<int64_t>> &strides,
-                      int numOperands, int64_t *outShape,
-                      int64_t (*outStrides)[kMaxDims], int &outRank);
-
-template <int N>
-Status makeLayout(const Shape &shape,
-                  const std::array<std::vector<int64_t>, N> &strides,
-                  StridedLayout<N> &out) {
-  std::vector<std::vector<int64_t>> s(strides.begin(), strides.end());
-  out.numel = numElements(shape);
-  return collapseLayout(shape, s, N, out.shape, out.strides, out.rank);
-}
 
 /// Calls `row(offsets)` once per innermost row of `layout`, where
 /// offsets[i] is operand i's element offset of the row's first element. No

@@ -74,22 +74,13 @@ Status prepareSwiGLU(const KernelContext &, const std::vector<TensorDesc> &in,
 Status prepareAddNorm(const KernelContext &, const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("AddNormalization", in, out, attrs, true));
+  NormParams p;
+  TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
   const Shape &s = in[0].shape;
-  int64_t axis;
-  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", -1),
-                                         int64_t(s.size()), "axis", axis));
   cpu::BinaryParams add;
   TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(cpu::BinaryOp::Add, in[0].dtype,
                                             in[0].dtype, s, s, s, add));
-  cpu::NormParams p;
-  p.dtype = in[0].dtype;
-  p.rms = attrs.getInt("rms", 0) != 0;
-  p.outer = cpu::product(s, 0, size_t(axis));
-  p.norm = cpu::product(s, size_t(axis), s.size());
-  p.epsilon = attrs.getFloat("epsilon", 1e-5);
-  const bool hasBias = in.size() == 4 && !cpu::isAbsent(in[3]);
-  kernel = makeLaunch("AddNormalization", [add, p, hasBias](
+  kernel = makeLaunch("AddNormalization", [add, p](
                                               const void *const *i,
                                               void *const *o,
                                               cudaStream_t st) -> cudaError_t {
@@ -97,7 +88,7 @@ Status prepareAddNorm(const KernelContext &, const std::vector<TensorDesc> &in,
     if (cudaError_t err = binaryKernel(add, i[0], i[1], o[1], st);
         err != cudaSuccess)
       return err;
-    return normKernel(p, o[1], i[2], hasBias ? i[3] : nullptr, o[0], nullptr,
+    return normKernel(p, o[1], i[2], p.hasBias ? i[3] : nullptr, o[0], nullptr,
                       nullptr, st);
   });
   return Status::ok();

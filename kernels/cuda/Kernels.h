@@ -54,27 +54,27 @@ cudaError_t sumAcross(DType dtype, size_t count, const void *const *srcs,
                       cudaStream_t stream);
 
 // Norm.cu
-cudaError_t softmaxKernel(const cpu::SoftmaxParams &p, const void *in,
+cudaError_t softmaxKernel(const SoftmaxParams &p, const void *in,
                           void *out, cudaStream_t stream);
-cudaError_t normKernel(const cpu::NormParams &p, const void *x,
+cudaError_t normKernel(const NormParams &p, const void *x,
                        const void *scale, const void *bias, void *y,
                        void *mean, void *invStdDev, cudaStream_t stream);
-cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,
+cudaError_t reduceKernel(const ReduceParams &p, const void *in,
                          void *out, cudaStream_t stream);
 /// ArgMax / ArgMin into i64, with the CPU kernel's tie and NaN rules.
-cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
+cudaError_t argReduceKernel(const ArgReduceParams &p, const void *in,
                             int64_t *out, cudaStream_t stream);
 /// Running sums with the CPU kernel's accumulation types; integer sums wrap.
 /// Rows longer than a warp (inner == 1) are scanned by a block in tree
 /// order, so float sums may round differently from the CPU's.
-cudaError_t cumSumKernel(const cpu::CumSumParams &p, const void *in, void *out,
+cudaError_t cumSumKernel(const CumSumParams &p, const void *in, void *out,
                          cudaStream_t stream);
 
 // TopK.cu
 /// TopK in the CPU kernel's order (NaN above every number, ties by lower
 /// index), values copied bit for bit: a block per line picks the k
 /// elements one after the other, so the result equals the CPU's.
-cudaError_t topKKernel(const cpu::TopKParams &p, const void *in, void *values,
+cudaError_t topKKernel(const TopKParams &p, const void *in, void *values,
                        int64_t *indices, cudaStream_t stream);
 
 // Movement.cu

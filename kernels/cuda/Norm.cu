@@ -134,7 +134,7 @@ __global__ void softmaxColumns(const T *x, T *y, int64_t outer, int64_t axis,
 //===----------------------------------------------------------------------===//
 
 template <class T>
-__global__ void normRows(const cpu::NormParams p, const T *x, const T *scale,
+__global__ void normRows(const NormParams p, const T *x, const T *scale,
                          const T *bias, T *y, T *meanOut, T *invStdOut) {
   using A = Compute<T>;
   __shared__ A smem[32];
@@ -176,7 +176,6 @@ __global__ void normRows(const cpu::NormParams p, const T *x, const T *scale,
 // Reductions
 //===----------------------------------------------------------------------===//
 
-using cpu::ReduceOp;
 
 template <class A> __device__ __forceinline__ A reduceInit(ReduceOp op) {
   switch (op) {
@@ -406,7 +405,7 @@ template <class F> cudaError_t visitReal(DType t, F &&f) {
 
 } // namespace
 
-cudaError_t softmaxKernel(const cpu::SoftmaxParams &p, const void *in,
+cudaError_t softmaxKernel(const SoftmaxParams &p, const void *in,
                           void *out, cudaStream_t stream) {
   if (p.outer * p.axis * p.inner == 0)
     return cudaSuccess;
@@ -426,7 +425,7 @@ cudaError_t softmaxKernel(const cpu::SoftmaxParams &p, const void *in,
   });
 }
 
-cudaError_t normKernel(const cpu::NormParams &p, const void *x,
+cudaError_t normKernel(const NormParams &p, const void *x,
                        const void *scale, const void *bias, void *y,
                        void *mean, void *invStdDev, cudaStream_t stream) {
   if (p.outer == 0)
@@ -442,7 +441,7 @@ cudaError_t normKernel(const cpu::NormParams &p, const void *x,
   });
 }
 
-cudaError_t argReduceKernel(const cpu::ArgReduceParams &p, const void *in,
+cudaError_t argReduceKernel(const ArgReduceParams &p, const void *in,
                             int64_t *out, cudaStream_t stream) {
   if (p.outer * p.inner == 0 || p.axisDim == 0)
     return cudaSuccess;
@@ -490,7 +489,7 @@ template <class W> __device__ __forceinline__ W warpInclusiveScan(W v) {
 /// shared memory, and the carry of the earlier tiles. The exclusive sum is
 /// the neighbour's inclusive one, never inclusive - x, which would round.
 template <class T>
-__global__ void cumSumRows(const cpu::CumSumParams p, const T *x, T *y) {
+__global__ void cumSumRows(const CumSumParams p, const T *x, T *y) {
   using A = Compute<T>;
   using W = Wrap<A>;
   __shared__ W totals[32];
@@ -527,7 +526,7 @@ __global__ void cumSumRows(const cpu::CumSumParams p, const T *x, T *y) {
 /// One thread per (outer, inner) column, adding in axis order like the CPU
 /// kernel; neighbouring threads read neighbouring elements.
 template <class T>
-__global__ void cumSumColumns(const cpu::CumSumParams p, const T *x, T *y) {
+__global__ void cumSumColumns(const CumSumParams p, const T *x, T *y) {
   using A = Compute<T>;
   using W = Wrap<A>;
   const int64_t cols = p.outer * p.inner;
@@ -550,7 +549,7 @@ __global__ void cumSumColumns(const cpu::CumSumParams p, const T *x, T *y) {
 
 } // namespace
 
-cudaError_t cumSumKernel(const cpu::CumSumParams &p, const void *in, void *out,
+cudaError_t cumSumKernel(const CumSumParams &p, const void *in, void *out,
                          cudaStream_t stream) {
   if (p.outer * p.axisDim * p.inner == 0)
     return cudaSuccess;
@@ -570,7 +569,7 @@ cudaError_t cumSumKernel(const cpu::CumSumParams &p, const void *in, void *out,
   return launchNumeric(p.dtype, launch);
 }
 
-cudaError_t reduceKernel(const cpu::ReduceParams &p, const void *in,
+cudaError_t reduceKernel(const ReduceParams &p, const void *in,
                          void *out, cudaStream_t stream) {
   if (p.outNumel == 0)
     return cudaSuccess;

@@ -10,18 +10,8 @@ Status prepareSoftmax(const KernelContext &, const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       std::unique_ptr<PreparedKernel> &kernel) {
   constexpr const char *name = Log ? "LogSoftmax" : "Softmax";
-  TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
-  const Shape &s = in[0].shape;
-  const Shape view = s.empty() ? Shape{1} : s;
-  int64_t axis;
-  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", -1),
-                                         int64_t(view.size()), "axis", axis));
-  cpu::SoftmaxParams p;
-  p.dtype = in[0].dtype;
-  p.log = Log;
-  p.outer = cpu::product(view, 0, size_t(axis));
-  p.axis = view[size_t(axis)];
-  p.inner = cpu::product(view, size_t(axis) + 1, view.size());
+  SoftmaxParams p;
+  TPC_RETURN_IF_ERROR(makeSoftmaxParams(Log, in, out, attrs, p));
   kernel = makeLaunch(name, [p](const void *const *i, void *const *o,
                                 cudaStream_t st) {
     return softmaxKernel(p, i[0], o[0], st);
@@ -34,28 +24,13 @@ Status prepareNorm(const KernelContext &, const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
                    std::unique_ptr<PreparedKernel> &kernel) {
   constexpr const char *name = Rms ? "RMSNormalization" : "LayerNormalization";
-  TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
-  const Shape &s = in[0].shape;
-  int64_t axis;
-  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", -1),
-                                         int64_t(s.size()), "axis", axis));
-  const bool hasBias = !Rms && in.size() == 3 && !cpu::isAbsent(in[2]);
-  bool wantStats[2] = {false, false};
-  for (size_t i = 1; i < out.size(); ++i)
-    wantStats[i - 1] = !cpu::isAbsent(out[i]);
-  cpu::NormParams p;
-  p.dtype = in[0].dtype;
-  p.rms = Rms;
-  p.outer = cpu::product(s, 0, size_t(axis));
-  p.norm = cpu::product(s, size_t(axis), s.size());
-  p.epsilon = attrs.getFloat("epsilon", 1e-5);
-  const bool wantMean = wantStats[0], wantInvStd = wantStats[1];
-  kernel = makeLaunch(name, [p, hasBias, wantMean, wantInvStd](
-                                const void *const *i, void *const *o,
+  NormParams p;
+  TPC_RETURN_IF_ERROR(makeNormParams(Rms, in, out, attrs, p));
+  kernel = makeLaunch(name, [p](const void *const *i, void *const *o,
                                 cudaStream_t st) {
-    return normKernel(p, i[0], i[1], hasBias ? i[2] : nullptr, o[0],
-                      wantMean ? o[1] : nullptr, wantInvStd ? o[2] : nullptr,
-                      st);
+    return normKernel(p, i[0], i[1], p.hasBias ? i[2] : nullptr, o[0],
+                      p.wantMean ? o[1] : nullptr,
+                      p.wantInvStdDev ? o[2] : nullptr, st);
   });
   return Status::ok();
 }
@@ -63,18 +38,18 @@ Status prepareNorm(const KernelContext &, const std::vector<TensorDesc> &in,
 struct ReduceEntry {
   const char *name;
   const char *summary;
-  cpu::ReduceOp op;
+  ReduceOp op;
 };
 
 constexpr ReduceEntry kReduce[] = {
-    {"ReduceSum", "sum over attr axes", cpu::ReduceOp::Sum},
-    {"ReduceMean", "mean over attr axes", cpu::ReduceOp::Mean},
-    {"ReduceMax", "max over attr axes (NaN propagates)", cpu::ReduceOp::Max},
-    {"ReduceMin", "min over attr axes (NaN propagates)", cpu::ReduceOp::Min},
-    {"ReduceProd", "product over attr axes", cpu::ReduceOp::Prod},
-    {"ReduceL2", "sqrt of sum of squares over attr axes", cpu::ReduceOp::L2},
+    {"ReduceSum", "sum over attr axes", ReduceOp::Sum},
+    {"ReduceMean", "mean over attr axes", ReduceOp::Mean},
+    {"ReduceMax", "max over attr axes (NaN propagates)", ReduceOp::Max},
+    {"ReduceMin", "min over attr axes (NaN propagates)", ReduceOp::Min},
+    {"ReduceProd", "product over attr axes", ReduceOp::Prod},
+    {"ReduceL2", "sqrt of sum of squares over attr axes", ReduceOp::L2},
     {"ReduceSumSquare", "sum of squares over attr axes",
-     cpu::ReduceOp::SumSquare},
+     ReduceOp::SumSquare},
 };
 
 template <int I>
@@ -82,37 +57,9 @@ Status prepareReduce(const KernelContext &, const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
   constexpr ReduceEntry e = kReduce[I];
-  TPC_RETURN_IF_ERROR(validateWithCpu(e.name, in, out, attrs, true));
+  ReduceParams p;
+  TPC_RETURN_IF_ERROR(makeReduceParams(e.op, in, out, attrs, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
-  const Shape &s = in[0].shape;
-  const int64_t rank = int64_t(s.size());
-  std::vector<bool> reduced(size_t(rank), false);
-  for (int64_t a : cpu::intsAttr(attrs, "axes")) {
-    int64_t axis;
-    TPC_RETURN_IF_ERROR(cpu::normalizeAxis(a, rank, "axis", axis));
-    reduced[size_t(axis)] = true;
-  }
-  if (cpu::intsAttr(attrs, "axes").empty() &&
-      attrs.getInt("noop_with_empty_axes", 0) == 0)
-    reduced.assign(size_t(rank), true);
-  std::vector<int64_t> outStrides(size_t(rank), 0);
-  int64_t count = 1, stride = 1, outNumel = 1;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    if (reduced[size_t(d)]) {
-      count *= s[size_t(d)];
-    } else {
-      outStrides[size_t(d)] = stride;
-      stride *= s[size_t(d)];
-      outNumel *= s[size_t(d)];
-    }
-  }
-  cpu::ReduceParams p;
-  p.op = e.op;
-  p.dtype = in[0].dtype;
-  p.outNumel = outNumel;
-  p.count = count;
-  TPC_RETURN_IF_ERROR(
-      cpu::makeLayout<2>(s, {outStrides, cpu::denseStrides(s)}, p.layout));
   kernel = makeLaunch(e.name, [p](const void *const *i, void *const *o,
                                   cudaStream_t st) {
     return reduceKernel(p, i[0], o[0], st);
@@ -127,19 +74,9 @@ Status prepareArgReduce(const KernelContext &,
                         const Attrs &attrs,
                         std::unique_ptr<PreparedKernel> &kernel) {
   constexpr const char *name = IsMax ? "ArgMax" : "ArgMin";
-  TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
+  ArgReduceParams p;
+  TPC_RETURN_IF_ERROR(makeArgReduceParams(IsMax, in, out, attrs, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
-  const Shape &s = in[0].shape;
-  int64_t axis;
-  TPC_RETURN_IF_ERROR(cpu::normalizeAxis(attrs.getInt("axis", 0),
-                                         int64_t(s.size()), "axis", axis));
-  cpu::ArgReduceParams p;
-  p.dtype = in[0].dtype;
-  p.isMax = IsMax;
-  p.selectLast = attrs.getInt("select_last_index", 0) == 1;
-  p.outer = cpu::product(s, 0, size_t(axis));
-  p.axisDim = s[size_t(axis)];
-  p.inner = cpu::product(s, size_t(axis) + 1, s.size());
   kernel = makeLaunch(name, [p](const void *const *i, void *const *o,
                                 cudaStream_t st) {
     return argReduceKernel(p, i[0], static_cast<int64_t *>(o[0]), st);
@@ -150,8 +87,8 @@ Status prepareArgReduce(const KernelContext &,
 Status prepareTopK(const KernelContext &, const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
                    std::unique_ptr<PreparedKernel> &kernel) {
-  cpu::TopKParams p;
-  TPC_RETURN_IF_ERROR(cpu::makeTopKParams(in, out, attrs, p));
+  TopKParams p;
+  TPC_RETURN_IF_ERROR(makeTopKParams(in, out, attrs, p));
   kernel = makeLaunch(
       "TopK", [p](const void *const *i, void *const *o, cudaStream_t st) {
         return topKKernel(p, i[0], o[0], static_cast<int64_t *>(o[1]), st);
@@ -162,10 +99,9 @@ Status prepareTopK(const KernelContext &, const std::vector<TensorDesc> &in,
 Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("CumSum", in, out, attrs, false));
+  CumSumParams p;
+  TPC_RETURN_IF_ERROR(makeCumSumParams(in, out, attrs, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
-  cpu::CumSumParams p;
-  TPC_RETURN_IF_ERROR(cpu::makeCumSumParams(in[0], attrs, p));
   kernel = makeLaunch(
       "CumSum", [p](const void *const *i, void *const *o, cudaStream_t st) {
         return cumSumKernel(p, i[0], o[0], st);

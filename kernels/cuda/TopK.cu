@@ -30,7 +30,7 @@ template <class T> __device__ __forceinline__ TopKKey<T> topKKey(T v) {
     return toCompute(v);
 }
 
-/// cpu::topKBefore, with index -1 for no element, which comes after every
+/// topKBefore, with index -1 for no element, which comes after every
 /// element.
 template <class K>
 __device__ __forceinline__ bool candidateBefore(bool largest, K a, int64_t ia,
@@ -39,11 +39,11 @@ __device__ __forceinline__ bool candidateBefore(bool largest, K a, int64_t ia,
     return ia >= 0;
   if (ia < 0)
     return false;
-  return cpu::topKBefore(largest, a, ia, b, ib);
+  return topKBefore(largest, a, ia, b, ib);
 }
 
 template <class T>
-__global__ void topKLines(const cpu::TopKParams p, const T *x, T *values,
+__global__ void topKLines(const TopKParams p, const T *x, T *values,
                           int64_t *indices) {
   using K = TopKKey<T>;
   __shared__ K sv[32];
@@ -66,7 +66,7 @@ __global__ void topKLines(const cpu::TopKParams p, const T *x, T *values,
       int64_t bi = -1;
       for (int64_t a = threadIdx.x; a < p.axisDim; a += blockDim.x) {
         const K v = topKKey(xl[a * p.inner]);
-        if (prevI >= 0 && !cpu::topKBefore(p.largest, prevV, prevI, v, a))
+        if (prevI >= 0 && !topKBefore(p.largest, prevV, prevI, v, a))
           continue; // chosen in an earlier round
         if (candidateBefore(p.largest, v, a, bv, bi)) {
           bv = v;
@@ -98,7 +98,7 @@ template <class F> cudaError_t visitTopK(DType t, F &&launch) {
 
 } // namespace
 
-cudaError_t topKKernel(const cpu::TopKParams &p, const void *in, void *values,
+cudaError_t topKKernel(const TopKParams &p, const void *in, void *values,
                        int64_t *indices, cudaStream_t stream) {
   if (p.outer * p.inner * p.k == 0)
     return cudaSuccess;

@@ -299,6 +299,63 @@ const std::vector<ParityCase> &allParityCases() {
   return cases;
 }
 
+namespace {
+
+/// The attributes a plan carries for `kernel` where a model leaves them
+/// off: the onnx dialect's defaults, which the compiler writes into every
+/// plan (the kernels take none of their own).
+Attrs withPlanDefaults(const std::string &kernel, Attrs a) {
+  auto setInt = [&](const char *k, int64_t v) {
+    if (!a.getInts(k))
+      a.setInt(k, v);
+  };
+  auto setFloat = [&](const char *k, double v) {
+    if (!a.getFloats(k))
+      a.setFloat(k, v);
+  };
+  if (kernel.rfind("Reduce", 0) == 0) {
+    setInt("keepdims", 1);
+    setInt("noop_with_empty_axes", 0);
+  } else if (kernel == "ArgMax" || kernel == "ArgMin") {
+    setInt("axis", 0);
+    setInt("keepdims", 1);
+    setInt("select_last_index", 0);
+  } else if (kernel == "TopK") {
+    setInt("axis", -1);
+    setInt("largest", 1);
+    setInt("sorted", 1);
+  } else if (kernel == "CumSum") {
+    setInt("exclusive", 0);
+    setInt("reverse", 0);
+  } else if (kernel == "Softmax" || kernel == "LogSoftmax") {
+    setInt("axis", -1);
+  } else if (kernel == "LayerNormalization" ||
+             kernel == "RMSNormalization" || kernel == "AddNormalization") {
+    setInt("axis", -1);
+    setFloat("epsilon", 1e-5);
+    if (kernel == "AddNormalization")
+      setInt("rms", 0);
+  }
+  return a;
+}
+
+} // namespace
+
+void addCase(std::vector<ParityCase> &v, std::string name, std::string kernel,
+             std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a,
+             double tolScale, int misalign) {
+  ParityCase c;
+  a = withPlanDefaults(kernel, std::move(a));
+  c.name = kernel + "_" + name;
+  c.kernel = std::move(kernel);
+  c.inputs = std::move(in);
+  c.outputs = std::move(out);
+  c.attrs = std::move(a);
+  c.tolScale = tolScale;
+  c.misalign = misalign;
+  v.push_back(std::move(c));
+}
+
 Tensor rnd(DType t, Shape s, double lo, double hi) {
   static uint64_t seed = 0x5eed;
   return cpu::test::randomTensor(t, std::move(s), ++seed * 7919, lo, hi);

@@ -87,6 +87,11 @@ void addMatMulCases(std::vector<ParityCase> &cases);
 
 /// Helpers for the tables: a fresh random tensor (every call a new seed),
 /// an absent operand, attribute builders.
+/// Appends the case KERNEL_NAME to `v`, with the attributes the compiler
+/// would write for the op where `a` leaves them off.
+void addCase(std::vector<ParityCase> &v, std::string name, std::string kernel,
+             std::vector<Tensor> in, std::vector<TensorDesc> out,
+             Attrs a = {}, double tolScale = 1, int misalign = 0);
 Tensor rnd(DType t, Shape s, double lo = -2.0, double hi = 2.0);
 Tensor absent();
 Attrs ints(const std::string &k, std::vector<int64_t> v, Attrs a = {});

@@ -19,19 +19,6 @@ using Cases = std::vector<ParityCase>;
 
 const char *tag(DType t) { return dtypeName(t); }
 
-void add(Cases &v, std::string name, std::string kernel,
-         std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a = {},
-         double tolScale = 1, int misalign = 0) {
-  ParityCase c;
-  c.name = kernel + "_" + name;
-  c.kernel = std::move(kernel);
-  c.inputs = std::move(in);
-  c.outputs = std::move(out);
-  c.attrs = std::move(a);
-  c.tolScale = tolScale;
-  c.misalign = misalign;
-  v.push_back(std::move(c));
-}
 
 /// Same-shape (vector path + tail), broadcast and scalar variants of one
 /// binary op on dtype t with inputs drawn from [lo, hi].
@@ -40,14 +27,14 @@ void binaryVariants(Cases &v, const std::string &op, DType t, double lo,
                     bool sameOut = true, const std::string &variant = "") {
   const DType o = sameOut ? t : out;
   const std::string n = tag(t) + variant;
-  add(v, n + "_same", op, {rnd(t, {37, 29}, lo, hi), rnd(t, {37, 29}, lo, hi)},
+  addCase(v, n + "_same", op, {rnd(t, {37, 29}, lo, hi), rnd(t, {37, 29}, lo, hi)},
       {{o, {37, 29}}}, a);
-  add(v, n + "_bcast", op,
+  addCase(v, n + "_bcast", op,
       {rnd(t, {3, 1, 5, 7}, lo, hi), rnd(t, {4, 5, 1}, lo, hi)},
       {{o, {3, 4, 5, 7}}}, a);
-  add(v, n + "_scalar", op, {rnd(t, {}, lo, hi), rnd(t, {6, 11}, lo, hi)},
+  addCase(v, n + "_scalar", op, {rnd(t, {}, lo, hi), rnd(t, {6, 11}, lo, hi)},
       {{o, {6, 11}}}, a);
-  add(v, n + "_misaligned", op,
+  addCase(v, n + "_misaligned", op,
       {rnd(t, {1001}, lo, hi), rnd(t, {1001}, lo, hi)}, {{o, {1001}}}, a, 1,
       /*misalign=*/1);
 }
@@ -78,7 +65,7 @@ void addBinary(Cases &v) {
     binaryVariants(v, "Mod", t, -5, 5, {}, DType::F32, true, "_floor");
   }
   binaryVariants(v, "Pow", DType::I64, 0, 5);
-  add(v, "f32_int_exponent", "Pow",
+  addCase(v, "f32_int_exponent", "Pow",
       {rnd(DType::F32, {5, 9}, -2, 2), rnd(DType::I64, {9}, -3, 3)},
       {{DType::F32, {5, 9}}});
   binaryVariants(v, "Mod", DType::I32, -9, 9);
@@ -93,33 +80,33 @@ void addBinary(Cases &v) {
                  DType::F32, true, "_right");
   binaryVariants(v, "Mod", DType::I64, -9, 9, intAttr("fmod", 1));
   for (DType t : halfAndFull) {
-    add(v, std::string(tag(t)) + "_channel", "PRelu",
+    addCase(v, std::string(tag(t)) + "_channel", "PRelu",
         {rnd(t, {2, 3, 9}), rnd(t, {9}, 0, 1)}, {{t, {2, 3, 9}}});
-    add(v, std::string(tag(t)) + "_same", "PRelu",
+    addCase(v, std::string(tag(t)) + "_same", "PRelu",
         {rnd(t, {41}), rnd(t, {41}, 0, 1)}, {{t, {41}}});
   }
   for (const char *op :
        {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
     for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
-      add(v, std::string(tag(t)) + "_same", op,
+      addCase(v, std::string(tag(t)) + "_same", op,
           {intValued(t, {3, 67}), intValued(t, {3, 67})},
           {{DType::Bool, {3, 67}}});
-      add(v, std::string(tag(t)) + "_bcast", op,
+      addCase(v, std::string(tag(t)) + "_bcast", op,
           {intValued(t, {4, 1, 6}), intValued(t, {5, 1})},
           {{DType::Bool, {4, 5, 6}}});
     }
     for (DType t : {DType::I32, DType::I64})
-      add(v, std::string(tag(t)) + "_bcast", op,
+      addCase(v, std::string(tag(t)) + "_bcast", op,
           {rnd(t, {4, 1, 6}, -3, 3), rnd(t, {5, 1}, -3, 3)},
           {{DType::Bool, {4, 5, 6}}});
   }
-  add(v, "bool", "Equal",
+  addCase(v, "bool", "Equal",
       {rnd(DType::Bool, {7, 5}), rnd(DType::Bool, {5})},
       {{DType::Bool, {7, 5}}});
   for (const char *op : {"And", "Or", "Xor"}) {
-    add(v, "same", op, {rnd(DType::Bool, {333}), rnd(DType::Bool, {333})},
+    addCase(v, "same", op, {rnd(DType::Bool, {333}), rnd(DType::Bool, {333})},
         {{DType::Bool, {333}}});
-    add(v, "bcast", op, {rnd(DType::Bool, {3, 1, 4}), rnd(DType::Bool, {5, 1})},
+    addCase(v, "bcast", op, {rnd(DType::Bool, {3, 1, 4}), rnd(DType::Bool, {5, 1})},
         {{DType::Bool, {3, 5, 4}}});
   }
 }
@@ -127,32 +114,32 @@ void addBinary(Cases &v) {
 void addVariadic(Cases &v) {
   for (const char *op : {"Max", "Min", "Sum", "Mean"}) {
     for (DType t : {DType::F32, DType::F16, DType::BF16}) {
-      add(v, std::string(tag(t)) + "_three", op,
+      addCase(v, std::string(tag(t)) + "_three", op,
           {rnd(t, {2, 3, 5}), rnd(t, {3, 1}), rnd(t, {5})},
           {{t, {2, 3, 5}}});
-      add(v, std::string(tag(t)) + "_one", op, {rnd(t, {4, 7})},
+      addCase(v, std::string(tag(t)) + "_one", op, {rnd(t, {4, 7})},
           {{t, {4, 7}}});
     }
   }
   for (const char *op : {"Max", "Min", "Sum"})
-    add(v, "i64_two", op,
+    addCase(v, "i64_two", op,
         {rnd(DType::I64, {6, 1}, -50, 50), rnd(DType::I64, {6, 9}, -50, 50)},
         {{DType::I64, {6, 9}}});
   // NaN propagates through Max and Min.
   Tensor withNan = rnd(DType::F32, {16});
   withNan.set(3, std::nan(""));
-  add(v, "f32_nan", "Max", {withNan, rnd(DType::F32, {16})},
+  addCase(v, "f32_nan", "Max", {withNan, rnd(DType::F32, {16})},
       {{DType::F32, {16}}});
-  add(v, "f32_nan", "Min", {rnd(DType::F32, {16}), withNan},
+  addCase(v, "f32_nan", "Min", {rnd(DType::F32, {16}), withNan},
       {{DType::F32, {16}}});
 }
 
 void addWhere(Cases &v) {
   for (DType t : {DType::F32, DType::F16, DType::I64, DType::Bool, DType::F64})
-    add(v, tag(t), "Where",
+    addCase(v, tag(t), "Where",
         {rnd(DType::Bool, {3, 1, 5}), rnd(t, {4, 5}), rnd(t, {3, 4, 1})},
         {{t, {3, 4, 5}}});
-  add(v, "f32_same", "Where",
+  addCase(v, "f32_same", "Where",
       {rnd(DType::Bool, {257}), rnd(DType::F32, {257}),
        rnd(DType::F32, {257})},
       {{DType::F32, {257}}});
@@ -185,26 +172,26 @@ void addUnary(Cases &v) {
       attrs.setString("approximate", "none");
     auto [lo, hi] = unaryRange(k.name);
     for (DType t : {DType::F32, DType::F16, DType::BF16})
-      add(v, std::string(tag(t)) + "_odd", k.name, {rnd(t, {7, 33}, lo, hi)},
+      addCase(v, std::string(tag(t)) + "_odd", k.name, {rnd(t, {7, 33}, lo, hi)},
           {{t, {7, 33}}}, attrs);
-    add(v, "f32_misaligned", k.name, {rnd(DType::F32, {130}, lo, hi)},
+    addCase(v, "f32_misaligned", k.name, {rnd(DType::F32, {130}, lo, hi)},
         {{DType::F32, {130}}}, attrs, 1, 1);
   }
-  add(v, "f64", "Exp", {rnd(DType::F64, {19}, -3, 3)}, {{DType::F64, {19}}});
+  addCase(v, "f64", "Exp", {rnd(DType::F64, {19}, -3, 3)}, {{DType::F64, {19}}});
   for (DType t : {DType::F32, DType::F16, DType::BF16})
-    add(v, std::string(tag(t)) + "_tanh", "Gelu", {rnd(t, {5, 31}, -4, 4)},
+    addCase(v, std::string(tag(t)) + "_tanh", "Gelu", {rnd(t, {5, 31}, -4, 4)},
         {{t, {5, 31}}}, tanh);
   for (const UnaryKernelInfo &k : kUnaryKernels)
     if (k.domain == UnaryDomain::Signed || k.domain == UnaryDomain::Numeric)
       for (DType t : {DType::I32, DType::I64})
-        add(v, tag(t), k.name, {rnd(t, {3, 17}, -50, 50)}, {{t, {3, 17}}});
+        addCase(v, tag(t), k.name, {rnd(t, {3, 17}, -50, 50)}, {{t, {3, 17}}});
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     Tensor x = rnd(t, {45});
     for (int64_t i = 0; i < 45; i += 4)
       x.set(i, std::nan(""));
-    add(v, tag(t), "IsNaN", {x}, {{DType::Bool, {45}}});
+    addCase(v, tag(t), "IsNaN", {x}, {{DType::Bool, {45}}});
   }
-  add(v, "bool", "Not", {rnd(DType::Bool, {3, 37})}, {{DType::Bool, {3, 37}}});
+  addCase(v, "bool", "Not", {rnd(DType::Bool, {3, 37})}, {{DType::Bool, {3, 37}}});
 }
 
 void addCast(Cases &v) {
@@ -230,33 +217,33 @@ void addCast(Cases &v) {
       {DType::F8E5M2, DType::F8E4M3FN},
   };
   for (auto [from, to] : pairs)
-    add(v, std::string(tag(from)) + "_to_" + tag(to), "Cast",
+    addCase(v, std::string(tag(from)) + "_to_" + tag(to), "Cast",
         {rnd(from, {5, 23}, -100, 100)}, {{to, {5, 23}}},
         intAttr("to", int64_t(to)));
   // Out-of-range values without saturation: infinity or NaN.
   for (DType to : {DType::F8E4M3FN, DType::F8E5M2})
-    add(v, std::string("f32_to_") + tag(to) + "_no_saturate", "Cast",
+    addCase(v, std::string("f32_to_") + tag(to) + "_no_saturate", "Cast",
         {rnd(DType::F32, {5, 23}, -1e5, 1e5)}, {{to, {5, 23}}},
         intAttr("saturate", 0, intAttr("to", int64_t(to))));
 }
 
 void addCopiesAndGenerators(Cases &v) {
-  add(v, "f32", "Reshape", {rnd(DType::F32, {2, 3, 5})},
+  addCase(v, "f32", "Reshape", {rnd(DType::F32, {2, 3, 5})},
       {{DType::F32, {6, 5}}}, ints("shape", {-1, 5}));
-  add(v, "f16", "Reshape", {rnd(DType::F16, {2, 1, 7})},
+  addCase(v, "f16", "Reshape", {rnd(DType::F16, {2, 1, 7})},
       {{DType::F16, {2, 7}}}, ints("shape", {2, 7}));
-  add(v, "bool", "Copy", {rnd(DType::Bool, {9})}, {{DType::Bool, {9}}});
-  add(v, "f32", "Copy", {rnd(DType::F32, {3, 11})}, {{DType::F32, {3, 11}}});
-  add(v, "f32_to_i32", "BitCast", {rnd(DType::F32, {3, 11})},
+  addCase(v, "bool", "Copy", {rnd(DType::Bool, {9})}, {{DType::Bool, {9}}});
+  addCase(v, "f32", "Copy", {rnd(DType::F32, {3, 11})}, {{DType::F32, {3, 11}}});
+  addCase(v, "f32_to_i32", "BitCast", {rnd(DType::F32, {3, 11})},
       {{DType::I32, {3, 11}}}, intAttr("to", int64_t(DType::I32)));
   Attrs se;
   se.setInt("start", 1);
   se.setInt("end", -1);
-  add(v, "all", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
+  addCase(v, "all", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
       {{DType::I64, {4}}});
-  add(v, "start_end", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
+  addCase(v, "start_end", "Shape", {rnd(DType::F32, {2, 3, 5, 7})},
       {{DType::I64, {2}}}, se);
-  add(v, "f16", "Size", {rnd(DType::F16, {3, 7})}, {{DType::I64, {}}});
+  addCase(v, "f16", "Size", {rnd(DType::F16, {3, 7})}, {{DType::I64, {}}});
   for (DType t : {DType::F32, DType::I64, DType::I32, DType::F64, DType::F16,
                  DType::BF16}) {
     Tensor s(t, {}), l(t, {}), d(t, {});
@@ -264,7 +251,7 @@ void addCopiesAndGenerators(Cases &v) {
     l.set(0, 40);
     d.set(0, t == DType::I64 || t == DType::I32 ? 2 : 0.75);
     const int64_t n = int64_t(std::ceil(43.0 / d.at(0)));
-    add(v, tag(t), "Range", {s, l, d}, {{t, {n}}});
+    addCase(v, tag(t), "Range", {s, l, d}, {{t, {n}}});
   }
   Tensor shape(DType::I64, {3});
   shape.set(0, 2);
@@ -272,9 +259,9 @@ void addCopiesAndGenerators(Cases &v) {
   shape.set(2, 7);
   Attrs fv;
   fv.setFloats("value", {1.5});
-  add(v, "f32", "ConstantOfShape", {shape}, {{DType::F32, {2, 3, 7}}}, fv);
-  add(v, "f16", "ConstantOfShape", {shape}, {{DType::F16, {2, 3, 7}}}, fv);
-  add(v, "i64", "ConstantOfShape", {shape}, {{DType::I64, {2, 3, 7}}},
+  addCase(v, "f32", "ConstantOfShape", {shape}, {{DType::F32, {2, 3, 7}}}, fv);
+  addCase(v, "f16", "ConstantOfShape", {shape}, {{DType::F16, {2, 3, 7}}}, fv);
+  addCase(v, "i64", "ConstantOfShape", {shape}, {{DType::I64, {2, 3, 7}}},
       ints("value", {-7}));
 }
 
@@ -284,7 +271,7 @@ void addInPlace(Cases &v) {
   auto inPlace = [&](std::string name, std::string kernel,
                      std::vector<Tensor> in, TensorDesc out, int operand,
                      Attrs a = {}) {
-    add(v, name, std::move(kernel), std::move(in), {out}, std::move(a));
+    addCase(v, name, std::move(kernel), std::move(in), {out}, std::move(a));
     v.back().inPlace = operand;
   };
   inPlace("f32_in_place_lhs", "Add",

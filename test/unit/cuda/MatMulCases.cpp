@@ -16,19 +16,6 @@ namespace {
 
 using Cases = std::vector<ParityCase>;
 
-void add(Cases &v, std::string name, std::string kernel,
-         std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a = {},
-         double tolScale = 1, int misalign = 0) {
-  ParityCase c;
-  c.name = kernel + "_" + name;
-  c.kernel = std::move(kernel);
-  c.inputs = std::move(in);
-  c.outputs = std::move(out);
-  c.attrs = std::move(a);
-  c.tolScale = tolScale;
-  c.misalign = misalign;
-  v.push_back(std::move(c));
-}
 
 /// Products accumulate k terms: the tolerance grows with k.
 double kScale(int64_t k) { return 10 + double(k) / 4; }
@@ -51,17 +38,17 @@ void addMatMul(Cases &v) {
   for (DType t : {DType::F32, DType::F16, DType::BF16}) {
     for (const Shapes &s : shapes) {
       const int64_t k = s.a.back();
-      add(v, std::string(dtypeName(t)) + "_" + s.name, "MatMul",
+      addCase(v, std::string(dtypeName(t)) + "_" + s.name, "MatMul",
           {rnd(t, s.a, -1, 1), rnd(t, s.b, -1, 1)}, {{t, s.y}}, {}, kScale(k));
     }
-    add(v, std::string(dtypeName(t)) + "_misaligned", "MatMul",
+    addCase(v, std::string(dtypeName(t)) + "_misaligned", "MatMul",
         {rnd(t, {5, 12}, -1, 1), rnd(t, {12, 8}, -1, 1)}, {{t, {5, 8}}}, {},
         kScale(12), 1);
   }
-  add(v, "f64_batched", "MatMul",
+  addCase(v, "f64_batched", "MatMul",
       {rnd(DType::F64, {3, 4, 5}), rnd(DType::F64, {3, 5, 6})},
       {{DType::F64, {3, 4, 6}}}, {}, 10);
-  add(v, "f32_k0", "MatMul",
+  addCase(v, "f32_k0", "MatMul",
       {Tensor(DType::F32, {3, 0}), Tensor(DType::F32, {0, 4})},
       {{DType::F32, {3, 4}}});
 }
@@ -76,38 +63,38 @@ void addGemm(Cases &v) {
         const Shape bs = tb ? Shape{n, k} : Shape{k, n};
         const std::string n0 = std::string(dtypeName(t)) + "_t" +
                                std::to_string(ta) + std::to_string(tb);
-        add(v, n0 + "_bias_row", "Gemm",
+        addCase(v, n0 + "_bias_row", "Gemm",
             {rnd(t, as, -1, 1), rnd(t, bs, -1, 1), rnd(t, {n})},
             {{t, {m, n}}}, a, kScale(k));
         Attrs ab = a;
         ab.setFloat("alpha", 0.5);
         ab.setFloat("beta", -2.0);
-        add(v, n0 + "_alpha_beta_full_c", "Gemm",
+        addCase(v, n0 + "_alpha_beta_full_c", "Gemm",
             {rnd(t, as, -1, 1), rnd(t, bs, -1, 1), rnd(t, {m, n})},
             {{t, {m, n}}}, ab, kScale(k));
       }
-    add(v, std::string(dtypeName(t)) + "_column_c", "Gemm",
+    addCase(v, std::string(dtypeName(t)) + "_column_c", "Gemm",
         {rnd(t, {m, k}, -1, 1), rnd(t, {k, n}, -1, 1), rnd(t, {m, 1})},
         {{t, {m, n}}}, {}, kScale(k));
-    add(v, std::string(dtypeName(t)) + "_no_c", "Gemm",
+    addCase(v, std::string(dtypeName(t)) + "_no_c", "Gemm",
         {rnd(t, {m, k}, -1, 1), rnd(t, {k, n}, -1, 1)}, {{t, {m, n}}}, {},
         kScale(k));
-    add(v, std::string(dtypeName(t)) + "_aligned_bias", "Gemm",
+    addCase(v, std::string(dtypeName(t)) + "_aligned_bias", "Gemm",
         {rnd(t, {64, 128}, -1, 1), rnd(t, {128, 96}, -1, 1), rnd(t, {96})},
         {{t, {64, 96}}}, intAttr("transB", 0), kScale(128));
   }
   Attrs beta0;
   beta0.setFloat("beta", 0.0);
-  add(v, "f32_beta0", "Gemm",
+  addCase(v, "f32_beta0", "Gemm",
       {rnd(DType::F32, {4, 6}), rnd(DType::F32, {6, 5}), rnd(DType::F32, {5})},
       {{DType::F32, {4, 5}}}, beta0, 10);
   Attrs half;
   half.setFloat("beta", 0.5);
-  add(v, "f32_k0_beta", "Gemm",
+  addCase(v, "f32_k0_beta", "Gemm",
       {Tensor(DType::F32, {3, 0}), Tensor(DType::F32, {0, 4}),
        rnd(DType::F32, {4})},
       {{DType::F32, {3, 4}}}, half);
-  add(v, "f32_misaligned_bias", "Gemm",
+  addCase(v, "f32_misaligned_bias", "Gemm",
       {rnd(DType::F32, {6, 10}), rnd(DType::F32, {10, 7}),
        rnd(DType::F32, {7})},
       {{DType::F32, {6, 7}}}, {}, 10, 1);
@@ -118,15 +105,15 @@ void addMatMulBias(Cases &v) {
     for (const char *act : {"none", "relu", "gelu", "gelu_tanh"}) {
       Attrs a;
       a.setString("activation", act);
-      add(v, std::string(dtypeName(t)) + "_" + act, "MatMulBias",
+      addCase(v, std::string(dtypeName(t)) + "_" + act, "MatMulBias",
           {rnd(t, {2, 5, 33}, -1, 1), rnd(t, {33, 17}, -1, 1), rnd(t, {17})},
           {{t, {2, 5, 17}}}, a, kScale(33));
     }
-  add(v, "f32_aligned", "MatMulBias",
+  addCase(v, "f32_aligned", "MatMulBias",
       {rnd(DType::F32, {64, 128}, -1, 1), rnd(DType::F32, {128, 96}, -1, 1),
        rnd(DType::F32, {96})},
       {{DType::F32, {64, 96}}}, {}, kScale(128));
-  add(v, "f32_misaligned", "MatMulBias",
+  addCase(v, "f32_misaligned", "MatMulBias",
       {rnd(DType::F32, {6, 10}), rnd(DType::F32, {10, 8}),
        rnd(DType::F32, {8})},
       {{DType::F32, {6, 8}}}, {}, 10, 1);

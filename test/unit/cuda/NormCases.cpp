@@ -16,18 +16,6 @@ namespace {
 
 using Cases = std::vector<ParityCase>;
 
-void add(Cases &v, std::string name, std::string kernel,
-         std::vector<Tensor> in, std::vector<TensorDesc> out, Attrs a = {},
-         double tolScale = 1) {
-  ParityCase c;
-  c.name = kernel + "_" + name;
-  c.kernel = std::move(kernel);
-  c.inputs = std::move(in);
-  c.outputs = std::move(out);
-  c.attrs = std::move(a);
-  c.tolScale = tolScale;
-  v.push_back(std::move(c));
-}
 
 const DType kFloats[] = {DType::F32, DType::F16, DType::BF16};
 
@@ -35,17 +23,20 @@ void addSoftmax(Cases &v) {
   for (const char *op : {"Softmax", "LogSoftmax"})
     for (DType t : kFloats) {
       const std::string n = dtypeName(t);
-      add(v, n + "_row7", op, {rnd(t, {5, 7}, -4, 4)}, {{t, {5, 7}}}, {}, 2);
-      add(v, n + "_row5000", op, {rnd(t, {3, 5000}, -6, 6)}, {{t, {3, 5000}}},
-          {}, 4);
-      add(v, n + "_axis1", op, {rnd(t, {2, 33, 9}, -4, 4)}, {{t, {2, 33, 9}}},
+      addCase(v, n + "_row7", op, {rnd(t, {5, 7}, -4, 4)}, {{t, {5, 7}}},
+              intAttr("axis", -1), 2);
+      addCase(v, n + "_row5000", op, {rnd(t, {3, 5000}, -6, 6)}, {{t, {3, 5000}}},
+          intAttr("axis", -1), 4);
+      addCase(v, n + "_axis1", op, {rnd(t, {2, 33, 9}, -4, 4)}, {{t, {2, 33, 9}}},
           intAttr("axis", 1), 2);
     }
   Tensor inf = rnd(DType::F32, {4, 8});
   inf.set(3, -INFINITY);
   inf.set(9, -INFINITY);
-  add(v, "f32_neg_inf", "Softmax", {inf}, {{DType::F32, {4, 8}}});
-  add(v, "f64", "Softmax", {rnd(DType::F64, {3, 129})}, {{DType::F64, {3, 129}}});
+  addCase(v, "f32_neg_inf", "Softmax", {inf}, {{DType::F32, {4, 8}}},
+          intAttr("axis", -1));
+  addCase(v, "f64", "Softmax", {rnd(DType::F64, {3, 129})},
+          {{DType::F64, {3, 129}}}, intAttr("axis", -1));
 }
 
 void addNorms(Cases &v) {
@@ -55,25 +46,25 @@ void addNorms(Cases &v) {
     const std::string n = dtypeName(t);
     const Shape s = {4, 3, 768};
     Attrs last = intAttr("axis", -1, eps);
-    add(v, n + "_bias_stats", "LayerNormalization",
+    addCase(v, n + "_bias_stats", "LayerNormalization",
         {rnd(t, s, 1, 5), rnd(t, {768}, 0.5, 1.5), rnd(t, {768}, -1, 1)},
         {{t, s}, {t, {4, 3, 1}}, {t, {4, 3, 1}}}, last, 8);
-    add(v, n + "_axis1_nobias", "LayerNormalization",
+    addCase(v, n + "_axis1_nobias", "LayerNormalization",
         {rnd(t, {5, 6, 7}, -2, 2), rnd(t, {6, 7}, 0.5, 1.5), absent()},
         {{t, {5, 6, 7}}}, intAttr("axis", 1, eps), 4);
-    add(v, n + "_row3000", "LayerNormalization",
+    addCase(v, n + "_row3000", "LayerNormalization",
         {rnd(t, {2, 3000}, -3, 3), rnd(t, {3000}, 0.5, 1.5),
          rnd(t, {3000}, -1, 1)},
         {{t, {2, 3000}}}, last, 8);
-    add(v, n + "_odd", "RMSNormalization", {rnd(t, {3, 5, 19}, -3, 3), rnd(t, {19})},
-        {{t, {3, 5, 19}}}, intAttr("axis", -1), 4);
-    add(v, n + "_two_dims", "RMSNormalization",
+    addCase(v, n + "_odd", "RMSNormalization", {rnd(t, {3, 5, 19}, -3, 3), rnd(t, {19})},
+        {{t, {3, 5, 19}}}, last, 4);
+    addCase(v, n + "_two_dims", "RMSNormalization",
         {rnd(t, {7, 4, 300}, -3, 3), rnd(t, {4, 300})}, {{t, {7, 4, 300}}},
-        intAttr("axis", 1), 8);
+        intAttr("axis", 1, eps), 8);
   }
-  add(v, "f64", "LayerNormalization",
+  addCase(v, "f64", "LayerNormalization",
       {rnd(DType::F64, {3, 65}), rnd(DType::F64, {65}), rnd(DType::F64, {65})},
-      {{DType::F64, {3, 65}}}, intAttr("axis", -1), 10);
+      {{DType::F64, {3, 65}}}, intAttr("axis", -1, eps), 10);
 }
 
 void addReductions(Cases &v) {
@@ -99,20 +90,20 @@ void addReductions(Cases &v) {
     const double lo = prod ? 0.9 : -2, hi = prod ? 1.1 : 2;
     for (const Axes &a : shapes)
       for (DType t : kFloats)
-        add(v, std::string(dtypeName(t)) + "_" + a.name, op,
+        addCase(v, std::string(dtypeName(t)) + "_" + a.name, op,
             {rnd(t, s, lo, hi)}, {{t, a.out}}, ints("axes", a.axes), 16);
     for (DType t : {DType::I32, DType::I64})
-      add(v, std::string(dtypeName(t)) + "_last", op,
+      addCase(v, std::string(dtypeName(t)) + "_last", op,
           {rnd(t, {4, 9}, prod ? 1 : -20, prod ? 2 : 20)}, {{t, {4, 1}}},
           ints("axes", {1}));
   }
-  add(v, "f32_row10000_nokeep", "ReduceSum", {rnd(DType::F32, {3, 10000})},
+  addCase(v, "f32_row10000_nokeep", "ReduceSum", {rnd(DType::F32, {3, 10000})},
       {{DType::F32, {3}}}, ints("axes", {1}, intAttr("keepdims", 0)), 50);
-  add(v, "f32_default_axes", "ReduceMean", {rnd(DType::F32, {4, 7})},
+  addCase(v, "f32_default_axes", "ReduceMean", {rnd(DType::F32, {4, 7})},
       {{DType::F32, {1, 1}}});
   Tensor nan = rnd(DType::F32, {3, 11});
   nan.set(15, std::nan(""));
-  add(v, "f32_nan", "ReduceMax", {nan}, {{DType::F32, {3, 1}}},
+  addCase(v, "f32_nan", "ReduceMax", {nan}, {{DType::F32, {3, 1}}},
       ints("axes", {1}));
 }
 
@@ -133,16 +124,16 @@ void addArg(Cases &v) {
       for (int last : {0, 1}) {
         Attrs a = intAttr("select_last_index", last, intAttr("axis", -1));
         const std::string sfx = last ? "_last_index" : "";
-        add(v, n + "_rows" + sfx, op, {ties(t, {7, 301})},
+        addCase(v, n + "_rows" + sfx, op, {ties(t, {7, 301})},
             {{DType::I64, {7, 1}}}, a);
-        add(v, n + "_long_row" + sfx, op, {ties(t, {2, 5000})},
+        addCase(v, n + "_long_row" + sfx, op, {ties(t, {2, 5000})},
             {{DType::I64, {2, 1}}}, a);
-        add(v, n + "_axis1" + sfx, op, {ties(t, {3, 10, 6})},
+        addCase(v, n + "_axis1" + sfx, op, {ties(t, {3, 10, 6})},
             {{DType::I64, {3, 6}}},
             intAttr("select_last_index", last,
                     intAttr("axis", 1, intAttr("keepdims", 0))));
       }
-      add(v, n + "_random", op, {rnd(t, {5, 50000}, -100, 100)},
+      addCase(v, n + "_random", op, {rnd(t, {5, 50000}, -100, 100)},
           {{DType::I64, {5, 1}}}, intAttr("axis", 1));
     }
     // NaN first in a row wins; later NaNs are skipped.
@@ -150,9 +141,9 @@ void addArg(Cases &v) {
     nan.set(0, std::nan(""));
     nan.set(13, std::nan(""));
     nan.set(27, std::nan(""));
-    add(v, "f32_nan_rows", op, {nan}, {{DType::I64, {4, 1}}},
+    addCase(v, "f32_nan_rows", op, {nan}, {{DType::I64, {4, 1}}},
         intAttr("axis", 1));
-    add(v, "f32_nan_columns", op, {nan}, {{DType::I64, {1, 9}}},
+    addCase(v, "f32_nan_columns", op, {nan}, {{DType::I64, {1, 9}}},
         intAttr("axis", 0));
   }
 }
@@ -168,21 +159,21 @@ void addTopK(Cases &v) {
     for (int largest : {1, 0}) {
       const std::string n =
           std::string(dtypeName(t)) + (largest ? "_largest" : "_smallest");
-      add(v, n + "_rows", "TopK", {ties(t, {7, 301}, 0, 6)},
+      addCase(v, n + "_rows", "TopK", {ties(t, {7, 301}, 0, 6)},
           {{t, {7, 10}}, {DType::I64, {7, 10}}}, attrs(10, -1, largest));
-      add(v, n + "_axis1_all", "TopK", {ties(t, {3, 10, 6}, 0, 6)},
+      addCase(v, n + "_axis1_all", "TopK", {ties(t, {3, 10, 6}, 0, 6)},
           {{t, {3, 10, 6}}, {DType::I64, {3, 10, 6}}}, attrs(10, 1, largest));
     }
-  add(v, "f32_long_rows", "TopK", {rnd(DType::F32, {4, 50000}, -100, 100)},
+  addCase(v, "f32_long_rows", "TopK", {rnd(DType::F32, {4, 50000}, -100, 100)},
       {{DType::F32, {4, 50}}, {DType::I64, {4, 50}}}, attrs(50, 1, 1));
-  add(v, "bf16_many_lines", "TopK", {rnd(DType::BF16, {300, 20, 2})},
+  addCase(v, "bf16_many_lines", "TopK", {rnd(DType::BF16, {300, 20, 2})},
       {{DType::BF16, {300, 3, 2}}, {DType::I64, {300, 3, 2}}},
       attrs(3, 1, 0));
   Tensor nan = ties(DType::F32, {4, 9});
   for (int64_t i : {0, 13, 14, 27, 35})
     nan.set(i, std::nan(""));
   for (int largest : {1, 0})
-    add(v, std::string("f32_nan") + (largest ? "_largest" : "_smallest"),
+    addCase(v, std::string("f32_nan") + (largest ? "_largest" : "_smallest"),
         "TopK", {nan}, {{DType::F32, {4, 4}}, {DType::I64, {4, 4}}},
         attrs(4, -1, largest));
 }
@@ -201,21 +192,21 @@ void addCumSum(Cases &v) {
                                 (reverse ? "_reverse" : "");
         Attrs a = intAttr("exclusive", exclusive,
                           intAttr("reverse", reverse, intAttr("axis", -1)));
-        add(v, n + "_rows5000" + sfx, "CumSum", {ties(t, {3, 5000})},
+        addCase(v, n + "_rows5000" + sfx, "CumSum", {ties(t, {3, 5000})},
             {{t, {3, 5000}}}, a);
-        add(v, n + "_axis0" + sfx, "CumSum", {ties(t, {40, 7, 9})},
+        addCase(v, n + "_axis0" + sfx, "CumSum", {ties(t, {40, 7, 9})},
             {{t, {40, 7, 9}}},
             intAttr("exclusive", exclusive,
                     intAttr("reverse", reverse, intAttr("axis", 0))));
       }
-    add(v, n + "_short_rows", "CumSum", {ties(t, {300, 20})}, {{t, {300, 20}}},
+    addCase(v, n + "_short_rows", "CumSum", {ties(t, {300, 20})}, {{t, {300, 20}}},
         intAttr("axis", 1));
-    add(v, n + "_rows33", "CumSum", {ties(t, {5, 33})}, {{t, {5, 33}}},
+    addCase(v, n + "_rows33", "CumSum", {ties(t, {5, 33})}, {{t, {5, 33}}},
         intAttr("axis", -1));
   }
-  add(v, "f32_random_rows", "CumSum", {rnd(DType::F32, {4, 3000}, 0, 1)},
+  addCase(v, "f32_random_rows", "CumSum", {rnd(DType::F32, {4, 3000}, 0, 1)},
       {{DType::F32, {4, 3000}}}, intAttr("axis", 1), 16);
-  add(v, "f32_random_middle", "CumSum", {rnd(DType::F32, {3, 200, 5}, -1, 1)},
+  addCase(v, "f32_random_middle", "CumSum", {rnd(DType::F32, {3, 200, 5}, -1, 1)},
       {{DType::F32, {3, 200, 5}}},
       intAttr("axis", -2, intAttr("exclusive", 1)));
 }
@@ -225,33 +216,35 @@ void addCumSum(Cases &v) {
 void addFused(Cases &v) {
   for (DType t : kFloats) {
     const std::string n = dtypeName(t);
-    add(v, n + "_gqa", "Attention",
+    addCase(v, n + "_gqa", "Attention",
         {rnd(t, {2, 4, 5, 8}), rnd(t, {2, 2, 7, 8}), rnd(t, {2, 2, 7, 6})},
         {{t, {2, 4, 5, 6}}}, {}, 4);
-    add(v, n + "_causal_long", "Attention",
+    addCase(v, n + "_causal_long", "Attention",
         {rnd(t, {1, 3, 300, 16}), rnd(t, {1, 3, 300, 16}),
          rnd(t, {1, 3, 300, 16})},
         {{t, {1, 3, 300, 16}}}, intAttr("is_causal", 1), 8);
-    add(v, n + "_float_mask", "Attention",
+    addCase(v, n + "_float_mask", "Attention",
         {rnd(t, {2, 2, 5, 8}), rnd(t, {2, 2, 9, 8}), rnd(t, {2, 2, 9, 4}),
          rnd(t, {5, 9}, -3, 0)},
         {{t, {2, 2, 5, 4}}}, {}, 4);
-    add(v, n + "_odd", "SwiGLU", {rnd(t, {3, 37}, -6, 6), rnd(t, {3, 37})},
+    addCase(v, n + "_odd", "SwiGLU", {rnd(t, {3, 37}, -6, 6), rnd(t, {3, 37})},
         {{t, {3, 37}}});
     Attrs eps;
     eps.setFloat("epsilon", 1e-3);
-    add(v, n + "_layer", "AddNormalization",
+    addCase(v, n + "_layer", "AddNormalization",
         {rnd(t, {4, 3, 64}), rnd(t, {4, 3, 64}), rnd(t, {64}, 0.5, 1.5),
          rnd(t, {64})},
-        {{t, {4, 3, 64}}, {t, {4, 3, 64}}}, eps, 8);
-    add(v, n + "_rms", "AddNormalization",
+        {{t, {4, 3, 64}}, {t, {4, 3, 64}}},
+        intAttr("rms", 0, intAttr("axis", -1, eps)), 8);
+    addCase(v, n + "_rms", "AddNormalization",
         {rnd(t, {5, 96}), rnd(t, {5, 96}), rnd(t, {96}, 0.5, 1.5)},
-        {{t, {5, 96}}, {t, {5, 96}}}, intAttr("rms", 1, eps), 8);
+        {{t, {5, 96}}, {t, {5, 96}}},
+        intAttr("rms", 1, intAttr("axis", -1, eps)), 8);
   }
   Tensor keep = rnd(DType::Bool, {2, 1, 5, 9});
   for (int64_t i = 0; i < keep.numel(); i += 9)
     keep.set(i, 1); // at least one key per row
-  add(v, "f32_bool_mask", "Attention",
+  addCase(v, "f32_bool_mask", "Attention",
       {rnd(DType::F32, {2, 3, 5, 8}), rnd(DType::F32, {2, 3, 9, 8}),
        rnd(DType::F32, {2, 3, 9, 8}), keep},
       {{DType::F32, {2, 3, 5, 8}}}, {}, 4);

@@ -172,8 +172,7 @@ TEST(AddNormalization, MatchesReference) {
             y[r * 16 + j] = (sum[r * 16 + j] - mean) / std::sqrt(var + 1e-5) *
                                 g.at(j) + (bias ? beta.at(j) : 0.0);
         }
-        Attrs attrs;
-        attrs.setInt("rms", rms);
+        Attrs attrs = normAttrs(-1, 1e-5, rms);
         std::vector<Tensor> outs = {Tensor(t, s), Tensor(t, s)};
         std::vector<const Tensor *> in = {&a, &b, &g};
         if (bias)
@@ -182,13 +181,12 @@ TEST(AddNormalization, MatchesReference) {
         expectClose(outs[0], y, 1e-5, 1e-5);
         expectClose(outs[1], sum, 1e-6, 1e-6);
       }
-  Attrs rms;
-  rms.setInt("rms", 1);
+  const Attrs rms = normAttrs(-1, 1e-5, 1);
   const TensorDesc x{DType::F32, {2, 8}}, w{DType::F32, {8}};
   EXPECT_PREPARE_ERROR(prepareOnly("AddNormalization", {x, x, w, w}, {x, x}, rms),
                        "no bias");
   EXPECT_PREPARE_ERROR(prepareOnly("AddNormalization",
-                                   {x, {DType::F32, {8}}, w}, {x, x}),
+                                   {x, {DType::F32, {8}}, w}, {x, x}, rms),
                        "differs");
 }
 

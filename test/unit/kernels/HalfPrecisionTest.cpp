@@ -147,7 +147,8 @@ TEST(HalfSoftmax, RowsComputedInFloat) {
     for (bool log : {false, true}) {
       Tensor x = randomTensor(t, {3, 5000}, seed++, -8, 8);
       std::vector<double> want = refSoftmaxRows(x, 5000, log);
-      Tensor y = runOne(log ? "LogSoftmax" : "Softmax", {&x}, t, {3, 5000});
+      Tensor y = runOne(log ? "LogSoftmax" : "Softmax", {&x}, t, {3, 5000},
+                        softmaxAttrs());
       expectUlps(y, want, 1.0, 1e-7);
     }
 }
@@ -160,11 +161,11 @@ TEST(HalfSoftmax, MaskedEntriesGiveZerosNotNaN) {
     Tensor x = makeTensor(t, {2, 4},
                           {-INFINITY, 0.5, 1.5, -INFINITY, //
                            -65504, 2.0, -65504, -65504});
-    Tensor y = runOne("Softmax", {&x}, t, {2, 4});
+    Tensor y = runOne("Softmax", {&x}, t, {2, 4}, softmaxAttrs());
     std::vector<double> want = {0, 1 / (1 + std::exp(1.0)),
                                 1 / (1 + std::exp(-1.0)), 0, 0, 1, 0, 0};
     expectUlps(y, want, 1.0);
-    Tensor ly = runOne("LogSoftmax", {&x}, t, {2, 4});
+    Tensor ly = runOne("LogSoftmax", {&x}, t, {2, 4}, softmaxAttrs());
     EXPECT_FALSE(std::isnan(ly.at(1)));
     EXPECT_EQ(ly.at(0), -INFINITY);
   }
@@ -181,8 +182,7 @@ TEST(HalfNorm, LayerNormAndRmsNormInFloat) {
       Tensor x = randomTensor(t, {rows, n}, seed++, 60, 70);
       Tensor scale = randomTensor(t, {n}, seed++, 0.5, 2);
       Tensor bias = randomTensor(t, {n}, seed++, -1, 1);
-      Attrs attrs;
-      attrs.setFloat("epsilon", 1e-5);
+      Attrs attrs = normAttrs();
       std::vector<double> want(rows * n);
       for (int64_t r = 0; r < rows; ++r) {
         double mean = 0, var = 0;
@@ -215,12 +215,14 @@ TEST(HalfReduce, AccumulatesInFloat) {
     Attrs last;
     last.setInts("axes", {-1});
     last.setInt("keepdims", 0);
+    last.setInt("noop_with_empty_axes", 0);
     expectUlps(runOne("ReduceSum", {&ones}, t, {2}, last), {4096, 4096}, 0);
     expectUlps(runOne("ReduceMean", {&ones}, t, {2}, last), {1, 1}, 0);
     Tensor tall = makeTensor(t, {4096, 2}, std::vector<double>(8192, 1.0));
     Attrs first;
     first.setInts("axes", {0});
     first.setInt("keepdims", 0);
+    first.setInt("noop_with_empty_axes", 0);
     expectUlps(runOne("ReduceSum", {&tall}, t, {2}, first), {4096, 4096}, 0);
     Tensor x = makeTensor(t, {2, 3}, {1, -2, 3, 0.5, 8, -1});
     expectUlps(runOne("ReduceMax", {&x}, t, {2}, last), {3, 8}, 0);
@@ -228,6 +230,7 @@ TEST(HalfReduce, AccumulatesInFloat) {
       Attrs a;
       a.setInt("axis", 1);
       a.setInt("keepdims", 0);
+      a.setInt("select_last_index", 0);
       return a;
     }());
     EXPECT_EQ(am.at(0), 2);

@@ -313,4 +313,18 @@ void expectRunError(const std::string &name,
   EXPECT_NE(st.message().find(fragment), std::string::npos) << st.message();
 }
 
+Attrs softmaxAttrs(int64_t axis) {
+  Attrs a;
+  a.setInt("axis", axis);
+  return a;
+}
+
+Attrs normAttrs(int64_t axis, double epsilon, int64_t rms) {
+  Attrs a;
+  a.setInt("axis", axis);
+  a.setFloat("epsilon", epsilon);
+  a.setInt("rms", rms);
+  return a;
+}
+
 } // namespace tpc::cpu::test

@@ -80,6 +80,14 @@ Status runKernel(const std::string &name,
 Tensor runOne(const std::string &name, const std::vector<const Tensor *> &in,
               DType outType, const Shape &outShape, const Attrs &attrs = {});
 
+/// The attributes a plan carries for Softmax and LogSoftmax; the compiler
+/// writes every one, with the onnx dialect's default where the model has
+/// none (axis -1).
+Attrs softmaxAttrs(int64_t axis = -1);
+/// Likewise for LayerNormalization, RMSNormalization and AddNormalization
+/// (axis -1, epsilon 1e-5; AddNormalization's rms 0).
+Attrs normAttrs(int64_t axis = -1, double epsilon = 1e-5, int64_t rms = 0);
+
 /// Row-major multi-index of flat index `flat` in `shape`.
 std::vector<int64_t> unravel(int64_t flat, const Shape &shape);
 /// Flat index of `idx` in `shape`.

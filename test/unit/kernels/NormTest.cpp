@@ -38,24 +38,18 @@ TEST(Softmax, AlongAnyAxis) {
           SCOPED_TRACE(std::string(name) + " " + dtypeName(t) + " " +
                        shapeToString(s) + " axis " + std::to_string(axis));
           Tensor x = randomTensor(t, s, seed++, -8, 8);
-          Attrs a;
-          a.setInt("axis", axis);
+          Attrs a = softmaxAttrs(axis);
           int64_t ax = axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis;
           bool log = std::string(name) == "LogSoftmax";
           expectClose(runOne(name, {&x}, t, s, a), refSoftmax(x, ax, log), 1e-5,
                       1e-7);
         }
-  // Default axis is the last one; large inputs must not overflow.
+  // Large inputs must not overflow.
   Tensor x = makeTensor(DType::F32, {2, 3}, {1000, 1001, 1002, -5, 0, 5});
-  expectClose(runOne("Softmax", {&x}, DType::F32, {2, 3}),
+  expectClose(runOne("Softmax", {&x}, DType::F32, {2, 3}, softmaxAttrs()),
               refSoftmax(x, 1, false), 1e-5, 1e-7);
   EXPECT_PREPARE_ERROR(prepareOnly("Softmax", {{DType::F32, {2, 3}}},
-                                   {{DType::F32, {2, 3}}},
-                                   [] {
-                                     Attrs a;
-                                     a.setInt("axis", 2);
-                                     return a;
-                                   }()),
+                                   {{DType::F32, {2, 3}}}, softmaxAttrs(2)),
                        "out of range");
   EXPECT_PREPARE_ERROR(
       prepareOnly("LogSoftmax", {{DType::I64, {2, 3}}}, {{DType::I64, {2, 3}}}),
@@ -122,9 +116,7 @@ TEST(LayerNormalization, MatchesReference) {
         outs.emplace_back(t, c.shape);
         outs.emplace_back(t, statShape);
         outs.emplace_back(t, statShape);
-        Attrs a;
-        a.setInt("axis", c.axis);
-        a.setFloat("epsilon", 1e-3);
+        Attrs a = normAttrs(c.axis, 1e-3);
         Status st =
             runKernel("LayerNormalization",
                       {&x, &scale, withBias ? &bias : nullptr}, outs, a);
@@ -133,29 +125,49 @@ TEST(LayerNormalization, MatchesReference) {
         expectClose(outs[1], mean, 1e-6, 1e-6);
         expectClose(outs[2], inv, 1e-5, 1e-6);
       }
-  // Y alone, with the default epsilon and a scale with a leading unit dim.
+  // Y alone, with a scale with a leading unit dim.
   Tensor x = randomTensor(DType::F32, {3, 8}, 7);
   Tensor scale = randomTensor(DType::F32, {1, 8}, 8);
   std::vector<double> y, mean, inv;
   refNorm(x, scale, nullptr, 1, 1e-5, false, y, mean, inv);
-  expectClose(runOne("LayerNormalization", {&x, &scale}, DType::F32, {3, 8}), y,
-              1e-5, 1e-5);
+  expectClose(runOne("LayerNormalization", {&x, &scale}, DType::F32, {3, 8},
+                     normAttrs()),
+              y, 1e-5, 1e-5);
+}
+
+TEST(Norms, AttributesComeFromThePlan) {
+  // Defaults are the compiler's to write (ODS); a plan without one of the
+  // attributes a kernel reads is refused, naming it.
+  const TensorDesc x{DType::F32, {2, 8}}, w{DType::F32, {8}};
+  EXPECT_PREPARE_ERROR(prepareOnly("Softmax", {x}, {x}),
+                       "attribute axis is required");
+  Attrs noEpsilon = softmaxAttrs();
+  EXPECT_PREPARE_ERROR(prepareOnly("LayerNormalization", {x, w}, {x}, noEpsilon),
+                       "attribute epsilon is required");
+  EXPECT_PREPARE_ERROR(prepareOnly("RMSNormalization", {x, w}, {x}),
+                       "attribute axis is required");
+  Attrs noRms;
+  noRms.setInt("axis", -1);
+  noRms.setFloat("epsilon", 1e-5);
+  EXPECT_PREPARE_ERROR(prepareOnly("AddNormalization", {x, x, w}, {x, x}, noRms),
+                       "attribute rms is required");
 }
 
 TEST(LayerNormalization, InvalidInputs) {
   const TensorDesc x{DType::F32, {2, 8}};
+  const Attrs a = normAttrs();
   EXPECT_PREPARE_ERROR(
-      prepareOnly("LayerNormalization", {x, {DType::F32, {4}}}, {x}),
+      prepareOnly("LayerNormalization", {x, {DType::F32, {4}}}, {x}, a),
       "normalized shape");
   EXPECT_PREPARE_ERROR(prepareOnly("LayerNormalization",
                                    {x, {DType::F32, {8}}, {DType::F32, {2, 8}}},
-                                   {x}),
+                                   {x}, a),
                        "input 2 (B)");
   EXPECT_PREPARE_ERROR(
-      prepareOnly("LayerNormalization", {x, {DType::F64, {8}}}, {x}),
+      prepareOnly("LayerNormalization", {x, {DType::F64, {8}}}, {x}, a),
       "dtype mismatch");
   EXPECT_PREPARE_ERROR(prepareOnly("LayerNormalization", {x, {DType::F32, {8}}},
-                                   {x, {DType::F32, {2}}}),
+                                   {x, {DType::F32, {2}}}, a),
                        "output 1");
   EXPECT_PREPARE_ERROR(prepareOnly("LayerNormalization", {x}, {x}),
                        "expected 2 to 3 inputs");
@@ -170,8 +182,7 @@ TEST(RMSNorm, MatchesReference) {
       std::vector<double> y, mean, inv;
       refNorm(x, scale, nullptr, static_cast<int64_t>(s.size()) - 1, 1e-6, true,
               y, mean, inv);
-      Attrs a;
-      a.setFloat("epsilon", 1e-6);
+      Attrs a = normAttrs(-1, 1e-6);
       expectClose(runOne("RMSNormalization", {&x, &scale}, t, s, a), y, 1e-5, 1e-5);
     }
   // Normalizing the last two dims.
@@ -179,15 +190,13 @@ TEST(RMSNorm, MatchesReference) {
   Tensor scale = randomTensor(DType::F32, {4, 5}, 301);
   std::vector<double> y, mean, inv;
   refNorm(x, scale, nullptr, 1, 1e-5, true, y, mean, inv);
-  Attrs a;
-  a.setInt("axis", -2);
+  Attrs a = normAttrs(-2);
   expectClose(runOne("RMSNormalization", {&x, &scale}, DType::F32, {3, 4, 5}, a), y,
               1e-5, 1e-5);
   EXPECT_PREPARE_ERROR(
       prepareOnly("RMSNormalization", {x.desc, {DType::F32, {5}}}, {x.desc}, a),
       "normalized shape");
-  Attrs eps;
-  eps.setFloat("epsilon", -1);
+  Attrs eps = normAttrs(-1, -1);
   EXPECT_PREPARE_ERROR(
       prepareOnly("RMSNormalization", {x.desc, {DType::F32, {5}}}, {x.desc}, eps),
       "epsilon");

@@ -63,17 +63,16 @@ TEST(Threads, NormsAndSoftmax) {
     Shape stat = s;
     stat.back() = 1;
     expectThreadInvariant("LayerNormalization", {&x, &g, &b},
-                          {x.desc, {DType::F32, stat}, {DType::F32, stat}});
-    expectThreadInvariant("RMSNormalization", {&x, &g}, {x.desc});
-    expectThreadInvariant("AddNormalization", {&x, &y, &g, &b}, {x.desc, x.desc});
-    Attrs rms;
-    rms.setInt("rms", 1);
-    expectThreadInvariant("AddNormalization", {&x, &y, &g}, {x.desc, x.desc}, rms);
-    expectThreadInvariant("Softmax", {&x}, {x.desc});
-    expectThreadInvariant("LogSoftmax", {&x}, {x.desc});
-    Attrs first;
-    first.setInt("axis", 0);
-    expectThreadInvariant("Softmax", {&x}, {x.desc}, first);
+                          {x.desc, {DType::F32, stat}, {DType::F32, stat}},
+                          normAttrs());
+    expectThreadInvariant("RMSNormalization", {&x, &g}, {x.desc}, normAttrs());
+    expectThreadInvariant("AddNormalization", {&x, &y, &g, &b},
+                          {x.desc, x.desc}, normAttrs());
+    expectThreadInvariant("AddNormalization", {&x, &y, &g}, {x.desc, x.desc},
+                          normAttrs(-1, 1e-5, 1));
+    expectThreadInvariant("Softmax", {&x}, {x.desc}, softmaxAttrs());
+    expectThreadInvariant("LogSoftmax", {&x}, {x.desc}, softmaxAttrs());
+    expectThreadInvariant("Softmax", {&x}, {x.desc}, softmaxAttrs(0));
   }
 }
 

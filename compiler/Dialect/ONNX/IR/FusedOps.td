@@ -1,8 +1,7 @@
 //===- FusedOps.td - Targets of the fusion passes ----------*- tablegen -*-===//
 //
 // Ops that the importer never produces: the fusion passes rewrite decomposed
-// subgraphs into them. Each names the CPU kernel of the same name, except
-// RMSNormalization, which runs the RMSNorm kernel (see kernelName()).
+// subgraphs into them. Each runs the kernel of the same name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_DIALECT_ONNX_FUSED_OPS
@@ -13,7 +12,7 @@ def ONNX_RMSNormalizationOp : ONNX_Op<"RMSNormalization"> {
   let description = [{
     Normalizes over the dims from `axis` on; `Scale` holds one value per
     normalized element (leading unit dims allowed). The target of
-    `--tpc-fuse-rms-norm`; it runs the `RMSNorm` kernel.
+    `--tpc-fuse-rms-norm`; it runs the `RMSNormalization` kernel.
 
     ```mlir
     %y = onnx.RMSNormalization %x, %w {axis = -1 : i64, epsilon = 1.0e-06 : f32} : tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
@@ -76,7 +75,7 @@ def ONNX_AddNormalizationOp : ONNX_Op<"AddNormalization"> {
   let description = [{
     A and B have one shape (no broadcasting); Sum is their elementwise sum
     (the residual stream, used again by the next residual add) and Y its
-    LayerNormalization (`rms` = 0, with the optional bias) or RMSNorm
+    LayerNormalization (`rms` = 0, with the optional bias) or RMSNormalization
     (`rms` = 1, no bias) over the dims from `axis` on. The target of
     `--tpc-fuse-add-norm`: one pass over the residual instead of two.
 
