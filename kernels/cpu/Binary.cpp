@@ -9,29 +9,6 @@
 
 namespace tpc::cpu {
 
-bool isComparison(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Equal:
-  case BinaryOp::Less:
-  case BinaryOp::Greater:
-  case BinaryOp::LessOrEqual:
-  case BinaryOp::GreaterOrEqual:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool isLogical(BinaryOp op) {
-  return op == BinaryOp::And || op == BinaryOp::Or || op == BinaryOp::Xor;
-}
-
-bool isBitwise(BinaryOp op) {
-  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
-         op == BinaryOp::BitXor || op == BinaryOp::ShiftLeft ||
-         op == BinaryOp::ShiftRight;
-}
-
 namespace {
 
 template <class T> constexpr bool kIsInt = std::is_integral_v<T>;
@@ -453,19 +430,6 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
   case BinaryOp::ShiftRight:
     return integers(p, a, b, out, ShiftRightFn());
   }
-}
-
-Status makeBinaryParams(BinaryOp op, DType lhsType, DType rhsType,
-                        const Shape &lhsShape, const Shape &rhsShape,
-                        const Shape &outShape, BinaryParams &p) {
-  p.op = op;
-  p.lhsType = lhsType;
-  p.rhsType = rhsType;
-  return makeLayout<3>(outShape,
-                       {denseStrides(outShape),
-                        broadcastStrides(lhsShape, outShape),
-                        broadcastStrides(rhsShape, outShape)},
-                       p.layout);
 }
 
 void whereKernel(const WhereParams &p, const uint8_t *cond, const void *x,

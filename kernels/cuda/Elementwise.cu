@@ -21,7 +21,7 @@
 namespace tpc::cuda {
 namespace {
 
-using cpu::BinaryOp;
+
 
 //===----------------------------------------------------------------------===//
 // Scalar arithmetic
@@ -239,7 +239,7 @@ __device__ __forceinline__ int64_t gridThreads() {
 }
 
 template <class T, class R>
-__global__ void binaryStrided(const __grid_constant__ cpu::BinaryParams p,
+__global__ void binaryStrided(const __grid_constant__ BinaryParams p,
                               const T *a, const void *b, R *out) {
   for (int64_t i = threadIndex(); i < p.layout.numel; i += gridThreads()) {
     int64_t off[3];
@@ -277,7 +277,7 @@ __global__ void binaryContiguous(BinaryOp op, const T *a, const T *b, R *out,
 }
 
 template <class T, class R>
-cudaError_t launchBinary(const cpu::BinaryParams &p, const void *a,
+cudaError_t launchBinary(const BinaryParams &p, const void *a,
                          const void *b, void *out, cudaStream_t s) {
   const cpu::StridedLayout<3> &l = p.layout;
   if (l.numel == 0)
@@ -313,7 +313,7 @@ template <class F> cudaError_t visitArith(DType t, F &&f) {
 }
 
 template <class U>
-__global__ void whereStrided(const __grid_constant__ cpu::WhereParams p,
+__global__ void whereStrided(const __grid_constant__ WhereParams p,
                              const uint8_t *cond, const U *x, const U *y,
                              U *out) {
   for (int64_t i = threadIndex(); i < p.layout.numel; i += gridThreads()) {
@@ -582,7 +582,7 @@ __global__ void sumAcrossTyped(const __grid_constant__ SumOperands ops,
 
 } // namespace
 
-cudaError_t binaryKernel(const cpu::BinaryParams &p, const void *lhs,
+cudaError_t binaryKernel(const BinaryParams &p, const void *lhs,
                          const void *rhs, void *out, cudaStream_t stream) {
   if (p.lhsType == DType::Bool)
     return launchBinary<uint8_t, uint8_t>(p, lhs, rhs, out, stream);
@@ -594,7 +594,7 @@ cudaError_t binaryKernel(const cpu::BinaryParams &p, const void *lhs,
   });
 }
 
-cudaError_t whereKernel(const cpu::WhereParams &p, const uint8_t *cond,
+cudaError_t whereKernel(const WhereParams &p, const uint8_t *cond,
                         const void *x, const void *y, void *out,
                         cudaStream_t stream) {
   if (p.layout.numel == 0)

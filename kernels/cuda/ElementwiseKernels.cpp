@@ -17,58 +17,14 @@
 namespace tpc::cuda {
 namespace {
 
-using cpu::BinaryOp;
-
-struct BinaryEntry {
-  const char *name;
-  const char *summary;
-  BinaryOp op;
-};
-
-constexpr BinaryEntry kBinary[] = {
-    {"Add", "a + b with broadcasting", BinaryOp::Add},
-    {"Sub", "a - b with broadcasting", BinaryOp::Sub},
-    {"Mul", "a * b with broadcasting", BinaryOp::Mul},
-    {"Div", "a / b with broadcasting; integers truncate", BinaryOp::Div},
-    {"Pow", "a ^ b with broadcasting", BinaryOp::Pow},
-    {"Mod", "remainder (attr fmod) with broadcasting", BinaryOp::Mod},
-    {"PRelu", "x < 0 ? slope * x : x", BinaryOp::PRelu},
-    {"Equal", "a == b -> bool", BinaryOp::Equal},
-    {"Less", "a < b -> bool", BinaryOp::Less},
-    {"Greater", "a > b -> bool", BinaryOp::Greater},
-    {"LessOrEqual", "a <= b -> bool", BinaryOp::LessOrEqual},
-    {"GreaterOrEqual", "a >= b -> bool", BinaryOp::GreaterOrEqual},
-    {"And", "logical and of bools", BinaryOp::And},
-    {"Or", "logical or of bools", BinaryOp::Or},
-    {"Xor", "logical xor of bools", BinaryOp::Xor},
-    {"BitwiseAnd", "a & b of integers", BinaryOp::BitAnd},
-    {"BitwiseOr", "a | b of integers", BinaryOp::BitOr},
-    {"BitwiseXor", "a ^ b of integers", BinaryOp::BitXor},
-    {"BitShift", "a << b or a >> b of integers (attr direction)",
-     BinaryOp::ShiftLeft},
-};
-
 template <int I>
 Status prepareBinary(const KernelContext &, const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
-  constexpr BinaryEntry e = kBinary[I];
-  TPC_RETURN_IF_ERROR(validateWithCpu(e.name, in, out, attrs, true));
+  constexpr BinaryKernelInfo e = kBinaryKernels[I];
+  BinaryParams p;
+  TPC_RETURN_IF_ERROR(makeBinaryOpParams(e.op, in, out, attrs, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
-  BinaryOp op = e.op;
-  if (op == BinaryOp::Mod && attrs.getInt("fmod", 0) == 1)
-    op = BinaryOp::FMod;
-  if (op == BinaryOp::ShiftLeft && attrs.getString("direction", "") == "RIGHT")
-    op = BinaryOp::ShiftRight;
-  Shape shape;
-  if (op == BinaryOp::PRelu)
-    shape = in[0].shape;
-  else
-    TPC_RETURN_IF_ERROR(cpu::broadcastShapes({in[0].shape, in[1].shape}, shape));
-  cpu::BinaryParams p;
-  TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(op, in[0].dtype, in[1].dtype,
-                                            in[0].shape, in[1].shape, shape,
-                                            p));
   kernel = makeLaunch(e.name, [p](const void *const *i, void *const *o,
                                   cudaStream_t s) {
     return binaryKernel(p, i[0], i[1], o[0], s);
@@ -76,74 +32,42 @@ Status prepareBinary(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-enum class Variadic { Max, Min, Sum, Mean };
-
-template <Variadic V>
+template <VariadicOp V>
 Status prepareVariadic(const KernelContext &,
                        const std::vector<TensorDesc> &in,
-                       const std::vector<TensorDesc> &out, const Attrs &attrs,
+                       const std::vector<TensorDesc> &out, const Attrs &,
                        std::unique_ptr<PreparedKernel> &kernel) {
-  constexpr const char *name = V == Variadic::Max   ? "Max"
-                               : V == Variadic::Min ? "Min"
-                               : V == Variadic::Sum ? "Sum"
-                                                    : "Mean";
-  TPC_RETURN_IF_ERROR(validateWithCpu(name, in, out, attrs, true));
+  constexpr const char *name = V == VariadicOp::Max   ? "Max"
+                               : V == VariadicOp::Min ? "Min"
+                               : V == VariadicOp::Sum ? "Sum"
+                                                      : "Mean";
+  VariadicParams p;
+  TPC_RETURN_IF_ERROR(makeVariadicParams(V, in, out, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
-  std::vector<Shape> shapes;
-  for (const TensorDesc &d : in)
-    shapes.push_back(d.shape);
-  Shape shape;
-  TPC_RETURN_IF_ERROR(cpu::broadcastShapes(shapes, shape));
-  const BinaryOp op = V == Variadic::Max   ? BinaryOp::Max
-                      : V == Variadic::Min ? BinaryOp::Min
-                                           : BinaryOp::Add;
-  std::vector<cpu::BinaryParams> steps;
-  for (size_t i = 1; i < in.size(); ++i) {
-    cpu::BinaryParams p;
-    const Shape &lhs = i == 1 ? in[0].shape : shape;
-    TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(op, in[0].dtype, in[0].dtype,
-                                              lhs, in[i].shape, shape, p));
-    steps.push_back(p);
-  }
-  const DType dtype = in[0].dtype;
-  const size_t bytes = out[0].bytes();
-  const int64_t numel = out[0].numel();
-  const double scale = 1.0 / double(in.size());
-  kernel = makeLaunch(name, [steps, dtype, bytes, numel, scale](
-                                const void *const *i, void *const *o,
+  kernel = makeLaunch(name, [p](const void *const *i, void *const *o,
                                 cudaStream_t s) -> cudaError_t {
-    if (steps.empty())
-      return bytes && i[0] != o[0]
-                 ? cudaMemcpyAsync(o[0], i[0], bytes,
+    if (p.steps.empty())
+      return p.bytes && i[0] != o[0]
+                 ? cudaMemcpyAsync(o[0], i[0], p.bytes,
                                    cudaMemcpyDeviceToDevice, s)
                  : cudaSuccess;
-    for (size_t k = 0; k < steps.size(); ++k)
-      if (cudaError_t err =
-              binaryKernel(steps[k], k == 0 ? i[0] : o[0], i[k + 1], o[0], s);
+    for (size_t k = 0; k < p.steps.size(); ++k)
+      if (cudaError_t err = binaryKernel(p.steps[k], k == 0 ? i[0] : o[0],
+                                         i[k + 1], o[0], s);
           err != cudaSuccess)
         return err;
-    if (V == Variadic::Mean)
-      return scaleKernel(dtype, numel, scale, o[0], s);
+    if (V == VariadicOp::Mean)
+      return scaleKernel(p.dtype, p.numel, p.scale, o[0], s);
     return cudaSuccess;
   });
   return Status::ok();
 }
 
 Status prepareWhere(const KernelContext &, const std::vector<TensorDesc> &in,
-                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    const std::vector<TensorDesc> &out, const Attrs &,
                     std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("Where", in, out, attrs, true));
-  Shape shape;
-  TPC_RETURN_IF_ERROR(cpu::broadcastShapes(
-      {in[0].shape, in[1].shape, in[2].shape}, shape));
-  cpu::WhereParams p;
-  p.elemSize = dtypeSize(in[1].dtype);
-  TPC_RETURN_IF_ERROR(cpu::makeLayout<4>(
-      shape,
-      {cpu::denseStrides(shape), cpu::broadcastStrides(in[0].shape, shape),
-       cpu::broadcastStrides(in[1].shape, shape),
-       cpu::broadcastStrides(in[2].shape, shape)},
-      p.layout));
+  WhereParams p;
+  TPC_RETURN_IF_ERROR(makeWhereParams(in, out, p));
   kernel = makeLaunch("Where", [p](const void *const *i, void *const *o,
                                    cudaStream_t s) {
     return whereKernel(p, static_cast<const uint8_t *>(i[0]), i[1], i[2], o[0],
@@ -154,7 +78,7 @@ Status prepareWhere(const KernelContext &, const std::vector<TensorDesc> &in,
 
 template <size_t... I>
 void addBinary(KernelTable &t, std::index_sequence<I...>) {
-  (t.push_back({kBinary[I].name, kBinary[I].summary, prepareBinary<int(I)>}),
+  (t.push_back({kBinaryKernels[I].name, kBinaryKernels[I].summary, prepareBinary<int(I)>}),
    ...);
 }
 
@@ -325,16 +249,16 @@ Status prepareConstantOfShape(const KernelContext &,
 } // namespace
 
 void addElementwiseKernels(KernelTable &t) {
-  addBinary(t, std::make_index_sequence<std::size(kBinary)>());
+  addBinary(t, std::make_index_sequence<std::size(kBinaryKernels)>());
 
   t.push_back({"Max", "elementwise max of N inputs (NaN propagates)",
-               prepareVariadic<Variadic::Max>});
+               prepareVariadic<VariadicOp::Max>});
   t.push_back({"Min", "elementwise min of N inputs (NaN propagates)",
-               prepareVariadic<Variadic::Min>});
+               prepareVariadic<VariadicOp::Min>});
   t.push_back({"Sum", "elementwise sum of N inputs",
-               prepareVariadic<Variadic::Sum>});
+               prepareVariadic<VariadicOp::Sum>});
   t.push_back({"Mean", "elementwise mean of N inputs",
-               prepareVariadic<Variadic::Mean>});
+               prepareVariadic<VariadicOp::Mean>});
   t.push_back({"Where", "cond ? x : y with broadcasting", prepareWhere});
 
   addUnary(t, std::make_index_sequence<std::size(kUnaryKernels)>());

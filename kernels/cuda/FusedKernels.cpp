@@ -77,8 +77,8 @@ Status prepareAddNorm(const KernelContext &, const std::vector<TensorDesc> &in,
   NormParams p;
   TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
   const Shape &s = in[0].shape;
-  cpu::BinaryParams add;
-  TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(cpu::BinaryOp::Add, in[0].dtype,
+  BinaryParams add;
+  TPC_RETURN_IF_ERROR(makeBinaryParams(BinaryOp::Add, in[0].dtype,
                                             in[0].dtype, s, s, s, add));
   kernel = makeLaunch("AddNormalization", [add, p](
                                               const void *const *i,
@@ -97,7 +97,7 @@ Status prepareAddNorm(const KernelContext &, const std::vector<TensorDesc> &in,
 class MatMulBiasKernel final : public PreparedKernel {
 public:
   std::unique_ptr<LtGemm> plain, withBias;
-  cpu::BinaryParams addBias;
+  BinaryParams addBias;
   bool hasAct = false;
   UnaryParams act;
   size_t bytes = 0;
@@ -141,7 +141,7 @@ Status prepareMatMulBias(const KernelContext &ctx,
   const int64_t rows = n ? out[0].numel() / n : 0;
   auto mk = std::make_unique<MatMulBiasKernel>();
   mk->bytes = out[0].bytes();
-  TPC_RETURN_IF_ERROR(cpu::makeBinaryParams(cpu::BinaryOp::Add, dtype, dtype,
+  TPC_RETURN_IF_ERROR(makeBinaryParams(BinaryOp::Add, dtype, dtype,
                                             {rows, n}, {n}, {rows, n},
                                             mk->addBias));
   const std::string a = attrs.getString("activation", "none");

@@ -27,9 +27,9 @@ namespace tpc::cuda {
 int deviceSmCount();
 
 // Elementwise.cu
-cudaError_t binaryKernel(const cpu::BinaryParams &p, const void *lhs,
+cudaError_t binaryKernel(const BinaryParams &p, const void *lhs,
                          const void *rhs, void *out, cudaStream_t stream);
-cudaError_t whereKernel(const cpu::WhereParams &p, const uint8_t *cond,
+cudaError_t whereKernel(const WhereParams &p, const uint8_t *cond,
                         const void *x, const void *y, void *out,
                         cudaStream_t stream);
 cudaError_t unaryKernel(const UnaryParams &p, const void *in, void *out,

@@ -324,6 +324,8 @@ Attrs withPlanDefaults(const std::string &kernel, Attrs a) {
     setInt("axis", -1);
     setInt("largest", 1);
     setInt("sorted", 1);
+  } else if (kernel == "Mod") {
+    setInt("fmod", 0);
   } else if (kernel == "CumSum") {
     setInt("exclusive", 0);
     setInt("reverse", 0);

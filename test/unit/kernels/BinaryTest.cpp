@@ -80,7 +80,7 @@ TEST(Binary, FloatMod) {
                         [](double x, double m) { return std::fmod(x, m); }),
               1e-6, 1e-6);
   // fmod=0 (Mod-28): the sign of B, x - floor(x / m) * m.
-  Tensor z = runOne("Mod", {&a, &b}, DType::F32, {3, 4});
+  Tensor z = runOne("Mod", {&a, &b}, DType::F32, {3, 4}, modAttrs(0));
   expectClose(z,
               refBinary(a, b, {3, 4},
                         [](double x, double m) {
@@ -99,7 +99,7 @@ TEST(Binary, FloatModSpecialCases) {
   const double inf = std::numeric_limits<double>::infinity();
   Tensor a = makeTensor(DType::F32, {8}, {0.0, -0.0, inf, 3, 3, -3, 3, 6});
   Tensor b = makeTensor(DType::F32, {8}, {-2, 2, 2, 0, inf, inf, -inf, -3});
-  Tensor y = runOne("Mod", {&a, &b}, DType::F32, {8});
+  Tensor y = runOne("Mod", {&a, &b}, DType::F32, {8}, modAttrs(0));
   float r[8];
   for (int i = 0; i < 8; ++i)
     r[i] = y.get<float>(i);
@@ -136,10 +136,8 @@ TEST(Binary, IntegerArithmetic) {
       check("Sub", [](double x, double y) { return x - y; });
       check("Mul", [](double x, double y) { return x * y; });
       check("Div", cDiv);
-      check("Mod", pyMod);
-      Attrs fmod;
-      fmod.setInt("fmod", 1);
-      check("Mod", cMod, fmod);
+      check("Mod", pyMod, modAttrs(0));
+      check("Mod", cMod, modAttrs(1));
     }
   }
 }
@@ -150,7 +148,7 @@ TEST(Binary, IntegerEdgeCasesDoNotTrap) {
   Tensor b = makeTensor(DType::I32, {4}, {0, 2, -1, -3});
   Tensor y = runOne("Div", {&a, &b}, DType::I32, {4});
   expectClose(y, {0, -3, -2147483648.0, -1}, 0, 0);
-  Tensor m = runOne("Mod", {&a, &b}, DType::I32, {4});
+  Tensor m = runOne("Mod", {&a, &b}, DType::I32, {4}, modAttrs(0));
   expectClose(m, {0, 1, 0, -1}, 0, 0);
 }
 
@@ -461,11 +459,11 @@ TEST(Binary, NarrowIntegersWrap) {
         std::vector<double> expect = refBinary(a, b, os, fn);
         for (double &v : expect)
           v = storedAs(t, v);
-        expectClose(runOne(name, {&a, &b}, t, os), expect, 0, 0);
+        expectClose(runOne(name, {&a, &b}, t, os,
+                           std::string(name) == "Mod" ? modAttrs(0) : Attrs()),
+                    expect, 0, 0);
       }
-      Attrs fmod;
-      fmod.setInt("fmod", 1);
-      expectClose(runOne("Mod", {&a, &b}, t, os, fmod),
+      expectClose(runOne("Mod", {&a, &b}, t, os, modAttrs(1)),
                   refBinary(a, b, os, cMod), 0, 0);
       for (const auto &[name, fn] : cmp) {
         SCOPED_TRACE(name);
@@ -478,7 +476,8 @@ TEST(Binary, NarrowIntegersWrap) {
   Tensor b = makeTensor(DType::I8, {4}, {-1, 0, 2, -3});
   expectClose(runOne("Div", {&a, &b}, DType::I8, {4}), {-128, 0, -3, -33}, 0,
               0);
-  expectClose(runOne("Mod", {&a, &b}, DType::I8, {4}), {0, 0, 1, -2}, 0, 0);
+  expectClose(runOne("Mod", {&a, &b}, DType::I8, {4}, modAttrs(0)),
+              {0, 0, 1, -2}, 0, 0);
   Tensor u = makeTensor(DType::U8, {3}, {200, 3, 255});
   Tensor v = makeTensor(DType::U8, {3}, {0, 255, 255});
   expectClose(runOne("Div", {&u, &v}, DType::U8, {3}), {0, 0, 1}, 0, 0);
@@ -491,7 +490,8 @@ TEST(Binary, NarrowIntegersWrap) {
   Tensor two = makeTensor(DType::U64, {2}, {3, 7});
   expectClose(runOne("Mul", {&big, &two}, DType::U64, {2}),
               {12884901888.0, 7e15}, 0, 0);
-  expectClose(runOne("Mod", {&big, &two}, DType::U64, {2}), {1, 6}, 0, 0);
+  expectClose(runOne("Mod", {&big, &two}, DType::U64, {2}, modAttrs(0)),
+              {1, 6}, 0, 0);
 }
 
 TEST(Binary, Float16TypesRoundOnce) {
@@ -526,11 +526,11 @@ TEST(Binary, Float16TypesRoundOnce) {
         std::vector<double> expect = refBinary(a, b, os, fn);
         for (double &v : expect)
           v = storedAs(t, v);
-        expectClose(runOne(name, {&a, &b}, t, os), expect, 0, 0);
+        expectClose(runOne(name, {&a, &b}, t, os,
+                           std::string(name) == "Mod" ? modAttrs(0) : Attrs()),
+                    expect, 0, 0);
       }
-      Attrs fmod;
-      fmod.setInt("fmod", 1);
-      expectClose(runOne("Mod", {&a, &b}, t, os, fmod),
+      expectClose(runOne("Mod", {&a, &b}, t, os, modAttrs(1)),
                   refBinary(a, b, os,
                             [](double x, double m) { return std::fmod(x, m); }),
                   0, 0);
@@ -557,7 +557,8 @@ TEST(Binary, Float16TypesRoundOnce) {
   // Mod's fmod=0 (the sign of B) in half precision, computed in float.
   Tensor x = makeTensor(DType::F16, {3}, {5.5, -5.5, 0});
   Tensor m = makeTensor(DType::F16, {3}, {-2, 2, -3});
-  expectClose(runOne("Mod", {&x, &m}, DType::F16, {3}), {-0.5, 0.5, 0});
+  expectClose(runOne("Mod", {&x, &m}, DType::F16, {3}, modAttrs(0)),
+              {-0.5, 0.5, 0});
 }
 
 TEST(Binary, PowSmallTypesMixed) {

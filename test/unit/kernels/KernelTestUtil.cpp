@@ -319,6 +319,12 @@ Attrs softmaxAttrs(int64_t axis) {
   return a;
 }
 
+Attrs modAttrs(int64_t fmod) {
+  Attrs a;
+  a.setInt("fmod", fmod);
+  return a;
+}
+
 Attrs normAttrs(int64_t axis, double epsilon, int64_t rms) {
   Attrs a;
   a.setInt("axis", axis);

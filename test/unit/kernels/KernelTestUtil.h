@@ -88,6 +88,9 @@ Attrs softmaxAttrs(int64_t axis = -1);
 /// (axis -1, epsilon 1e-5; AddNormalization's rms 0).
 Attrs normAttrs(int64_t axis = -1, double epsilon = 1e-5, int64_t rms = 0);
 
+/// Likewise for Mod (fmod, 0 by default in the onnx dialect).
+Attrs modAttrs(int64_t fmod);
+
 /// Row-major multi-index of flat index `flat` in `shape`.
 std::vector<int64_t> unravel(int64_t flat, const Shape &shape);
 /// Flat index of `idx` in `shape`.
