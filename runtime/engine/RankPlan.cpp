@@ -154,6 +154,33 @@ Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
                            ", which only CacheWrite writes, in place");
     out.outputs.push_back(id);
   }
+  // A kernel writes an output over an operand only exactly (in place, as the
+  // memory planner places elementwise results and reshapes); a partial
+  // overlap would have it read what it has already written (and memcpy
+  // undefined). Collectives handle their own in-place case.
+  if (out.kind == StepKind::Kernel)
+    for (size_t o = 0; o < out.outputs.size(); ++o) {
+      const PlanBuffer &ob = p.buffers[out.outputs[o]];
+      auto check = [&](uint32_t id, const std::string &what) -> Status {
+        const PlanBuffer &b = p.buffers[id];
+        if (b.kind != BufferKind::Arena || ob.kind != BufferKind::Arena ||
+            !b.bytes || !ob.bytes || b.offset >= ob.offset + ob.bytes ||
+            ob.offset >= b.offset + b.bytes ||
+            (b.offset == ob.offset && b.bytes == ob.bytes))
+          return Status::ok();
+        return Status::error("output " + std::to_string(o) + " (" +
+                             p.describeBuffer(out.outputs[o]) +
+                             ") partly overlaps " + what + " (" +
+                             p.describeBuffer(id) + ") in the arena");
+      };
+      for (size_t i = 0; i < out.inputs.size(); ++i)
+        if (out.inputs[i] != kAbsentBuffer)
+          TPC_RETURN_IF_ERROR(
+              check(out.inputs[i], "input " + std::to_string(i)));
+      for (size_t k = 0; k < o; ++k)
+        TPC_RETURN_IF_ERROR(
+            check(out.outputs[k], "output " + std::to_string(k)));
+    }
   return convertAttrs(s, out.attrs);
 }
 

@@ -223,6 +223,19 @@ TEST_F(EngineLoadErrors, ArenaFarLargerThanItsBuffers) {
                        "bytes its buffers use"});
 }
 
+// An output that partly overlaps an input in the arena (found by fuzzing:
+// a copy then read what it had already written, and memcpy's ranges
+// overlapped) is refused; an exact overlap (in place) is not.
+TEST_F(EngineLoadErrors, OutputPartlyOverlapsInput) {
+  EngineBuilder eb = mlpEngine(c);
+  plan::Plan &p = eb.rank(0).plan();
+  // Step 1 (Add) reads buffer 3 ('xw') and writes buffer 4 ('a').
+  p.mutable_buffers(4)->set_offset(p.buffers(3).offset() + 4);
+  expectLoadError(eb, {"rank0.plan", "step 1 (Add, node 'add')",
+                       "output 0 (buffer 4 ('a'", "partly overlaps input 0",
+                       "buffer 3 ('xw'"});
+}
+
 TEST_F(EngineLoadErrors, WeightTensorMissing) {
   EngineBuilder eb = mlpEngine(c);
   eb.rank(0).plan().mutable_buffers(1)->set_tensor("nope");
