@@ -49,13 +49,9 @@ bool isLogical(BinaryOp op);
 /// Whether `op` works on the bits of integers (BitwiseAnd/Or/Xor, BitShift).
 bool isBitwise(BinaryOp op);
 
-/// One binary kernel: its name in the kernel tables, its summary and its op
-/// (Mod and BitShift pick FMod and ShiftRight from their attributes).
-struct BinaryKernelInfo {
-  const char *name;
-  const char *summary;
-  BinaryOp op;
-};
+/// The binary kernels (Mod and BitShift pick FMod and ShiftRight from
+/// their attributes).
+using BinaryKernelInfo = FamilyKernel<BinaryOp>;
 
 inline constexpr BinaryKernelInfo kBinaryKernels[] = {
     {"Add", "a + b with broadcasting", BinaryOp::Add},

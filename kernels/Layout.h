@@ -17,6 +17,15 @@
 
 namespace tpc {
 
+/// One kernel of a family's list (kBinaryKernels, kReduceKernels): its name
+/// in the kernel tables, its summary and the op it computes. Both backends'
+/// tables follow a family's list.
+template <class Op> struct FamilyKernel {
+  const char *name;
+  const char *summary;
+  Op op;
+};
+
 /// Dims that any strided layout can hold after collapsing; plenty for
 /// transformer graphs, and fixed so that params structs can be copied by
 /// value to a GPU kernel.

@@ -34,6 +34,19 @@ struct ReduceParams {
   StridedLayout<2> layout;
 };
 
+/// The Reduce* kernels.
+using ReduceKernelInfo = FamilyKernel<ReduceOp>;
+
+inline constexpr ReduceKernelInfo kReduceKernels[] = {
+    {"ReduceSum", "sum over attr axes", ReduceOp::Sum},
+    {"ReduceMean", "mean over attr axes", ReduceOp::Mean},
+    {"ReduceMax", "max over attr axes (NaN propagates)", ReduceOp::Max},
+    {"ReduceMin", "min over attr axes (NaN propagates)", ReduceOp::Min},
+    {"ReduceProd", "product over attr axes", ReduceOp::Prod},
+    {"ReduceL2", "sqrt of sum of squares over attr axes", ReduceOp::L2},
+    {"ReduceSumSquare", "sum of squares over attr axes", ReduceOp::SumSquare},
+};
+
 /// ONNX Reduce*: attributes axes (possibly empty), keepdims and
 /// noop_with_empty_axes. Empty axes reduce everything unless
 /// noop_with_empty_axes is set; then no axis is reduced, which maps each

@@ -2,15 +2,19 @@
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Reduce.h"
 
+#include <iterator>
+#include <utility>
+
 namespace tpc::cpu {
 namespace {
 
-template <ReduceOp Op>
+template <int I>
 Status prepareReduce(const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
   ReduceParams p;
-  TPC_RETURN_IF_ERROR(makeReduceParams(Op, in, out, attrs, p));
+  TPC_RETURN_IF_ERROR(
+      makeReduceParams(kReduceKernels[I].op, in, out, attrs, p));
   kernel =
       makeKernel([p](const void *const *i, void *const *o,
                      const ExecContext &) { reduceKernel(p, i[0], o[0]); });
@@ -53,23 +57,17 @@ Status prepareCumSum(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+template <size_t... I>
+void addReduce(KernelTable &t, std::index_sequence<I...>) {
+  (t.push_back({kReduceKernels[I].name, kReduceKernels[I].summary,
+                prepareReduce<int(I)>}),
+   ...);
+}
+
 } // namespace
 
 void addReduceKernels(KernelTable &t) {
-  t.push_back(
-      {"ReduceSum", "sum over attr axes", prepareReduce<ReduceOp::Sum>});
-  t.push_back(
-      {"ReduceMean", "mean over attr axes", prepareReduce<ReduceOp::Mean>});
-  t.push_back({"ReduceMax", "max over attr axes (NaN propagates)",
-               prepareReduce<ReduceOp::Max>});
-  t.push_back({"ReduceMin", "min over attr axes (NaN propagates)",
-               prepareReduce<ReduceOp::Min>});
-  t.push_back(
-      {"ReduceProd", "product over attr axes", prepareReduce<ReduceOp::Prod>});
-  t.push_back({"ReduceL2", "sqrt of sum of squares over attr axes",
-               prepareReduce<ReduceOp::L2>});
-  t.push_back({"ReduceSumSquare", "sum of squares over attr axes",
-               prepareReduce<ReduceOp::SumSquare>});
+  addReduce(t, std::make_index_sequence<std::size(kReduceKernels)>());
   t.push_back({"ArgMax", "index of the max along attr axis -> i64",
                prepareArgReduce<true>});
   t.push_back({"ArgMin", "index of the min along attr axis -> i64",

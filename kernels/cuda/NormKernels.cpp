@@ -2,6 +2,9 @@
 #include "kernels/cuda/Adapters.h"
 #include "kernels/cuda/Kernels.h"
 
+#include <iterator>
+#include <utility>
+
 namespace tpc::cuda {
 namespace {
 
@@ -35,28 +38,11 @@ Status prepareNorm(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-struct ReduceEntry {
-  const char *name;
-  const char *summary;
-  ReduceOp op;
-};
-
-constexpr ReduceEntry kReduce[] = {
-    {"ReduceSum", "sum over attr axes", ReduceOp::Sum},
-    {"ReduceMean", "mean over attr axes", ReduceOp::Mean},
-    {"ReduceMax", "max over attr axes (NaN propagates)", ReduceOp::Max},
-    {"ReduceMin", "min over attr axes (NaN propagates)", ReduceOp::Min},
-    {"ReduceProd", "product over attr axes", ReduceOp::Prod},
-    {"ReduceL2", "sqrt of sum of squares over attr axes", ReduceOp::L2},
-    {"ReduceSumSquare", "sum of squares over attr axes",
-     ReduceOp::SumSquare},
-};
-
 template <int I>
 Status prepareReduce(const KernelContext &, const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, const Attrs &attrs,
                      std::unique_ptr<PreparedKernel> &kernel) {
-  constexpr ReduceEntry e = kReduce[I];
+  constexpr ReduceKernelInfo e = kReduceKernels[I];
   ReduceParams p;
   TPC_RETURN_IF_ERROR(makeReduceParams(e.op, in, out, attrs, p));
   TPC_RETURN_IF_ERROR(checkCudaArith(in[0].dtype, "input 0"));
@@ -109,26 +95,26 @@ Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+template <size_t... I>
+void addReduce(KernelTable &t, std::index_sequence<I...>) {
+  (t.push_back({kReduceKernels[I].name, kReduceKernels[I].summary,
+                prepareReduce<int(I)>}),
+   ...);
+}
+
 } // namespace
 
 void addNormKernels(KernelTable &t) {
-  t.push_back({"Softmax", "softmax along attr axis (default -1)",
+  t.push_back({"Softmax", "softmax along attr axis",
                prepareSoftmax<false>});
-  t.push_back({"LogSoftmax", "log of softmax along attr axis (default -1)",
+  t.push_back({"LogSoftmax", "log of softmax along attr axis",
                prepareSoftmax<true>});
   t.push_back({"LayerNormalization",
                "normalize dims [axis, rank) then scale and shift",
                prepareNorm<false>});
   t.push_back({"RMSNormalization", "x / rms(x) * scale over dims [axis, rank)",
                prepareNorm<true>});
-  t.push_back({kReduce[0].name, kReduce[0].summary, prepareReduce<0>});
-  t.push_back({kReduce[1].name, kReduce[1].summary, prepareReduce<1>});
-  t.push_back({kReduce[2].name, kReduce[2].summary, prepareReduce<2>});
-  t.push_back({kReduce[3].name, kReduce[3].summary, prepareReduce<3>});
-  t.push_back({kReduce[4].name, kReduce[4].summary, prepareReduce<4>});
-  t.push_back({kReduce[5].name, kReduce[5].summary, prepareReduce<5>});
-  t.push_back({kReduce[6].name, kReduce[6].summary, prepareReduce<6>});
-  static_assert(sizeof(kReduce) / sizeof(kReduce[0]) == 7);
+  addReduce(t, std::make_index_sequence<std::size(kReduceKernels)>());
   t.push_back({"ArgMax", "index of the max along attr axis -> i64",
                prepareArgReduce<true>});
   t.push_back({"ArgMin", "index of the min along attr axis -> i64",
