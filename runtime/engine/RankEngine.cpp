@@ -175,12 +175,6 @@ std::string describeDescs(const std::vector<TensorDesc> &descs) {
   return s;
 }
 
-bool arenaOverlap(const PlanBuffer &a, const PlanBuffer &b) {
-  return a.kind == BufferKind::Arena && b.kind == BufferKind::Arena &&
-         a.bytes && b.bytes && a.offset < b.offset + b.bytes &&
-         b.offset < a.offset + a.bytes;
-}
-
 } // namespace
 
 Status RankEngine::prepareSteps() {

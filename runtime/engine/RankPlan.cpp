@@ -163,9 +163,7 @@ Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
       const PlanBuffer &ob = p.buffers[out.outputs[o]];
       auto check = [&](uint32_t id, const std::string &what) -> Status {
         const PlanBuffer &b = p.buffers[id];
-        if (b.kind != BufferKind::Arena || ob.kind != BufferKind::Arena ||
-            !b.bytes || !ob.bytes || b.offset >= ob.offset + ob.bytes ||
-            ob.offset >= b.offset + b.bytes ||
+        if (!arenaOverlap(b, ob) ||
             (b.offset == ob.offset && b.bytes == ob.bytes))
           return Status::ok();
         return Status::error("output " + std::to_string(o) + " (" +
@@ -185,6 +183,12 @@ Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
 }
 
 } // namespace
+
+bool arenaOverlap(const PlanBuffer &a, const PlanBuffer &b) {
+  return a.kind == BufferKind::Arena && b.kind == BufferKind::Arena &&
+         a.bytes && b.bytes && a.offset < b.offset + b.bytes &&
+         b.offset < a.offset + a.bytes;
+}
 
 StepKind stepKindOf(const std::string &kernel) {
   if (kernel == kAllReduceKernel)

@@ -36,6 +36,9 @@ struct PlanBuffer {
   std::string name;
 };
 
+/// Whether two non-empty arena buffers share any byte.
+bool arenaOverlap(const PlanBuffer &a, const PlanBuffer &b);
+
 enum class StepKind { Kernel, AllReduce, AllGather, ReduceScatter };
 
 struct PlanStep {
