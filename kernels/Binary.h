@@ -102,6 +102,13 @@ Status makeBinaryOpParams(BinaryOp op, const std::vector<TensorDesc> &in,
 /// Max, Min, Sum and Mean of N inputs broadcast together.
 enum class VariadicOp { Max, Min, Sum, Mean };
 
+inline constexpr FamilyKernel<VariadicOp> kVariadicKernels[] = {
+    {"Max", "elementwise max of N inputs (NaN propagates)", VariadicOp::Max},
+    {"Min", "elementwise min of N inputs (NaN propagates)", VariadicOp::Min},
+    {"Sum", "elementwise sum of N inputs", VariadicOp::Sum},
+    {"Mean", "elementwise mean of N inputs", VariadicOp::Mean},
+};
+
 /// Folds the inputs into the output: out = op(in0, in1), then
 /// out = op(out, in_i); Mean scales by 1/N at the end. One input is a copy.
 struct VariadicParams {

@@ -117,6 +117,17 @@ Status requireInt(const Attrs &attrs, const std::string &name,
   return Status::ok();
 }
 
+Status requireInts(const Attrs &attrs, const std::string &name,
+                   std::vector<int64_t> &out) {
+  const std::vector<int64_t> *v = attrs.getInts(name);
+  if (!v)
+    return Status::error("attribute " + name +
+                         " is required (a list of integers); the plan does "
+                         "not carry it");
+  out = *v;
+  return Status::ok();
+}
+
 Status normalizeAxis(int64_t axis, int64_t rank, const std::string &attr,
                      int64_t &out) {
   if (axis < -rank || axis >= rank)

@@ -67,6 +67,9 @@ Status checkOutputShape(const TensorDesc &out, const Shape &expected,
 Status requireFloat(const Attrs &attrs, const std::string &name, double &out);
 /// As requireFloat, for an integer attribute.
 Status requireInt(const Attrs &attrs, const std::string &name, int64_t &out);
+/// As requireFloat, for an integer list attribute (of any length).
+Status requireInts(const Attrs &attrs, const std::string &name,
+                   std::vector<int64_t> &out);
 /// As requireFloat, for a string attribute.
 Status requireString(const Attrs &attrs, const std::string &name,
                      std::string &out);

@@ -13,6 +13,9 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tpc {
@@ -25,6 +28,27 @@ template <class Op> struct FamilyKernel {
   const char *summary;
   Op op;
 };
+
+namespace detail {
+template <class Fn, size_t... I>
+void forEachIndex(Fn &&fn, std::index_sequence<I...>) {
+  (fn(std::integral_constant<int, int(I)>()), ...);
+}
+} // namespace detail
+
+/// Appends to a kernel table one entry per kernel of the family list `List`:
+/// its name and summary and the adapter `adapterAt(i)` returns for its index
+/// (a std::integral_constant<int, I>, so that adapters can be templates
+/// over the index).
+template <const auto &List, class Table, class AdapterAt>
+void addListed(Table &table, AdapterAt adapterAt) {
+  detail::forEachIndex(
+      [&](auto i) {
+        table.push_back({List[decltype(i)::value].name,
+                         List[decltype(i)::value].summary, adapterAt(i)});
+      },
+      std::make_index_sequence<std::size(List)>());
+}
 
 /// Dims that any strided layout can hold after collapsing; plenty for
 /// transformer graphs, and fixed so that params structs can be copied by

@@ -10,11 +10,27 @@
 #ifndef TPC_KERNELS_NORM_H
 #define TPC_KERNELS_NORM_H
 
-#include "kernels/Types.h"
+#include "kernels/Layout.h"
 
 #include <vector>
 
 namespace tpc {
+
+enum class NormOp { Softmax, LogSoftmax, LayerNormalization, RMSNormalization };
+
+/// The normalization kernels, which both kernel tables list.
+inline constexpr FamilyKernel<NormOp> kNormKernels[] = {
+    {"Softmax", "softmax along attr axis", NormOp::Softmax},
+    {"LogSoftmax", "log of softmax along attr axis", NormOp::LogSoftmax},
+    {"LayerNormalization", "normalize dims [axis, rank) then scale and shift",
+     NormOp::LayerNormalization},
+    {"RMSNormalization", "x / rms(x) * scale over dims [axis, rank)",
+     NormOp::RMSNormalization},
+};
+
+constexpr bool isSoftmax(NormOp op) {
+  return op == NormOp::Softmax || op == NormOp::LogSoftmax;
+}
 
 /// Softmax or LogSoftmax of [outer, axis, inner] along the middle dim
 /// (ONNX opset 13 semantics). -inf entries give 0 (-inf for LogSoftmax) as

@@ -47,6 +47,20 @@ inline constexpr ReduceKernelInfo kReduceKernels[] = {
     {"ReduceSumSquare", "sum of squares over attr axes", ReduceOp::SumSquare},
 };
 
+/// The kernels that reduce along one axis to indices, or scan it.
+enum class AxisOp { ArgMax, ArgMin, TopK, CumSum };
+
+inline constexpr FamilyKernel<AxisOp> kAxisKernels[] = {
+    {"ArgMax", "index of the max along attr axis -> i64", AxisOp::ArgMax},
+    {"ArgMin", "index of the min along attr axis -> i64", AxisOp::ArgMin},
+    {"TopK",
+     "k largest (attr largest = 0: smallest) along attr axis, sorted; values "
+     "and i64 indices",
+     AxisOp::TopK},
+    {"CumSum", "running sums along attr axis (attrs exclusive, reverse)",
+     AxisOp::CumSum},
+};
+
 /// ONNX Reduce*: attributes axes (possibly empty), keepdims and
 /// noop_with_empty_axes. Empty axes reduce everything unless
 /// noop_with_empty_axes is set; then no axis is reduced, which maps each

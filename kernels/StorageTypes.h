@@ -27,15 +27,15 @@
 #include <cstring>
 
 #if defined(__CUDACC__)
-#define TPC_HOST_DEVICE __host__ __device__
+#define TPC_STORAGE_FN __host__ __device__
 #else
-#define TPC_HOST_DEVICE
+#define TPC_STORAGE_FN
 #endif
 
 namespace tpc {
 namespace storage {
 
-TPC_HOST_DEVICE inline uint32_t bitsOf(float f) {
+TPC_STORAGE_FN inline uint32_t bitsOf(float f) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(f);
 #else
@@ -45,7 +45,7 @@ TPC_HOST_DEVICE inline uint32_t bitsOf(float f) {
 #endif
 }
 
-TPC_HOST_DEVICE inline float floatOf(uint32_t u) {
+TPC_STORAGE_FN inline float floatOf(uint32_t u) {
 #if defined(__CUDA_ARCH__)
   return __uint_as_float(u);
 #else
@@ -64,7 +64,7 @@ struct Float8Format {
   bool ieee;         // the all-ones exponent holds infinity and NaN
 };
 
-TPC_HOST_DEVICE inline Float8Format float8Format(DType t) {
+TPC_STORAGE_FN inline Float8Format float8Format(DType t) {
   switch (t) {
   case DType::F8E4M3FNUZ:
     return {3, 8, 0x7F, true, false}; // max 240
@@ -77,19 +77,19 @@ TPC_HOST_DEVICE inline Float8Format float8Format(DType t) {
   }
 }
 
-TPC_HOST_DEVICE inline bool isFloat8(DType t) {
+TPC_STORAGE_FN inline bool isFloat8(DType t) {
   return t == DType::F8E4M3FN || t == DType::F8E4M3FNUZ ||
          t == DType::F8E5M2 || t == DType::F8E5M2FNUZ;
 }
 
-TPC_HOST_DEVICE inline uint8_t float8NaN(const Float8Format &f, uint8_t sign) {
+TPC_STORAGE_FN inline uint8_t float8NaN(const Float8Format &f, uint8_t sign) {
   if (f.fnuz)
     return 0x80;
   return static_cast<uint8_t>(sign | (f.ieee ? 0x7E : 0x7F));
 }
 
 /// float -> float8 of format `t`.
-TPC_HOST_DEVICE inline uint8_t floatToFloat8(float x, DType t, bool saturate) {
+TPC_STORAGE_FN inline uint8_t floatToFloat8(float x, DType t, bool saturate) {
   const Float8Format f = float8Format(t);
   uint32_t u = bitsOf(x);
   uint8_t sign = (u >> 31) ? 0x80 : 0;
@@ -138,7 +138,7 @@ TPC_HOST_DEVICE inline uint8_t floatToFloat8(float x, DType t, bool saturate) {
 }
 
 /// float8 of format `t` -> float (exact).
-TPC_HOST_DEVICE inline float float8ToFloat(uint8_t c, DType t) {
+TPC_STORAGE_FN inline float float8ToFloat(uint8_t c, DType t) {
   const Float8Format f = float8Format(t);
   uint32_t sign = uint32_t(c & 0x80) << 24;
   uint32_t mag = c & 0x7Fu;
@@ -159,18 +159,18 @@ TPC_HOST_DEVICE inline float float8ToFloat(uint8_t c, DType t) {
 }
 
 /// Width, signedness and range of a 4- or 2-bit integer type.
-TPC_HOST_DEVICE inline int subByteBits(DType t) {
+TPC_STORAGE_FN inline int subByteBits(DType t) {
   return t == DType::U4 || t == DType::I4 ? 4 : 2;
 }
-TPC_HOST_DEVICE inline bool isSubByteInt(DType t) {
+TPC_STORAGE_FN inline bool isSubByteInt(DType t) {
   return t == DType::U4 || t == DType::I4 || t == DType::U2 || t == DType::I2;
 }
-TPC_HOST_DEVICE inline bool subByteSigned(DType t) {
+TPC_STORAGE_FN inline bool subByteSigned(DType t) {
   return t == DType::I4 || t == DType::I2;
 }
 
 /// The value held in the low bits of `b` (higher bits ignored).
-TPC_HOST_DEVICE inline int64_t subByteToInt(uint8_t b, DType t) {
+TPC_STORAGE_FN inline int64_t subByteToInt(uint8_t b, DType t) {
   int bits = subByteBits(t);
   int64_t v = b & ((1 << bits) - 1);
   if (subByteSigned(t) && (v >> (bits - 1)))
@@ -179,12 +179,12 @@ TPC_HOST_DEVICE inline int64_t subByteToInt(uint8_t b, DType t) {
 }
 
 /// An integer's low bits.
-TPC_HOST_DEVICE inline uint8_t intToSubByte(int64_t v, DType t) {
+TPC_STORAGE_FN inline uint8_t intToSubByte(int64_t v, DType t) {
   return static_cast<uint8_t>(uint64_t(v) & ((1u << subByteBits(t)) - 1));
 }
 
 /// A float truncated toward zero; 0 when NaN or outside the type's range.
-TPC_HOST_DEVICE inline uint8_t floatToSubByte(double x, DType t) {
+TPC_STORAGE_FN inline uint8_t floatToSubByte(double x, DType t) {
   int bits = subByteBits(t);
   double lo = subByteSigned(t) ? -double(1 << (bits - 1)) : 0.0;
   double hi = subByteSigned(t) ? double((1 << (bits - 1)) - 1)

@@ -14,16 +14,11 @@
 #ifndef TPC_KERNELS_UNARY_H
 #define TPC_KERNELS_UNARY_H
 
+#include "kernels/HostDevice.h"
 #include "kernels/Types.h"
 
 #include <math.h>
 #include <type_traits>
-
-#if defined(__CUDACC__)
-#define TPC_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define TPC_HOST_DEVICE inline
-#endif
 
 namespace tpc {
 

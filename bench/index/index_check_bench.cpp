@@ -1,7 +1,7 @@
 //===- index_check_bench.cpp - What the run-time index check costs --------===//
 //
 // tpc's Gather kernels check every index against its axis after each run
-// (kernels/cpu/GatherKernels.cpp). This measures that check where it is
+// (kernels/cpu/MovementKernels.cpp). This measures that check where it is
 // largest relative to the work: an embedding lookup (Gather of rows of a
 // [vocab, hidden] table), timed through the registry (lookup + check) and
 // as the bare lookup kernel (cpu::gatherKernel, no check), on the same
@@ -69,7 +69,9 @@ int main(int argc, char **argv) {
                                     {DType::I64, {1, tokens}}};
       std::vector<TensorDesc> outs = {{DType::F32, {1, tokens, hidden}}};
       std::unique_ptr<PreparedKernel> k;
-      Status st = def->prepare(in, outs, Attrs(), k);
+      Attrs attrs;
+      attrs.setInt("axis", 0);
+      Status st = def->prepare(in, outs, attrs, k);
       if (!st) {
         std::fprintf(stderr, "prepare: %s\n", st.message().c_str());
         return 1;
@@ -78,11 +80,10 @@ int main(int argc, char **argv) {
       void *os[] = {out.data()};
       ExecContext ctx;
       GatherParams p;
-      p.outer = 1;
-      p.axisDim = vocab;
-      p.numIndices = tokens;
-      p.innerBytes = hidden * int64_t(sizeof(float));
-      p.indexType = DType::I64;
+      if (Status ps = makeGatherParams(in, outs, attrs, p); !ps) {
+        std::fprintf(stderr, "params: %s\n", ps.message().c_str());
+        return 1;
+      }
       const int reps = tokens >= 2048 ? 50 : 2000;
       double checked = 0, bare = 0;
       // Alternate the two so that drift affects both alike.

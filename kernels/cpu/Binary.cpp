@@ -1,5 +1,6 @@
 //===- Binary.cpp - Broadcasting elementwise kernels ----------------------===//
 #include "kernels/cpu/Binary.h"
+#include "kernels/Arith.h"
 #include "kernels/Bitwise.h"
 #include "kernels/cpu/Convert.h"
 
@@ -13,92 +14,22 @@ namespace {
 
 template <class T> constexpr bool kIsInt = std::is_integral_v<T>;
 
-// Integer arithmetic goes through the unsigned type so that overflow wraps
-// instead of being undefined.
-template <class T> T wrapAdd(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class T> T wrapSub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <class T> T wrapMul(T a, T b) {
-  // Types narrower than unsigned int would multiply as (signed) int.
-  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
-                               std::make_unsigned_t<T>>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-
-// x / 0 and MIN / -1 trap on x86; give 0 and the wrapped MIN instead.
-template <class T> T intDiv(T a, T b) {
-  if (b == 0)
-    return 0;
-  if constexpr (std::is_signed_v<T>)
-    if (b == -1)
-      return wrapSub<T>(0, a);
-  return static_cast<T>(a / b);
-}
-template <class T> T intRem(T a, T b) {
-  if (b == 0)
-    return 0;
-  if constexpr (std::is_signed_v<T>)
-    if (b == -1)
-      return 0;
-  return static_cast<T>(a % b);
-}
-
-/// Whether an integer is below zero, without a comparison that is always
-/// false for unsigned types.
-template <class T> bool isNegative(T v) {
-  if constexpr (std::is_signed_v<T>)
-    return v < 0;
-  else
-    return false;
-}
-
-template <class T> T intPow(T base, int64_t e) {
-  if (e < 0) {
-    // Only +-1 have integer reciprocals; everything else truncates to 0.
-    if (base == 1)
-      return 1;
-    if (isNegative(base) && base == T(-1))
-      return (e & 1) ? T(-1) : T(1);
-    return 0;
-  }
-  T result = 1;
-  while (e) {
-    if (e & 1)
-      result = wrapMul(result, base);
-    base = wrapMul(base, base);
-    e >>= 1;
-  }
-  return result;
-}
+using arith::intDiv;
+using arith::intPow;
+using arith::intRem;
+using arith::isNegative;
+using arith::wrapAdd;
+using arith::wrapMul;
+using arith::wrapSub;
 
 struct AddFn {
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>)
-      return wrapAdd(a, b);
-    else
-      return a + b;
-  }
+  template <class T> T operator()(T a, T b) const { return wrapAdd(a, b); }
 };
 struct SubFn {
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>)
-      return wrapSub(a, b);
-    else
-      return a - b;
-  }
+  template <class T> T operator()(T a, T b) const { return wrapSub(a, b); }
 };
 struct MulFn {
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>)
-      return wrapMul(a, b);
-    else
-      return a * b;
-  }
+  template <class T> T operator()(T a, T b) const { return wrapMul(a, b); }
 };
 struct DivFn {
   template <class T> T operator()(T a, T b) const {

@@ -28,13 +28,6 @@ Status prepareBinary(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-template <size_t... I>
-void addBinary(KernelTable &t, std::index_sequence<I...>) {
-  (t.push_back({kBinaryKernels[I].name, kBinaryKernels[I].summary,
-                prepareBinary<int(I)>}),
-   ...);
-}
-
 /// Folds N inputs into the output (VariadicParams); Mean divides at the
 /// end. One input is a plain copy.
 template <VariadicOp V>
@@ -93,20 +86,16 @@ Status prepareWhere(const std::vector<TensorDesc> &in,
 
 void addBinaryKernels(KernelTable &t) {
   const size_t first = t.size();
-  addBinary(t, std::make_index_sequence<std::size(kBinaryKernels)>());
+  addListed<kBinaryKernels>(
+      t, [](auto i) { return prepareBinary<decltype(i)::value>; });
   // One pass over the output, reading each operand's element at the same
   // index when the operand has the output's shape: in place is safe. Not so
   // for the variadic kernels below, which accumulate into the output.
   for (size_t i = first; i < t.size(); ++i)
     t[i].elementwise = true;
-  t.push_back({"Max", "elementwise max of N inputs (NaN propagates)",
-               prepareVariadic<VariadicOp::Max>});
-  t.push_back({"Min", "elementwise min of N inputs (NaN propagates)",
-               prepareVariadic<VariadicOp::Min>});
-  t.push_back({"Sum", "elementwise sum of N inputs",
-               prepareVariadic<VariadicOp::Sum>});
-  t.push_back({"Mean", "elementwise mean of N inputs",
-               prepareVariadic<VariadicOp::Mean>});
+  addListed<kVariadicKernels>(t, [](auto i) {
+    return prepareVariadic<kVariadicKernels[decltype(i)::value].op>;
+  });
   t.push_back({"Where", "cond ? x : y with broadcasting", prepareWhere});
 }
 

@@ -16,9 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/Cast.h"
-#include "kernels/cpu/Convert.h"
-#include "kernels/cpu/KernelTable.h"
 #include "kernels/StorageTypes.h"
+#include "kernels/cpu/Convert.h"
+
+#include <cstring>
 
 namespace tpc::cpu {
 namespace {
@@ -217,39 +218,20 @@ void castKernel(const CastParams &p, const void *in, void *out) {
   }
 }
 
-namespace {
-
-Status prepareCast(const std::vector<TensorDesc> &in,
-                   const std::vector<TensorDesc> &out, const Attrs &attrs,
-                   std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  if (!attrs.getInts("to"))
-    return Status::error("attribute to (target dtype) is missing");
-  int64_t to = attrs.getInt("to", 0);
-  if (to < INT32_MIN || to > INT32_MAX ||
-      !isValidDType(static_cast<int32_t>(to)))
-    return Status::error("attribute to=" + std::to_string(to) +
-                         " is not a supported dtype");
-  if (static_cast<int32_t>(out[0].dtype) != to)
-    return Status::error(std::string("output 0 has dtype ") +
-                         dtypeName(out[0].dtype) + " but attribute to is " +
-                         dtypeName(static_cast<DType>(to)));
-  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
-  int64_t saturate = attrs.getInt("saturate", 1);
-  if (saturate != 0 && saturate != 1)
-    return Status::error("attribute saturate must be 0 or 1, not " +
-                         std::to_string(saturate));
-  CastParams p{in[0].dtype, out[0].dtype, in[0].numel(), saturate == 1};
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { castKernel(p, i[0], o[0]); });
-  return Status::ok();
+uint64_t scalarPattern(double value, DType dtype) {
+  uint64_t bits = 0;
+  castKernel(CastParams{DType::F64, dtype, 1}, &value, &bits);
+  return bits;
 }
 
-} // namespace
-
-void addCastKernels(KernelTable &t) {
-  t.push_back({"Cast", "element type conversion (attr to)", prepareCast});
+uint64_t fillPattern(const FillParams &p) {
+  // Integer values beyond 2^53 would round through double; copy them.
+  if (p.exactInt) {
+    uint64_t bits;
+    std::memcpy(&bits, &p.intValue, sizeof bits);
+    return bits;
+  }
+  return scalarPattern(p.value, p.dtype);
 }
 
 } // namespace tpc::cpu

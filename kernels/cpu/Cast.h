@@ -2,22 +2,21 @@
 #ifndef TPC_KERNELS_CPU_CAST_H
 #define TPC_KERNELS_CPU_CAST_H
 
+#include "kernels/Copy.h"
 #include "kernels/cpu/Support.h"
 
 namespace tpc::cpu {
 
-struct CastParams {
-  DType from = DType::F32;
-  DType to = DType::F32;
-  int64_t numel = 0;
-  /// float8 targets only: clamp out-of-range values to the largest finite
-  /// one (ONNX's `saturate`, default 1) instead of giving inf or NaN.
-  bool saturate = true;
-};
-
 /// Converts `numel` elements of dtype `from` to dtype `to`; see Cast.cpp for
 /// the rounding and out-of-range rules.
 void castKernel(const CastParams &p, const void *in, void *out);
+
+/// `value` converted to `dtype` as Cast converts a double: the bit pattern
+/// of one element, for fills (Pad's value).
+uint64_t scalarPattern(double value, DType dtype);
+
+/// The bit pattern of one element of the fill `p` (ConstantOfShape).
+uint64_t fillPattern(const FillParams &p);
 
 } // namespace tpc::cpu
 

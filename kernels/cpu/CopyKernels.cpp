@@ -1,125 +1,143 @@
-//===- CopyKernels.cpp - Reshape-like kernels that copy bytes -------------===//
+//===- CopyKernels.cpp - Cast, the copies and the generators --------------===//
 //
-// Reshape, Copy and BitCast only change the description, so their kernel is
-// one memcpy (the importer writes Squeeze, Unsqueeze, Flatten and Identity
-// as Reshapes, or drops them). prepare() still checks that the
-// output description is what the op's attributes imply, when they are given.
-// The copy is skipped when the runtime hands the same buffer as input and
-// output, which these kernels allow.
+// Each adapter builds its params with the backend-neutral builder
+// (kernels/Copy.h) and binds the CPU kernel. Reshape, Copy and BitCast only
+// change the description, so their kernel is one memcpy, skipped when the
+// runtime hands the same buffer as input and output, which they allow.
+// Shape and Size write values computed once at prepare time.
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/Cast.h"
+#include "kernels/cpu/Convert.h"
 #include "kernels/cpu/KernelTable.h"
-#include "kernels/cpu/Support.h"
+#include "kernels/cpu/Movement.h"
 
-#include <algorithm>
 #include <cstring>
 
 namespace tpc::cpu {
 namespace {
 
-Status checkCopyDescs(const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out) {
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkSameDType(in[0], "input 0", out[0], "output 0"));
-  if (in[0].numel() != out[0].numel())
-    return Status::error(
-        "output 0 shape " + fmtShape(out[0].shape) + " has " +
-        std::to_string(out[0].numel()) + " elements but input 0 shape " +
-        fmtShape(in[0].shape) + " has " + std::to_string(in[0].numel()));
-  return Status::ok();
-}
+using Operands = std::vector<TensorDesc>;
 
-std::unique_ptr<PreparedKernel> makeCopy(size_t bytes) {
-  return makeKernel(
+/// The adapter of op Op of the family. The primary template is that of
+/// the reshape-like copies (Reshape, Copy, BitCast); the others are
+/// specialized below.
+template <CopyOp Op>
+Status prepareCopyOp(const Operands &in, const Operands &out,
+                     const Attrs &attrs,
+                     std::unique_ptr<PreparedKernel> &kernel) {
+  size_t bytes;
+  TPC_RETURN_IF_ERROR(makeCopyParams(Op, in, out, attrs, bytes));
+  kernel = makeKernel(
       [bytes](const void *const *i, void *const *o, const ExecContext &) {
         if (i[0] != o[0] && bytes)
           std::memcpy(o[0], i[0], bytes);
       });
-}
-
-Status reshapeTarget(const Shape &in, const std::vector<int64_t> &spec,
-                     bool allowZero, Shape &out) {
-  out.clear();
-  int64_t inferAt = -1, known = 1;
-  for (size_t i = 0; i < spec.size(); ++i) {
-    int64_t d = spec[i];
-    if (d == -1) {
-      if (inferAt >= 0)
-        return Status::error("attribute shape has more than one -1");
-      inferAt = static_cast<int64_t>(i);
-    } else if (d == 0 && !allowZero) {
-      if (i >= in.size())
-        return Status::error("attribute shape copies dim " + std::to_string(i) +
-                             " that the input lacks");
-      d = in[i];
-    } else if (d < 0) {
-      return Status::error("attribute shape has invalid dim " +
-                           std::to_string(d));
-    }
-    out.push_back(d);
-    if (d != -1)
-      known *= d;
-  }
-  if (inferAt >= 0) {
-    if (known == 0 || numElements(in) % known != 0)
-      return Status::error("attribute shape " + fmtShape(spec) +
-                           " cannot hold input shape " + fmtShape(in));
-    out[inferAt] = numElements(in) / known;
-  }
   return Status::ok();
 }
 
-Status prepareReshape(const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out, const Attrs &attrs,
-                      std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkCopyDescs(in, out));
-  if (const std::vector<int64_t> *spec = attrs.getInts("shape")) {
-    Shape target;
-    TPC_RETURN_IF_ERROR(reshapeTarget(
-        in[0].shape, *spec, attrs.getInt("allowzero", 0) != 0, target));
-    TPC_RETURN_IF_ERROR(checkOutputShape(out[0], target));
-  }
-  kernel = makeCopy(out[0].bytes());
+template <>
+Status prepareCopyOp<CopyOp::Cast>(const Operands &in, const Operands &out,
+                                   const Attrs &attrs,
+                                   std::unique_ptr<PreparedKernel> &kernel) {
+  CastParams p;
+  TPC_RETURN_IF_ERROR(makeCastParams(in, out, attrs, p));
+  kernel = makeKernel([p](const void *const *i, void *const *o,
+                          const ExecContext &) { castKernel(p, i[0], o[0]); });
   return Status::ok();
 }
 
-Status prepareCopy(const std::vector<TensorDesc> &in,
-                   const std::vector<TensorDesc> &out, const Attrs &,
-                   std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkCopyDescs(in, out));
-  kernel = makeCopy(out[0].bytes());
+/// A kernel that writes int64 values fixed at prepare time.
+std::unique_ptr<PreparedKernel> makeConstant(std::vector<int64_t> values) {
+  return makeKernel([values = std::move(values)](const void *const *,
+                                                 void *const *o,
+                                                 const ExecContext &) {
+    if (!values.empty())
+      std::memcpy(o[0], values.data(), values.size() * sizeof(int64_t));
+  });
+}
+
+template <>
+Status prepareCopyOp<CopyOp::Shape>(const Operands &in, const Operands &out,
+                                    const Attrs &attrs,
+                                    std::unique_ptr<PreparedKernel> &kernel) {
+  std::vector<int64_t> values;
+  TPC_RETURN_IF_ERROR(makeShapeParams(in, out, attrs, values));
+  kernel = makeConstant(std::move(values));
   return Status::ok();
 }
 
-/// BitCast: the same bytes as another dtype of the same width.
-Status prepareBitCast(const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out, const Attrs &attrs,
-                      std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  if (!attrs.has("to") || attrs.getInt("to", 0) != int64_t(out[0].dtype))
-    return Status::error("attribute to must name output 0's dtype " +
-                         std::string(dtypeName(out[0].dtype)));
-  if (dtypeBits(in[0].dtype) != dtypeBits(out[0].dtype))
-    return Status::error(std::string("input 0 has dtype ") +
-                         dtypeName(in[0].dtype) + ", not of the bit width of " +
-                         dtypeName(out[0].dtype));
-  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
-  kernel = makeCopy(out[0].bytes());
+template <>
+Status prepareCopyOp<CopyOp::Size>(const Operands &in, const Operands &out,
+                                   const Attrs &,
+                                   std::unique_ptr<PreparedKernel> &kernel) {
+  std::vector<int64_t> values;
+  TPC_RETURN_IF_ERROR(makeSizeParams(in, out, values));
+  kernel = makeConstant(std::move(values));
+  return Status::ok();
+}
+
+/// out[i] = start + i * delta.
+void rangeKernel(const RangeParams &p, const void *start, const void *delta,
+                 void *out) {
+  // f16 and bf16: computed in float, each element rounded once.
+  auto half = [&](auto load, auto store) {
+    const float s = load(*static_cast<const uint16_t *>(start));
+    const float d = load(*static_cast<const uint16_t *>(delta));
+    uint16_t *y = static_cast<uint16_t *>(out);
+    for (int64_t i = 0; i < p.numel; ++i)
+      y[i] = store(s + float(i) * d);
+  };
+  if (p.dtype == DType::F16)
+    return half([](uint16_t v) { return halfToFloat(Half{v}); },
+                [](float v) { return floatToHalf(v).bits; });
+  if (p.dtype == DType::BF16)
+    return half([](uint16_t v) { return bfloat16ToFloat(BFloat16{v}); },
+                [](float v) { return floatToBFloat16(v).bits; });
+  visitNumeric(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T s = *static_cast<const T *>(start);
+    const T d = *static_cast<const T *>(delta);
+    T *y = static_cast<T *>(out);
+    for (int64_t i = 0; i < p.numel; ++i)
+      y[i] = static_cast<T>(s + static_cast<T>(i) * d);
+  });
+}
+
+template <>
+Status prepareCopyOp<CopyOp::Range>(const Operands &in, const Operands &out,
+                                    const Attrs &,
+                                    std::unique_ptr<PreparedKernel> &kernel) {
+  RangeParams p;
+  TPC_RETURN_IF_ERROR(makeRangeParams(in, out, p));
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        rangeKernel(p, i[0], i[2], o[0]);
+      });
+  return Status::ok();
+}
+
+template <>
+Status prepareCopyOp<CopyOp::ConstantOfShape>(
+    const Operands &in, const Operands &out, const Attrs &attrs,
+    std::unique_ptr<PreparedKernel> &kernel) {
+  FillParams p;
+  TPC_RETURN_IF_ERROR(makeConstantOfShapeParams(in, out, attrs, p));
+  const uint64_t pattern = fillPattern(p);
+  const size_t es = dtypeSize(p.dtype);
+  kernel = makeKernel([p, pattern, es](const void *const *, void *const *o,
+                                       const ExecContext &) {
+    fillKernel(es, p.numel, &pattern, o[0]);
+  });
   return Status::ok();
 }
 
 } // namespace
 
 void addCopyKernels(KernelTable &t) {
-  t.push_back(
-      {"Reshape", "copy under a new shape (may run in place)", prepareReshape});
-  t.push_back({"Copy", "copy into a buffer of the same size (may run in place)",
-               prepareCopy});
-  t.push_back({"BitCast", "the same bytes as a dtype of the same width (attr to)",
-               prepareBitCast});
+  addListed<kCopyKernels>(t, [](auto i) {
+    return prepareCopyOp<kCopyKernels[decltype(i)::value].op>;
+  });
 }
 
 } // namespace tpc::cpu

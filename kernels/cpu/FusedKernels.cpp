@@ -1,4 +1,4 @@
-//===- FusedKernels.cpp - Attention and SwiGLU adapters -------------------===//
+//===- FusedKernels.cpp - Adapters of the fused kernels -------------------===//
 #include "kernels/cpu/Convert.h"
 #include "kernels/cpu/Fused.h"
 #include "kernels/cpu/KernelTable.h"
@@ -13,64 +13,18 @@
 namespace tpc::cpu {
 namespace {
 
-/// Attention (Q, K, V, optional attn_mask -> Y), 4-D operands; attributes
-/// `scale` (default 1/sqrt(head dim)) and `is_causal` (default 0).
-Status prepareAttention(const std::vector<TensorDesc> &in,
-                        const std::vector<TensorDesc> &out, const Attrs &attrs,
-                        std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 4, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (Q)", {DType::F32, DType::F64, DType::F16, DType::BF16}));
-  static const char *names[] = {"Q", "K", "V"};
-  for (int i = 0; i < 3; ++i) {
-    std::string what = "input " + std::to_string(i) + " (" + names[i] + ")";
-    TPC_RETURN_IF_ERROR(checkSameDType(in[i], what, in[0], "input 0 (Q)"));
-    if (in[i].shape.size() != 4)
-      return Status::error(what + " must have rank 4 [batch, heads, seq, "
-                                  "dim], got " + fmtShape(in[i].shape));
-  }
-  const Shape &q = in[0].shape, &k = in[1].shape, &v = in[2].shape;
-  if (k[0] != q[0] || v[0] != q[0] || v[1] != k[1] || v[2] != k[2] ||
-      k[3] != q[3])
-    return Status::error("Q " + fmtShape(q) + ", K " + fmtShape(k) + " and V " +
-                         fmtShape(v) + " do not agree");
-  if (k[1] <= 0 || q[1] % k[1] != 0)
-    return Status::error("kv heads (" + std::to_string(k[1]) +
-                         ") must divide q heads (" + std::to_string(q[1]) + ")");
+/// The adapter of fused op Op, specialized for each.
+template <FusedOp Op>
+Status prepareFused(const std::vector<TensorDesc> &in,
+                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &kernel);
+
+template <>
+Status prepareFused<FusedOp::Attention>(
+    const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
+    const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
   AttentionParams p;
-  p.dtype = in[0].dtype;
-  p.batch = q[0];
-  p.qHeads = q[1];
-  p.kvHeads = k[1];
-  p.qLen = q[2];
-  p.kvLen = k[2];
-  p.headDim = q[3];
-  p.vDim = v[3];
-  p.scale = attrs.getFloat(
-      "scale", q[3] > 0 ? 1.0 / std::sqrt(static_cast<double>(q[3])) : 1.0);
-  p.causal = attrs.getInt("is_causal", 0) != 0;
-  if (in.size() == 4 && !isAbsent(in[3])) {
-    const TensorDesc &m = in[3];
-    if (m.dtype == DType::Bool)
-      p.mask = AttentionParams::Mask::Bool;
-    else if (m.dtype == in[0].dtype)
-      p.mask = AttentionParams::Mask::Float;
-    else
-      return Status::error("input 3 (attn_mask) must be bool or Q's dtype");
-    const Shape full = {p.batch, p.qHeads, p.qLen, p.kvLen};
-    Shape b;
-    if (m.shape.size() > 4 || !broadcastShapes({m.shape, full}, b).isOk() ||
-        b != full)
-      return Status::error("input 3 (attn_mask) shape " + fmtShape(m.shape) +
-                           " does not broadcast to " + fmtShape(full));
-    std::vector<int64_t> s = broadcastStrides(m.shape, full);
-    for (int d = 0; d < 4; ++d)
-      p.maskStrides[d] = s[d];
-  }
-  TPC_RETURN_IF_ERROR(
-      checkSameDType(out[0], "output 0 (Y)", in[0], "input 0 (Q)"));
-  TPC_RETURN_IF_ERROR(
-      checkOutputShape(out[0], {p.batch, p.qHeads, p.qLen, p.vDim}, "output 0 (Y)"));
+  TPC_RETURN_IF_ERROR(makeAttentionParams(in, out, attrs, p));
   const bool hasMask = p.mask != AttentionParams::Mask::None;
   kernel = makeKernel([p, hasMask](const void *const *i, void *const *o,
                                    const ExecContext &ctx) {
@@ -81,25 +35,13 @@ Status prepareAttention(const std::vector<TensorDesc> &in,
 }
 
 /// SwiGLU (gate, up -> gate * sigmoid(gate) * up), same shapes.
-Status prepareSwiGLU(const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &,
-                     std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(
-      checkDType(in[0], "input 0 (gate)", {DType::F32, DType::F64, DType::F16, DType::BF16}));
-  TPC_RETURN_IF_ERROR(
-      checkSameDType(in[1], "input 1 (up)", in[0], "input 0 (gate)"));
-  if (in[1].shape != in[0].shape)
-    return Status::error("input 1 (up) shape " + fmtShape(in[1].shape) +
-                         " differs from input 0 (gate) shape " +
-                         fmtShape(in[0].shape));
-  TPC_RETURN_IF_ERROR(
-      checkSameDType(out[0], "output 0", in[0], "input 0 (gate)"));
-  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
+template <>
+Status prepareFused<FusedOp::SwiGLU>(const std::vector<TensorDesc> &in,
+                                     const std::vector<TensorDesc> &out,
+                                     const Attrs &,
+                                     std::unique_ptr<PreparedKernel> &kernel) {
   SwiGLUParams p;
-  p.dtype = in[0].dtype;
-  p.numel = numElements(in[0].shape);
+  TPC_RETURN_IF_ERROR(makeSwiGLUParams(in, out, p));
   kernel = makeKernel([p](const void *const *i, void *const *o,
                           const ExecContext &) {
     swigluKernel(p, i[0], i[1], o[0]);
@@ -107,13 +49,13 @@ Status prepareSwiGLU(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-
 /// AddNormalization (A, B, Scale, optional Bias -> Y, Sum): Sum = A + B,
 /// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of Sum, with
 /// the same arithmetic as the Add and norm kernels.
-Status prepareAddNorm(const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out, const Attrs &attrs,
-                      std::unique_ptr<PreparedKernel> &kernel) {
+template <>
+Status prepareFused<FusedOp::AddNormalization>(
+    const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
+    const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
   NormParams p;
   TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
   kernel = makeKernel([p](const void *const *i, void *const *o,
@@ -132,7 +74,6 @@ Status prepareAddNorm(const std::vector<TensorDesc> &in,
   });
   return Status::ok();
 }
-
 
 /// The MatMulBias epilogue on one element, in float as the unfused Add and
 /// activation kernels compute (f64 in double).
@@ -195,38 +136,15 @@ private:
   int act_;
 };
 
-/// MatMulBias (A [..., K], B [K, N], Bias [N] -> Y): the MatMul kernel,
-/// then y = act(y + bias) in place; attr activation none|relu|gelu|gelu_tanh.
-Status prepareMatMulBias(const std::vector<TensorDesc> &in,
-                         const std::vector<TensorDesc> &out, const Attrs &attrs,
-                         std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkDType(
-      in[0], "input 0 (A)", {DType::F32, DType::F64, DType::F16, DType::BF16}));
-  if (in[1].shape.size() != 2 || in[0].shape.size() < 2)
-    return Status::error("MatMulBias takes A [..., K] and B [K, N], got " +
-                         fmtShape(in[0].shape) + " and " +
-                         fmtShape(in[1].shape));
-  const int64_t n = in[1].shape[1];
-  TPC_RETURN_IF_ERROR(checkSameDType(in[2], "input 2 (Bias)", in[0], "input 0 (A)"));
-  if (stripLeadingOnes(in[2].shape) != Shape{n})
-    return Status::error("input 2 (Bias) shape " + fmtShape(in[2].shape) +
-                         " is not one value per column of " + std::to_string(n));
-  const std::string act = attrs.getString("activation", "none");
-  int actCode;
-  if (act == "none")
-    actCode = 0;
-  else if (act == "relu")
-    actCode = 1;
-  else if (act == "gelu")
-    actCode = 2;
-  else if (act == "gelu_tanh")
-    actCode = 3;
-  else
-    return Status::error("attribute activation must be none, relu, gelu or "
-                         "gelu_tanh, got \"" + act + "\"");
-  if (in[0].dtype == DType::F32) {
+/// MatMulBias: the MatMul kernel, then y = act(y + bias) in place.
+template <>
+Status prepareFused<FusedOp::MatMulBias>(
+    const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
+    const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
+  MatMulBiasParams b;
+  TPC_RETURN_IF_ERROR(makeMatMulBiasParams(in, out, attrs, b));
+  const int actCode = int(b.activation);
+  if (b.dtype == DType::F32) {
     // fp32: the bias and activation run in sgemm's epilogue, on each block
     // of rows in the thread that computed it.
     MatMulParams p;
@@ -240,28 +158,17 @@ Status prepareMatMulBias(const std::vector<TensorDesc> &in,
   const KernelDef *mm = lookupKernel("MatMul");
   std::unique_ptr<PreparedKernel> inner;
   TPC_RETURN_IF_ERROR(mm->prepare({in[0], in[1]}, out, Attrs(), inner));
-  const int64_t rows = numElements(out[0].shape) / (n ? n : 1);
-  kernel = std::make_unique<MatMulBiasKernel>(std::move(inner), in[0].dtype,
-                                              rows, n, actCode);
+  kernel = std::make_unique<MatMulBiasKernel>(std::move(inner), b.dtype, b.rows,
+                                              b.n, actCode);
   return Status::ok();
 }
 
 } // namespace
 
 void addFusedKernels(KernelTable &t) {
-  t.push_back({"MatMulBias",
-               "act(A x B + bias), B [K, N] (attr activation none, relu, "
-               "gelu, gelu_tanh)",
-               prepareMatMulBias});
-  t.push_back({"AddNormalization",
-               "Sum = A + B, Y = layer or RMS norm of Sum (attrs axis, "
-               "epsilon, rms)",
-               prepareAddNorm});
-  t.push_back({"Attention",
-               "softmax(scale * Q K^T + mask) V, GQA, causal (attrs scale, "
-               "is_causal)",
-               prepareAttention});
-  t.push_back({"SwiGLU", "silu(gate) * up", prepareSwiGLU});
+  addListed<kFusedKernels>(t, [](auto i) {
+    return prepareFused<kFusedKernels[decltype(i)::value].op>;
+  });
 }
 
 } // namespace tpc::cpu

@@ -17,18 +17,12 @@ using KernelTable = std::vector<KernelDef>;
 
 void addBinaryKernels(KernelTable &table);
 void addUnaryKernels(KernelTable &table);
-void addCastKernels(KernelTable &table);
 void addCopyKernels(KernelTable &table);
-void addLayoutKernels(KernelTable &table);
-void addConcatKernels(KernelTable &table);
-void addSliceKernels(KernelTable &table);
-void addGatherKernels(KernelTable &table);
-void addGenerateKernels(KernelTable &table);
+void addMovementKernels(KernelTable &table);
 void addReduceKernels(KernelTable &table);
 void addNormKernels(KernelTable &table);
 void addMatMulKernels(KernelTable &table);
 void addFusedKernels(KernelTable &table);
-void addStateKernels(KernelTable &table);
 
 } // namespace tpc::cpu
 

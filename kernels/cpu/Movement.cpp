@@ -9,31 +9,6 @@
 
 namespace tpc::cpu {
 
-Status makeStridedCopy(size_t elemSize, const Shape &shape,
-                       std::vector<int64_t> outStrides, int64_t outOffset,
-                       std::vector<int64_t> inStrides, int64_t inOffset,
-                       StridedCopyParams &p) {
-  p.elemSize = elemSize;
-  p.outOffset = outOffset;
-  p.inOffset = inOffset;
-  TPC_RETURN_IF_ERROR(makeLayout<2>(
-      shape, {std::move(outStrides), std::move(inStrides)}, p.layout));
-  const StridedLayout<2> &l = p.layout;
-  const int last = l.rank - 1;
-  // Tiling pays off once both tile sides span several cache lines.
-  constexpr int64_t kMinSide = 16;
-  p.tiled = l.rank >= 2 && l.strides[0][last] == 1 && l.strides[1][last] != 1 &&
-            l.strides[1][last] != 0 && l.strides[1][last - 1] == 1 &&
-            l.shape[last] >= kMinSide && l.shape[last - 1] >= kMinSide;
-  if (p.tiled) {
-    p.blocks = l;
-    p.blocks.rank = last;
-    p.blocks.shape[last - 1] = 1;
-    p.blocks.numel = l.numel / (l.shape[last] * l.shape[last - 1]);
-  }
-  return Status::ok();
-}
-
 namespace {
 
 /// Copies one rows x cols block where output rows and input columns are
@@ -385,6 +360,18 @@ void triluKernel(const TriluParams &p, const void *in, void *out) {
       dst += rowBytes;
     }
   }
+}
+
+void cacheWriteKernel(const CacheWriteParams &p, const void *state,
+                      const void *update, int64_t position, void *out) {
+  auto *dst = static_cast<uint8_t *>(out);
+  const auto *src = static_cast<const uint8_t *>(update);
+  const size_t row = size_t(p.rowBytes);
+  if (state != out)
+    std::memmove(dst, state, size_t(p.outer * p.length) * row);
+  for (int64_t o = 0; o < p.outer; ++o)
+    std::memmove(dst + size_t(o * p.length + position) * row,
+                 src + size_t(o * p.n) * row, size_t(p.n) * row);
 }
 
 void fillKernel(size_t elemSize, int64_t numel, const void *value, void *out) {

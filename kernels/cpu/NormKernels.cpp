@@ -49,18 +49,18 @@ Status prepareNorm(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+/// The adapter of each kNormKernels op.
+template <NormOp Op>
+constexpr auto kNormAdapter = isSoftmax(Op)
+                                  ? prepareSoftmax<Op == NormOp::LogSoftmax>
+                                  : prepareNorm<Op == NormOp::RMSNormalization>;
+
 } // namespace
 
 void addNormKernels(KernelTable &t) {
-  t.push_back({"Softmax", "softmax along attr axis",
-               prepareSoftmax<false>});
-  t.push_back({"LogSoftmax", "log of softmax along attr axis",
-               prepareSoftmax<true>});
-  t.push_back({"LayerNormalization",
-               "normalize dims [axis, rank) then scale and shift",
-               prepareNorm<false>});
-  t.push_back({"RMSNormalization", "x / rms(x) * scale over dims [axis, rank)",
-               prepareNorm<true>});
+  addListed<kNormKernels>(t, [](auto i) {
+    return kNormAdapter<kNormKernels[decltype(i)::value].op>;
+  });
 }
 
 } // namespace tpc::cpu

@@ -57,28 +57,21 @@ Status prepareCumSum(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-template <size_t... I>
-void addReduce(KernelTable &t, std::index_sequence<I...>) {
-  (t.push_back({kReduceKernels[I].name, kReduceKernels[I].summary,
-                prepareReduce<int(I)>}),
-   ...);
-}
+/// The adapter of each kAxisKernels op.
+template <AxisOp Op>
+constexpr auto kAxisAdapter =
+    Op == AxisOp::TopK     ? prepareTopK
+    : Op == AxisOp::CumSum ? prepareCumSum
+                           : prepareArgReduce<Op == AxisOp::ArgMax>;
 
 } // namespace
 
 void addReduceKernels(KernelTable &t) {
-  addReduce(t, std::make_index_sequence<std::size(kReduceKernels)>());
-  t.push_back({"ArgMax", "index of the max along attr axis -> i64",
-               prepareArgReduce<true>});
-  t.push_back({"ArgMin", "index of the min along attr axis -> i64",
-               prepareArgReduce<false>});
-  t.push_back({"TopK",
-               "k largest (attr largest = 0: smallest) along attr axis, "
-               "sorted; values and i64 indices",
-               prepareTopK});
-  t.push_back({"CumSum",
-               "running sums along attr axis (attrs exclusive, reverse)",
-               prepareCumSum});
+  addListed<kReduceKernels>(
+      t, [](auto i) { return prepareReduce<decltype(i)::value>; });
+  addListed<kAxisKernels>(t, [](auto i) {
+    return kAxisAdapter<kAxisKernels[decltype(i)::value].op>;
+  });
 }
 
 } // namespace tpc::cpu

@@ -9,18 +9,12 @@ static KernelTable buildTable() {
   KernelTable table;
   addBinaryKernels(table);
   addUnaryKernels(table);
-  addCastKernels(table);
   addCopyKernels(table);
-  addLayoutKernels(table);
-  addConcatKernels(table);
-  addSliceKernels(table);
-  addGatherKernels(table);
-  addGenerateKernels(table);
+  addMovementKernels(table);
   addReduceKernels(table);
   addNormKernels(table);
   addMatMulKernels(table);
   addFusedKernels(table);
-  addStateKernels(table);
   sortByName(table);
   return table;
 }

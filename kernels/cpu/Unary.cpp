@@ -167,18 +167,12 @@ Status prepareUnary(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-template <size_t... I>
-void addEach(KernelTable &t, std::index_sequence<I...>) {
-  (t.push_back({kUnaryKernels[I].name, kUnaryKernels[I].summary,
-                prepareUnary<int(I)>}),
-   ...);
-}
-
 } // namespace
 
 void addUnaryKernels(KernelTable &t) {
   const size_t first = t.size();
-  addEach(t, std::make_index_sequence<std::size(kUnaryKernels)>());
+  addListed<kUnaryKernels>(
+      t, [](auto i) { return prepareUnary<decltype(i)::value>; });
   // y[i] = f(x[i]) in one pass: every unary kernel may run in place.
   for (size_t i = first; i < t.size(); ++i)
     t[i].elementwise = true;

@@ -1,8 +1,9 @@
 //===- Adapters.h - Helpers of the CUDA registry adapters -------*- C++ -*-===//
 //
-// Internal to the CUDA kernel library: validation through the CPU kernel of
-// the same name, wrapping a launch lambda as a PreparedKernel, and the
-// per-family functions that fill the table.
+// Internal to the CUDA kernel library: wrapping a launch lambda as a
+// PreparedKernel, the index check, and the per-family functions that fill
+// the table. Operands and attributes are validated by each family's
+// backend-neutral params builder (kernels/<Family>.h), as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CUDA_ADAPTERS_H
@@ -21,28 +22,15 @@ namespace tpc::cuda {
 using KernelTable = std::vector<KernelDef>;
 
 void addElementwiseKernels(KernelTable &table);
+void addCopyKernels(KernelTable &table);
 void addNormKernels(KernelTable &table);
 void addMovementKernels(KernelTable &table);
 void addMatMulKernels(KernelTable &table);
 void addFusedKernels(KernelTable &table);
 
-/// Runs the CPU kernel `name`'s prepare() on the descriptions, so that both
-/// backends accept the same operands. With `halfAsFloat`, f16 and bf16
-/// descriptions the CPU kernel refuses are validated as f32 instead (the
-/// CUDA kernel computes them in f32).
-Status validateWithCpu(const char *name, const std::vector<TensorDesc> &in,
-                       const std::vector<TensorDesc> &out, const Attrs &attrs,
-                       bool halfAsFloat);
-
-inline bool isHalfLike(DType t) { return t == DType::F16 || t == DType::BF16; }
-
 /// The arithmetic kernels compute f32, f64, f16, bf16, i32 and i64 (and
 /// bool for the logical ops); i8/u8 arithmetic is refused at load.
 Status checkCudaArith(DType t, const std::string &what);
-
-/// The operand descriptions with f16/bf16 read as f32 (for computing
-/// params with the CPU helpers; dtypes are restored by the caller).
-std::vector<TensorDesc> halfAsF32(const std::vector<TensorDesc> &descs);
 
 /// A PreparedKernel calling `fn(inputs, outputs, stream)`, which returns a
 /// cudaError_t; a failure is reported naming `name`.

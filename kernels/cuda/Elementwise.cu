@@ -10,6 +10,7 @@
 // integers, NaN-propagating Max/Min); f16/bf16 compute in f32 and round once.
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/Arith.h"
 #include "kernels/Bitwise.h"
 #include "kernels/StorageTypes.h"
 #include "kernels/cuda/DeviceUtil.cuh"
@@ -27,33 +28,12 @@ namespace {
 // Scalar arithmetic
 //===----------------------------------------------------------------------===//
 
-template <class C> __device__ __forceinline__ C wrapAdd(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return C(U(a) + U(b));
-  } else {
-    return a + b;
-  }
-}
-template <class C> __device__ __forceinline__ C wrapSub(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return C(U(a) - U(b));
-  } else {
-    return a - b;
-  }
-}
-template <class C> __device__ __forceinline__ C wrapMul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return C(U(a) * U(b));
-  } else {
-    return a * b;
-  }
-}
-template <class C> __device__ __forceinline__ C intRem(C a, C b) {
-  return (b == 0 || b == -1) ? C(0) : C(a % b);
-}
+using arith::intDiv;
+using arith::intPow;
+using arith::intRem;
+using arith::wrapAdd;
+using arith::wrapMul;
+using arith::wrapSub;
 
 template <class I> __device__ __forceinline__ I saturatingToInt(double x) {
   if (isnan(x))
@@ -68,24 +48,6 @@ template <class I> __device__ __forceinline__ I saturatingToInt(double x) {
   return I(t);
 }
 
-template <class C> __device__ C intPow(C base, int64_t e) {
-  if (e < 0) {
-    if (base == 1)
-      return 1;
-    if (base == -1)
-      return (e & 1) ? C(-1) : C(1);
-    return 0;
-  }
-  C result = 1;
-  while (e) {
-    if (e & 1)
-      result = wrapMul(result, base);
-    base = wrapMul(base, base);
-    e >>= 1;
-  }
-  return result;
-}
-
 /// Arithmetic ops in the compute type C.
 template <class C> __device__ __forceinline__ C arith(BinaryOp op, C a, C b) {
   switch (op) {
@@ -96,15 +58,10 @@ template <class C> __device__ __forceinline__ C arith(BinaryOp op, C a, C b) {
   case BinaryOp::Mul:
     return wrapMul(a, b);
   case BinaryOp::Div:
-    if constexpr (std::is_integral_v<C>) {
-      if (b == 0)
-        return 0;
-      if (b == -1)
-        return wrapSub(C(0), a);
+    if constexpr (std::is_integral_v<C>)
+      return intDiv(a, b);
+    else
       return a / b;
-    } else {
-      return a / b;
-    }
   case BinaryOp::Max:
     if constexpr (!std::is_integral_v<C>)
       if (isnan(b))
@@ -624,7 +581,7 @@ cudaError_t unaryKernel(const UnaryParams &p, const void *in, void *out,
   });
 }
 
-cudaError_t castKernel(const cpu::CastParams &p, const void *in, void *out,
+cudaError_t castKernel(const CastParams &p, const void *in, void *out,
                        cudaStream_t stream) {
   if (p.numel == 0)
     return cudaSuccess;

@@ -35,7 +35,7 @@ template <class A> __device__ A blockMax(A v, A *smem) {
 }
 
 template <class T>
-__global__ void attentionRows(const __grid_constant__ cpu::AttentionParams p,
+__global__ void attentionRows(const __grid_constant__ AttentionParams p,
                               const T *q, const T *k, const T *v,
                               const void *mask, T *y) {
   using A = Compute<T>;
@@ -64,9 +64,9 @@ __global__ void attentionRows(const __grid_constant__ cpu::AttentionParams p,
       if (lane == 0) {
         A sc = acc * A(p.scale);
         const int64_t m = maskRow + j * p.maskStrides[3];
-        if (p.mask == cpu::AttentionParams::Mask::Float)
+        if (p.mask == AttentionParams::Mask::Float)
           sc += toCompute(static_cast<const T *>(mask)[m]);
-        else if (p.mask == cpu::AttentionParams::Mask::Bool &&
+        else if (p.mask == AttentionParams::Mask::Bool &&
                  !static_cast<const uint8_t *>(mask)[m])
           sc = negInf;
         if (p.causal && j > i)
@@ -123,11 +123,11 @@ constexpr int kAttentionThreads = 128;
 
 } // namespace
 
-size_t attentionSharedBytes(const cpu::AttentionParams &p) {
+size_t attentionSharedBytes(const AttentionParams &p) {
   return size_t(p.kvLen) * (p.dtype == DType::F64 ? 8 : 4);
 }
 
-cudaError_t attentionKernel(const cpu::AttentionParams &p, const void *q,
+cudaError_t attentionKernel(const AttentionParams &p, const void *q,
                             const void *k, const void *v, const void *mask,
                             void *y, cudaStream_t stream) {
   const int64_t rows = p.batch * p.qHeads * p.qLen;

@@ -5,7 +5,8 @@
 // output followed by the norm kernel on it; MatMulBias is one cuBLASLt
 // product with the bias epilogue (or a broadcast Add after it when cuBLASLt
 // has none, or the bias is not 16-byte aligned), then the activation as the
-// unary kernel in place. Validation is the CPU kernel's.
+// unary kernel in place. The params are the backend-neutral builders'
+// (kernels/Fused.h, kernels/Norm.h), as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cuda/Adapters.h"
@@ -17,33 +18,20 @@
 namespace tpc::cuda {
 namespace {
 
-Status prepareAttention(const KernelContext &,
-                        const std::vector<TensorDesc> &in,
-                        const std::vector<TensorDesc> &out, const Attrs &attrs,
-                        std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("Attention", in, out, attrs, true));
-  const Shape &q = in[0].shape, &k = in[1].shape, &v = in[2].shape;
-  cpu::AttentionParams p;
-  p.dtype = in[0].dtype;
-  p.batch = q[0];
-  p.qHeads = q[1];
-  p.kvHeads = k[1];
-  p.qLen = q[2];
-  p.kvLen = k[2];
-  p.headDim = q[3];
-  p.vDim = v[3];
-  p.scale = attrs.getFloat("scale", q[3] > 0 ? 1.0 / std::sqrt(double(q[3]))
-                                             : 1.0);
-  p.causal = attrs.getInt("is_causal", 0) != 0;
-  const bool hasMask = in.size() == 4 && !cpu::isAbsent(in[3]);
-  if (hasMask) {
-    p.mask = in[3].dtype == DType::Bool ? cpu::AttentionParams::Mask::Bool
-                                        : cpu::AttentionParams::Mask::Float;
-    const std::vector<int64_t> s = cpu::broadcastStrides(
-        in[3].shape, {p.batch, p.qHeads, p.qLen, p.kvLen});
-    for (int d = 0; d < 4; ++d)
-      p.maskStrides[d] = s[size_t(d)];
-  }
+/// The adapter of fused op Op, specialized for each.
+template <FusedOp Op>
+Status prepareFused(const KernelContext &ctx, const std::vector<TensorDesc> &in,
+                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+                    std::unique_ptr<PreparedKernel> &kernel);
+
+template <>
+Status prepareFused<FusedOp::Attention>(
+    const KernelContext &, const std::vector<TensorDesc> &in,
+    const std::vector<TensorDesc> &out, const Attrs &attrs,
+    std::unique_ptr<PreparedKernel> &kernel) {
+  AttentionParams p;
+  TPC_RETURN_IF_ERROR(makeAttentionParams(in, out, attrs, p));
+  const bool hasMask = p.mask != AttentionParams::Mask::None;
   if (p.kvLen > kMaxAttentionKeys)
     return Status::error("the CUDA Attention kernel takes at most " +
                          std::to_string(kMaxAttentionKeys) + " keys, not " +
@@ -57,23 +45,26 @@ Status prepareAttention(const KernelContext &,
   return Status::ok();
 }
 
-Status prepareSwiGLU(const KernelContext &, const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &attrs,
-                     std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("SwiGLU", in, out, attrs, true));
-  const DType dtype = in[0].dtype;
-  const int64_t numel = in[0].numel();
-  kernel = makeLaunch("SwiGLU", [dtype, numel](const void *const *i,
-                                               void *const *o,
-                                               cudaStream_t st) {
-    return swigluKernel(dtype, numel, i[0], i[1], o[0], st);
-  });
+template <>
+Status prepareFused<FusedOp::SwiGLU>(const KernelContext &,
+                                     const std::vector<TensorDesc> &in,
+                                     const std::vector<TensorDesc> &out,
+                                     const Attrs &,
+                                     std::unique_ptr<PreparedKernel> &kernel) {
+  SwiGLUParams p;
+  TPC_RETURN_IF_ERROR(makeSwiGLUParams(in, out, p));
+  kernel = makeLaunch(
+      "SwiGLU", [p](const void *const *i, void *const *o, cudaStream_t st) {
+        return swigluKernel(p.dtype, p.numel, i[0], i[1], o[0], st);
+      });
   return Status::ok();
 }
 
-Status prepareAddNorm(const KernelContext &, const std::vector<TensorDesc> &in,
-                      const std::vector<TensorDesc> &out, const Attrs &attrs,
-                      std::unique_ptr<PreparedKernel> &kernel) {
+template <>
+Status prepareFused<FusedOp::AddNormalization>(
+    const KernelContext &, const std::vector<TensorDesc> &in,
+    const std::vector<TensorDesc> &out, const Attrs &attrs,
+    std::unique_ptr<PreparedKernel> &kernel) {
   NormParams p;
   TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
   const Shape &s = in[0].shape;
@@ -127,30 +118,25 @@ public:
   }
 };
 
-Status prepareMatMulBias(const KernelContext &ctx,
-                         const std::vector<TensorDesc> &in,
-                         const std::vector<TensorDesc> &out,
-                         const Attrs &attrs,
-                         std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("MatMulBias", in, out, attrs, true));
-  const DType dtype = in[0].dtype;
-  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::F16 &&
-      dtype != DType::BF16)
-    return Status::error(std::string("MatMulBias of ") + dtypeName(dtype));
-  const int64_t k = in[0].shape.back(), n = in[1].shape[1];
-  const int64_t rows = n ? out[0].numel() / n : 0;
+template <>
+Status prepareFused<FusedOp::MatMulBias>(
+    const KernelContext &ctx, const std::vector<TensorDesc> &in,
+    const std::vector<TensorDesc> &out, const Attrs &attrs,
+    std::unique_ptr<PreparedKernel> &kernel) {
+  MatMulBiasParams b;
+  TPC_RETURN_IF_ERROR(makeMatMulBiasParams(in, out, attrs, b));
+  const DType dtype = b.dtype;
+  const int64_t k = b.k, n = b.n, rows = b.rows;
   auto mk = std::make_unique<MatMulBiasKernel>();
   mk->bytes = out[0].bytes();
-  TPC_RETURN_IF_ERROR(makeBinaryParams(BinaryOp::Add, dtype, dtype,
-                                            {rows, n}, {n}, {rows, n},
-                                            mk->addBias));
-  const std::string a = attrs.getString("activation", "none");
-  mk->hasAct = a != "none";
+  TPC_RETURN_IF_ERROR(makeBinaryParams(BinaryOp::Add, dtype, dtype, {rows, n},
+                                       {n}, {rows, n}, mk->addBias));
+  mk->hasAct = b.activation != BiasActivation::None;
   mk->act.dtype = dtype;
   mk->act.numel = out[0].numel();
-  mk->act.op = a == "relu"   ? UnaryOp::Relu
-               : a == "gelu" ? UnaryOp::Gelu
-                             : UnaryOp::GeluTanh;
+  mk->act.op = b.activation == BiasActivation::Relu   ? UnaryOp::Relu
+               : b.activation == BiasActivation::Gelu ? UnaryOp::Gelu
+                                                      : UnaryOp::GeluTanh;
   if (rows > 0 && n > 0 && k > 0) {
     GemmShape g;
     g.dtype = dtype;
@@ -179,17 +165,9 @@ Status prepareMatMulBias(const KernelContext &ctx,
 } // namespace
 
 void addFusedKernels(KernelTable &t) {
-  t.push_back({"Attention",
-               "softmax(scale * Q K^T + mask) V (attrs scale, is_causal; GQA)",
-               prepareAttention});
-  t.push_back({"SwiGLU", "silu(gate) * up", prepareSwiGLU});
-  t.push_back({"AddNormalization",
-               "Sum = A + B, Y = norm(Sum) (attrs axis, epsilon, rms)",
-               prepareAddNorm});
-  t.push_back({"MatMulBias",
-               "A B + bias, then attr activation (none, relu, gelu, "
-               "gelu_tanh)",
-               prepareMatMulBias});
+  addListed<kFusedKernels>(t, [](auto i) {
+    return prepareFused<kFusedKernels[decltype(i)::value].op>;
+  });
 }
 
 } // namespace tpc::cuda

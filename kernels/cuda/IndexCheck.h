@@ -1,10 +1,11 @@
 //===- IndexCheck.h - What CUDA kernels that read indices check -*- C++ -*-===//
 //
-// The CUDA twin of the CPU kernels' index rule (kernels/cpu/GatherKernels):
-// after a Gather, GatherElements, GatherND, ScatterND or ScatterElements
-// step, a small kernel scans its indices and records the smallest element
-// outside [-dim, dim) in the KernelContext's index record; the runtime reads the record after
-// each forward and fails the run naming the step, as on the CPU.
+// The CUDA twin of the CPU kernels' index rule
+// (kernels/cpu/MovementKernels.cpp): after a Gather, GatherElements, GatherND,
+// ScatterND or ScatterElements step, a small kernel scans its indices and
+// records the smallest element outside [-dim, dim) in the KernelContext's index
+// record; the runtime reads the record after each forward and fails the run
+// naming the step, as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CUDA_INDEXCHECK_H

@@ -10,13 +10,13 @@
 #ifndef TPC_KERNELS_CUDA_KERNELS_H
 #define TPC_KERNELS_CUDA_KERNELS_H
 
+#include "kernels/Copy.h"
+#include "kernels/Fused.h"
+#include "kernels/Movement.h"
+#include "kernels/Unary.h"
 #include "kernels/cpu/Binary.h"
-#include "kernels/cpu/Cast.h"
-#include "kernels/cpu/Fused.h"
-#include "kernels/cpu/Movement.h"
 #include "kernels/cpu/Norm.h"
 #include "kernels/cpu/Reduce.h"
-#include "kernels/Unary.h"
 
 #include <cuda_runtime_api.h>
 
@@ -34,7 +34,7 @@ cudaError_t whereKernel(const WhereParams &p, const uint8_t *cond,
                         cudaStream_t stream);
 cudaError_t unaryKernel(const UnaryParams &p, const void *in, void *out,
                         cudaStream_t stream);
-cudaError_t castKernel(const cpu::CastParams &p, const void *in, void *out,
+cudaError_t castKernel(const CastParams &p, const void *in, void *out,
                        cudaStream_t stream);
 /// data[i] *= scale for `numel` floating-point elements (the Mean kernel).
 cudaError_t scaleKernel(DType dtype, int64_t numel, double scale, void *data,
@@ -78,43 +78,41 @@ cudaError_t topKKernel(const TopKParams &p, const void *in, void *values,
                        int64_t *indices, cudaStream_t stream);
 
 // Movement.cu
-cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
-                        void *out, cudaStream_t stream);
-cudaError_t concatKernel(const cpu::ConcatParams &p, const void *const *inputs,
+cudaError_t stridedCopy(const StridedCopyParams &p, const void *in, void *out,
+                        cudaStream_t stream);
+cudaError_t concatKernel(const ConcatParams &p, const void *const *inputs,
                          void *out, cudaStream_t stream);
-/// Copies `outer` rows of `n * rowBytes` bytes from `update` into `state`
-/// (rows of `length * rowBytes`) at entry *position (read on the device);
-/// nothing is written when the position is outside [0, length - n].
-cudaError_t cacheWriteKernel(int64_t outer, int64_t length, int64_t n,
-                             int64_t rowBytes, const void *update,
+/// Copies the update's rows into `state` at entry *position (read on the
+/// device); nothing is written when the position is outside
+/// [0, length - n].
+cudaError_t cacheWriteKernel(const CacheWriteParams &p, const void *update,
                              const int64_t *position, void *state,
                              cudaStream_t stream);
-cudaError_t splitKernel(const cpu::ConcatParams &p, const void *in,
+cudaError_t splitKernel(const ConcatParams &p, const void *in,
                         void *const *outputs, cudaStream_t stream);
-cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,
+cudaError_t gatherKernel(const GatherParams &p, const void *data,
                          const void *indices, void *out, cudaStream_t stream);
-cudaError_t gatherElementsKernel(const cpu::GatherElementsParams &p,
+cudaError_t gatherElementsKernel(const GatherElementsParams &p,
                                  const void *data, const void *indices,
                                  void *out, cudaStream_t stream);
-cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
-                           const void *indices, void *out,
-                           cudaStream_t stream);
-cudaError_t triluKernel(const cpu::TriluParams &p, const void *in, void *out,
+cudaError_t gatherNDKernel(const GatherNDParams &p, const void *data,
+                           const void *indices, void *out, cudaStream_t stream);
+cudaError_t triluKernel(const TriluParams &p, const void *in, void *out,
                         cudaStream_t stream);
 /// Copies data to out (unless they are one buffer), then scatters with the
 /// CPU kernel's index rules (out-of-range tuples skipped). Reduction none
 /// writes a thread per element, so duplicate tuples race (ONNX leaves them
 /// undefined); reductions walk the tuples in order per slice element, which
 /// is deterministic and matches the CPU bit for bit.
-cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
-                            const void *indices, const void *updates,
-                            void *out, cudaStream_t stream);
+cudaError_t scatterNDKernel(const ScatterNDParams &p, const void *data,
+                            const void *indices, const void *updates, void *out,
+                            cudaStream_t stream);
 
 /// Copies data to out (unless they are one buffer), then a thread per line
 /// along the axis applies the line's updates in order, skipping elements
 /// whose index is out of range: every reduction, and reduction none with
 /// duplicate indices (the last wins), matches the CPU bit for bit.
-cudaError_t scatterElementsKernel(const cpu::ScatterElementsParams &p,
+cudaError_t scatterElementsKernel(const ScatterElementsParams &p,
                                   const void *data, const void *indices,
                                   const void *updates, void *out,
                                   cudaStream_t stream);
@@ -129,9 +127,9 @@ cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
 /// (48 KiB with the reduction scratch, f64 included).
 constexpr int64_t kMaxAttentionKeys = 6016;
 /// Dynamic shared memory of attentionKernel's blocks.
-size_t attentionSharedBytes(const cpu::AttentionParams &p);
+size_t attentionSharedBytes(const AttentionParams &p);
 /// Y = softmax(scale * Q K^T + mask) V per (batch, head), as the CPU kernel.
-cudaError_t attentionKernel(const cpu::AttentionParams &p, const void *q,
+cudaError_t attentionKernel(const AttentionParams &p, const void *q,
                             const void *k, const void *v, const void *mask,
                             void *y, cudaStream_t stream);
 /// y = gate * sigmoid(gate) * up over `numel` floats.

@@ -13,8 +13,7 @@
 #include "kernels/cuda/Gemm.h"
 #include "kernels/cuda/Kernels.h"
 
-#include "kernels/cpu/MatMul.h"
-#include "kernels/cpu/Movement.h"
+#include "kernels/MatMul.h"
 
 #include <array>
 
@@ -62,32 +61,13 @@ public:
 
 Status prepareMatMul(const KernelContext &ctx,
                      const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &attrs,
+                     const std::vector<TensorDesc> &out, const Attrs &,
                      std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("MatMul", in, out, attrs, true));
-  TPC_RETURN_IF_ERROR(checkGemmDType(in[0].dtype));
-  Shape a = in[0].shape, b = in[1].shape;
-  if (a.size() == 1)
-    a.insert(a.begin(), 1);
-  if (b.size() == 1)
-    b.push_back(1);
-  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
-  const Shape aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
-  Shape batch;
-  TPC_RETURN_IF_ERROR(cpu::broadcastShapes({aBatch, bBatch}, batch));
-  auto scaled = [](std::vector<int64_t> s, int64_t f) {
-    for (int64_t &v : s)
-      v *= f;
-    return s;
-  };
-  cpu::StridedLayout<3> l;
-  TPC_RETURN_IF_ERROR(cpu::makeLayout<3>(
-      batch,
-      {scaled(cpu::denseStrides(batch), m * n),
-       scaled(cpu::broadcastStrides(aBatch, batch), m * k),
-       scaled(cpu::broadcastStrides(bBatch, batch), k * n)},
-      l));
-
+  MatMulParams p;
+  TPC_RETURN_IF_ERROR(makeMatMulParams(in, out, p));
+  TPC_RETURN_IF_ERROR(checkGemmDType(p.dtype));
+  const int64_t m = p.m, n = p.n, k = p.k;
+  const StridedLayout<3> &l = p.batch;
   auto mk = std::make_unique<MatMulKernel>();
   mk->elemSize = dtypeSize(in[0].dtype);
   if (m == 0 || n == 0 || l.numel == 0) {
@@ -107,10 +87,7 @@ Status prepareMatMul(const KernelContext &ctx,
   g.ldb = n;
   g.ldd = n;
   const int last = l.rank - 1;
-  const bool foldBatch =
-      l.rank == 1 && l.strides[2][0] == 0 &&
-      (l.shape[0] == 1 || l.strides[1][0] == m * k);
-  if (foldBatch) {
+  if (p.foldBatch) {
     g.m = m * l.numel;
     mk->calls.push_back({0, 0, 0});
   } else if (l.strides[1][last] != 0 && l.strides[2][last] != 0) {
@@ -148,7 +125,7 @@ public:
   std::unique_ptr<LtGemm> withBias;
   /// Broadcast of C into Y before `plain` (when C is used).
   bool seedC = false;
-  cpu::StridedCopyParams seed;
+  StridedCopyParams seed;
   bool hasC = false;
   /// k == 0: Y = beta * C (seedC) or zeros.
   bool emptyK = false;
@@ -188,22 +165,23 @@ public:
 Status prepareGemm(const KernelContext &ctx, const std::vector<TensorDesc> &in,
                    const std::vector<TensorDesc> &out, const Attrs &attrs,
                    std::unique_ptr<PreparedKernel> &kernel) {
-  TPC_RETURN_IF_ERROR(validateWithCpu("Gemm", in, out, attrs, true));
-  TPC_RETURN_IF_ERROR(checkGemmDType(in[0].dtype));
+  GemmParams p;
+  TPC_RETURN_IF_ERROR(makeGemmParams(in, out, attrs, p));
+  TPC_RETURN_IF_ERROR(checkGemmDType(p.dtype));
   const Shape &a = in[0].shape, &b = in[1].shape;
   GemmShape g;
-  g.dtype = in[0].dtype;
-  g.transA = attrs.getInt("transA", 0) == 1;
-  g.transB = attrs.getInt("transB", 0) == 1;
-  g.m = g.transA ? a[1] : a[0];
-  g.k = g.transA ? a[0] : a[1];
-  g.n = g.transB ? b[0] : b[1];
+  g.dtype = p.dtype;
+  g.transA = p.transA;
+  g.transB = p.transB;
+  g.m = p.m;
+  g.k = p.k;
+  g.n = p.n;
   g.lda = a[1];
   g.ldb = b[1];
   g.ldd = g.n;
-  g.alpha = attrs.getFloat("alpha", 1.0);
-  const double beta = attrs.getFloat("beta", 1.0);
-  const bool hasC = in.size() == 3 && !cpu::isAbsent(in[2]) && beta != 0;
+  g.alpha = p.alpha;
+  const double beta = p.beta;
+  const bool hasC = p.hasC && beta != 0;
 
   auto gk = std::make_unique<GemmKernel>();
   gk->dtype = g.dtype;
@@ -216,9 +194,9 @@ Status prepareGemm(const KernelContext &ctx, const std::vector<TensorDesc> &in,
   }
   if (hasC) {
     const Shape mn = {g.m, g.n};
-    TPC_RETURN_IF_ERROR(cpu::makeStridedCopy(
-        dtypeSize(g.dtype), mn, cpu::denseStrides(mn), 0,
-        cpu::broadcastStrides(in[2].shape, mn), 0, gk->seed));
+    TPC_RETURN_IF_ERROR(
+        makeStridedCopy(dtypeSize(g.dtype), mn, cpu::denseStrides(mn), 0,
+                        cpu::broadcastStrides(in[2].shape, mn), 0, gk->seed));
     gk->seedC = true;
   }
   if (g.k == 0) {

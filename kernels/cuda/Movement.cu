@@ -31,7 +31,7 @@ __device__ __forceinline__ int64_t gridThreads() {
 //===----------------------------------------------------------------------===//
 
 template <class U>
-__global__ void stridedCopyKernel(const __grid_constant__ cpu::StridedCopyParams p,
+__global__ void stridedCopyKernel(const __grid_constant__ StridedCopyParams p,
                                   const U *in, U *out) {
   const U *src = in + p.inOffset;
   U *dst = out + p.outOffset;
@@ -48,7 +48,7 @@ constexpr int kTileRows = 8;
 /// One 32x32 tile of every (rows x cols) block: output rows are contiguous,
 /// input columns are. blockIdx.z walks the blocks (p.blocks).
 template <class U>
-__global__ void tiledCopyKernel(const __grid_constant__ cpu::StridedCopyParams p,
+__global__ void tiledCopyKernel(const __grid_constant__ StridedCopyParams p,
                                 const U *in, U *out) {
   __shared__ U tile[kTile][kTile + 1];
   const cpu::StridedLayout<2> &l = p.layout;
@@ -132,8 +132,8 @@ __global__ void chunkCopyKernel(const __grid_constant__ ChunkSlots s, U *joined,
 }
 
 template <bool Split>
-cudaError_t chunkCopy(const cpu::ConcatParams &p, void *const *parts,
-                      void *joined, cudaStream_t stream) {
+cudaError_t chunkCopy(const ConcatParams &p, void *const *parts, void *joined,
+                      cudaStream_t stream) {
   if (p.outer == 0 || p.rowBytes == 0)
     return cudaSuccess;
   // One unit size for all operands: it must divide every chunk and address.
@@ -197,9 +197,8 @@ __device__ __forceinline__ int64_t loadIndex(DType t, const void *p,
 }
 
 template <class U>
-__global__ void gatherKernelTyped(const cpu::GatherParams p,
-                                  int64_t innerUnits, const U *data,
-                                  const void *indices, U *out) {
+__global__ void gatherKernelTyped(const GatherParams p, int64_t innerUnits,
+                                  const U *data, const void *indices, U *out) {
   const int64_t total = p.outer * p.numIndices * innerUnits;
   for (int64_t i = threadIndex(); i < total; i += gridThreads()) {
     const int64_t row = divq(i, innerUnits);
@@ -216,7 +215,7 @@ __global__ void gatherKernelTyped(const cpu::GatherParams p,
 /// the indices (both dense), operand 1 the data with the axis stride 0.
 template <class U>
 __global__ void
-gatherElementsKernelTyped(const __grid_constant__ cpu::GatherElementsParams p,
+gatherElementsKernelTyped(const __grid_constant__ GatherElementsParams p,
                           const U *data, const void *indices, U *out) {
   for (int64_t i = threadIndex(); i < p.layout.numel; i += gridThreads()) {
     int64_t off[2];
@@ -290,7 +289,7 @@ struct ScatterNDGeometry {
   int64_t tuples, depth, sliceUnits;
   int64_t dims[kMaxGatherNDDepth];
   DType indexType;
-  cpu::ScatterReduction reduction;
+  ScatterReduction reduction;
 };
 
 /// Offset in slices of the slice tuple `t` addresses; -1 when an entry is
@@ -327,15 +326,17 @@ __global__ void scatterNDWrite(const __grid_constant__ ScatterNDGeometry g,
 /// d combined with u as the CPU kernel does: in float for f16/bf16, integers
 /// wrapping, max/min as std::max(d, u) / std::min(d, u).
 template <class T>
-__device__ __forceinline__ T combineScatter(cpu::ScatterReduction r, T d,
-                                            T u) {
+__device__ __forceinline__ T combineScatter(ScatterReduction r, T d, T u) {
   using A = Compute<T>;
   using W = Wrap<A>;
   const A a = toCompute(d), b = toCompute(u);
   switch (r) {
-  case cpu::ScatterReduction::Add: return fromCompute<T>(A(W(a) + W(b)));
-  case cpu::ScatterReduction::Mul: return fromCompute<T>(A(W(a) * W(b)));
-  case cpu::ScatterReduction::Max: return a < b ? u : d;
+  case ScatterReduction::Add:
+    return fromCompute<T>(A(W(a) + W(b)));
+  case ScatterReduction::Mul:
+    return fromCompute<T>(A(W(a) * W(b)));
+  case ScatterReduction::Max:
+    return a < b ? u : d;
   default: return b < a ? u : d;
   }
 }
@@ -367,7 +368,7 @@ __global__ void scatterNDReduce(const __grid_constant__ ScatterNDGeometry g,
 /// the CPU. `combine(d, u)` gives the new value of the target.
 template <class T, class Combine>
 __global__ void
-scatterElementsLines(const __grid_constant__ cpu::ScatterElementsParams p,
+scatterElementsLines(const __grid_constant__ ScatterElementsParams p,
                      const void *indices, const T *updates, T *out,
                      Combine combine) {
   for (int64_t i = threadIndex(); i < p.lines.numel; i += gridThreads()) {
@@ -389,15 +390,14 @@ struct WriteUpdate {
   template <class T> __device__ T operator()(T, T u) const { return u; }
 };
 struct CombineUpdate {
-  cpu::ScatterReduction r;
+  ScatterReduction r;
   template <class T> __device__ T operator()(T d, T u) const {
     return combineScatter(r, d, u);
   }
 };
 
 template <class U>
-__global__ void triluKernelTyped(const cpu::TriluParams p, const U *in,
-                                 U *out) {
+__global__ void triluKernelTyped(const TriluParams p, const U *in, U *out) {
   const int64_t total = p.batch * p.rows * p.cols;
   for (int64_t i = threadIndex(); i < total; i += gridThreads()) {
     const int64_t rowAll = divq(i, p.cols);
@@ -410,8 +410,8 @@ __global__ void triluKernelTyped(const cpu::TriluParams p, const U *in,
 
 } // namespace
 
-cudaError_t stridedCopy(const cpu::StridedCopyParams &p, const void *in,
-                        void *out, cudaStream_t stream) {
+cudaError_t stridedCopy(const StridedCopyParams &p, const void *in, void *out,
+                        cudaStream_t stream) {
   const cpu::StridedLayout<2> &l = p.layout;
   if (l.numel == 0)
     return cudaSuccess;
@@ -458,30 +458,29 @@ __global__ void cacheWriteBytes(int64_t outer, int64_t length, int64_t n,
 }
 } // namespace
 
-cudaError_t cacheWriteKernel(int64_t outer, int64_t length, int64_t n,
-                             int64_t rowBytes, const void *update,
+cudaError_t cacheWriteKernel(const CacheWriteParams &p, const void *update,
                              const int64_t *position, void *state,
                              cudaStream_t stream) {
-  int64_t total = outer * n * rowBytes;
+  int64_t total = p.outer * p.n * p.rowBytes;
   if (total == 0)
     return cudaSuccess;
   cacheWriteBytes<<<blocksFor(total), kThreads, 0, stream>>>(
-      outer, length, n, rowBytes, static_cast<const uint8_t *>(update),
+      p.outer, p.length, p.n, p.rowBytes, static_cast<const uint8_t *>(update),
       position, static_cast<uint8_t *>(state));
   return cudaGetLastError();
 }
 
-cudaError_t concatKernel(const cpu::ConcatParams &p, const void *const *inputs,
+cudaError_t concatKernel(const ConcatParams &p, const void *const *inputs,
                          void *out, cudaStream_t stream) {
   return chunkCopy<false>(p, const_cast<void *const *>(inputs), out, stream);
 }
 
-cudaError_t splitKernel(const cpu::ConcatParams &p, const void *in,
+cudaError_t splitKernel(const ConcatParams &p, const void *in,
                         void *const *outputs, cudaStream_t stream) {
   return chunkCopy<true>(p, outputs, const_cast<void *>(in), stream);
 }
 
-cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,
+cudaError_t gatherKernel(const GatherParams &p, const void *data,
                          const void *indices, void *out, cudaStream_t stream) {
   const int64_t total = p.outer * p.numIndices * p.innerBytes;
   if (total == 0)
@@ -498,7 +497,7 @@ cudaError_t gatherKernel(const cpu::GatherParams &p, const void *data,
   });
 }
 
-cudaError_t gatherElementsKernel(const cpu::GatherElementsParams &p,
+cudaError_t gatherElementsKernel(const GatherElementsParams &p,
                                  const void *data, const void *indices,
                                  void *out, cudaStream_t stream) {
   if (p.layout.numel == 0)
@@ -512,7 +511,7 @@ cudaError_t gatherElementsKernel(const cpu::GatherElementsParams &p,
   });
 }
 
-cudaError_t gatherNDKernel(const cpu::GatherNDParams &p, const void *data,
+cudaError_t gatherNDKernel(const GatherNDParams &p, const void *data,
                            const void *indices, void *out,
                            cudaStream_t stream) {
   if (p.depth > kMaxGatherNDDepth || p.depth != int64_t(p.dims.size()))
@@ -550,7 +549,7 @@ cudaError_t copyScatterData(const void *data, void *out, int64_t bytes,
                          stream);
 }
 
-ScatterNDGeometry scatterGeometry(const cpu::ScatterNDParams &p,
+ScatterNDGeometry scatterGeometry(const ScatterNDParams &p,
                                   int64_t sliceUnits) {
   ScatterNDGeometry g{};
   g.tuples = p.tuples;
@@ -565,9 +564,9 @@ ScatterNDGeometry scatterGeometry(const cpu::ScatterNDParams &p,
 
 } // namespace
 
-cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
-                            const void *indices, const void *updates,
-                            void *out, cudaStream_t stream) {
+cudaError_t scatterNDKernel(const ScatterNDParams &p, const void *data,
+                            const void *indices, const void *updates, void *out,
+                            cudaStream_t stream) {
   if (p.depth > kMaxGatherNDDepth || p.depth != int64_t(p.dims.size()))
     return cudaErrorInvalidValue;
   const int64_t es = int64_t(dtypeSize(p.dtype));
@@ -576,7 +575,7 @@ cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
     return err;
   if (p.tuples * p.sliceElems == 0)
     return cudaSuccess;
-  if (p.reduction != cpu::ScatterReduction::None)
+  if (p.reduction != ScatterReduction::None)
     return launchNumeric(p.dtype, [&](auto tag) -> cudaError_t {
       using T = decltype(tag);
       scatterNDReduce<T><<<blocksFor(p.sliceElems), kThreads, 0, stream>>>(
@@ -596,7 +595,7 @@ cudaError_t scatterNDKernel(const cpu::ScatterNDParams &p, const void *data,
   });
 }
 
-cudaError_t scatterElementsKernel(const cpu::ScatterElementsParams &p,
+cudaError_t scatterElementsKernel(const ScatterElementsParams &p,
                                   const void *data, const void *indices,
                                   const void *updates, void *out,
                                   cudaStream_t stream) {
@@ -607,7 +606,7 @@ cudaError_t scatterElementsKernel(const cpu::ScatterElementsParams &p,
   if (p.lines.numel * p.lineLength == 0)
     return cudaSuccess;
   const unsigned blocks = blocksFor(p.lines.numel);
-  if (p.reduction != cpu::ScatterReduction::None)
+  if (p.reduction != ScatterReduction::None)
     return launchNumeric(p.dtype, [&](auto tag) -> cudaError_t {
       using T = decltype(tag);
       scatterElementsLines<T><<<blocks, kThreads, 0, stream>>>(
@@ -624,7 +623,7 @@ cudaError_t scatterElementsKernel(const cpu::ScatterElementsParams &p,
   });
 }
 
-cudaError_t triluKernel(const cpu::TriluParams &p, const void *in, void *out,
+cudaError_t triluKernel(const TriluParams &p, const void *in, void *out,
                         cudaStream_t stream) {
   const int64_t total = p.batch * p.rows * p.cols;
   if (total == 0)

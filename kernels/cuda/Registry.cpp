@@ -118,35 +118,6 @@ indexChecked(const KernelContext &ctx, std::unique_ptr<PreparedKernel> inner,
                                               ctx.indexRecord());
 }
 
-std::vector<TensorDesc> halfAsF32(const std::vector<TensorDesc> &descs) {
-  std::vector<TensorDesc> r = descs;
-  for (TensorDesc &d : r)
-    if (!cpu::isAbsent(d) && isHalfLike(d.dtype))
-      d.dtype = DType::F32;
-  return r;
-}
-
-Status validateWithCpu(const char *name, const std::vector<TensorDesc> &in,
-                       const std::vector<TensorDesc> &out, const Attrs &attrs,
-                       bool halfAsFloat) {
-  const cpu::KernelDef *def = cpu::lookupKernel(name);
-  if (!def)
-    return Status::error(std::string("no CPU reference kernel '") + name +
-                         "' to validate against");
-  std::unique_ptr<cpu::PreparedKernel> unused;
-  Status st = def->prepare(in, out, attrs, unused);
-  if (st || !halfAsFloat)
-    return st;
-  bool anyHalf = false;
-  for (const auto *v : {&in, &out})
-    for (const TensorDesc &d : *v)
-      anyHalf = anyHalf || (!cpu::isAbsent(d) && isHalfLike(d.dtype));
-  if (!anyHalf)
-    return st;
-  Status wide = def->prepare(halfAsF32(in), halfAsF32(out), attrs, unused);
-  return wide ? wide : st;
-}
-
 Status checkCudaArith(DType t, const std::string &what) {
   if (t == DType::I8 || t == DType::U8 || t == DType::I16 ||
       t == DType::U16 || t == DType::U32 || t == DType::U64 ||
@@ -159,6 +130,7 @@ Status checkCudaArith(DType t, const std::string &what) {
 static KernelTable buildTable() {
   KernelTable table;
   addElementwiseKernels(table);
+  addCopyKernels(table);
   addNormKernels(table);
   addMovementKernels(table);
   addMatMulKernels(table);

@@ -337,6 +337,33 @@ Attrs withPlanDefaults(const std::string &kernel, Attrs a) {
     setFloat("epsilon", 1e-5);
     if (kernel == "AddNormalization")
       setInt("rms", 0);
+  } else if (kernel == "Gather" || kernel == "GatherElements") {
+    setInt("axis", 0);
+  } else if (kernel == "GatherND") {
+    setInt("batch_dims", 0);
+  } else if (kernel == "ScatterND" || kernel == "ScatterElements") {
+    if (!a.has("reduction"))
+      a.setString("reduction", "none");
+    if (kernel == "ScatterElements")
+      setInt("axis", 0);
+  } else if (kernel == "Trilu") {
+    setInt("upper", 1);
+    setInt("k", 0);
+  } else if (kernel == "Pad") {
+    setFloat("value", 0);
+  } else if (kernel == "ConstantOfShape") {
+    if (!a.getInts("value"))
+      setFloat("value", 0);
+  } else if (kernel == "Gemm") {
+    setInt("transA", 0);
+    setInt("transB", 0);
+    setFloat("alpha", 1.0);
+    setFloat("beta", 1.0);
+  } else if (kernel == "Attention") {
+    setInt("is_causal", 0);
+  } else if (kernel == "MatMulBias") {
+    if (!a.has("activation"))
+      a.setString("activation", "none");
   }
   return a;
 }

@@ -30,7 +30,9 @@ TEST(CudaIndexCheck, GatherRecordsTheSmallestBadElement) {
   std::vector<TensorDesc> in = {{DType::F32, {5, 3}}, {DType::I64, {4}}};
   std::vector<TensorDesc> out = {{DType::F32, {4, 3}}};
   std::unique_ptr<PreparedKernel> k;
-  ASSERT_TRUE(def->prepare(*ctx, in, out, Attrs(), k).isOk());
+  Attrs attrs;
+  attrs.setInt("axis", 0);
+  ASSERT_TRUE(def->prepare(*ctx, in, out, attrs, k).isOk());
   ASSERT_NE(k->indexCheck(), nullptr);
   const int64_t slot = k->indexCheck()->slot;
 

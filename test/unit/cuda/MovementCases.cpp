@@ -27,13 +27,13 @@ void addStrided(Cases &v) {
     addCase(v, n + "_perm", "Transpose", {rnd(t, {2, 3, 5, 7}, -9, 9)},
         {{t, {7, 2, 5, 3}}}, ints("perm", {3, 0, 2, 1}));
   }
-  addCase(v, "f32_default", "Transpose", {rnd(DType::F32, {5, 6, 7})},
-      {{DType::F32, {7, 6, 5}}});
+  addCase(v, "f32_reversed", "Transpose", {rnd(DType::F32, {5, 6, 7})},
+          {{DType::F32, {7, 6, 5}}}, ints("perm", {2, 1, 0}));
   addCase(v, "f32_big_tiled", "Transpose", {rnd(DType::F32, {257, 129})},
       {{DType::F32, {129, 257}}}, ints("perm", {1, 0}));
   for (DType t : {DType::F32, DType::F16, DType::I64}) {
     addCase(v, dtypeName(t), "Expand", {rnd(t, {3, 1, 5}, -9, 9)},
-        {{t, {2, 3, 4, 5}}}, ints("shape", {2, 3, 4, 5}));
+            {{t, {2, 3, 4, 5}}}, {});
     addCase(v, dtypeName(t), "Tile", {rnd(t, {2, 3}, -9, 9)}, {{t, {6, 6}}},
         ints("repeats", {3, 2}));
   }
@@ -82,8 +82,8 @@ void addConcatSplit(Cases &v) {
   addCase(v, "f32_eleven", "Concat", many, {{DType::F32, {2, total}}},
       intAttr("axis", 1));
   addCase(v, "f32_equal", "Split", {rnd(DType::F32, {4, 12})},
-      {{DType::F32, {4, 4}}, {DType::F32, {4, 4}}, {DType::F32, {4, 4}}},
-      intAttr("axis", 1));
+          {{DType::F32, {4, 4}}, {DType::F32, {4, 4}}, {DType::F32, {4, 4}}},
+          ints("split", {4, 4, 4}, intAttr("axis", 1)));
   addCase(v, "f32_misaligned", "Concat",
       {rnd(DType::F32, {5, 3}), rnd(DType::F32, {5, 4})},
       {{DType::F32, {5, 7}}}, intAttr("axis", 1), 1, 1);

@@ -118,10 +118,7 @@ TEST(Bgemm, KernelsAgreeWithTheWideningPath) {
   Tensor wt = randomTensor(DType::BF16, {70, 96}, 3, -1, 1);
   Tensor a2 = randomTensor(DType::BF16, {9, 96}, 4, -1, 1);
   Tensor bias = randomTensor(DType::BF16, {70}, 5, -1, 1);
-  Attrs gemm;
-  gemm.setInt("transB", 1);
-  gemm.setFloat("alpha", 0.75);
-  gemm.setFloat("beta", -1.5);
+  const Attrs gemm = gemmAttrs(0, 1, 0.75, -1.5);
   const TensorDesc mmOut{DType::BF16, {2, 9, 70}}, gOut{DType::BF16, {9, 70}};
   Tensor fast = runBound("MatMul", {&a, &w}, mmOut);
   Tensor fastG = runBound("Gemm", {&a2, &wt, &bias}, gOut, gemm);

@@ -98,8 +98,7 @@ TEST(Attention, MatchesReference) {
       double scale = c.scale ? c.scale : 1.0 / std::sqrt(double(c.q[3]));
       if (c.scale)
         a.setFloat("scale", c.scale);
-      if (c.causal)
-        a.setInt("is_causal", 1);
+      a.setInt("is_causal", c.causal ? 1 : 0);
       const Tensor *m = c.mask.empty() ? nullptr : &mask;
       Shape ys = {c.q[0], c.q[1], c.q[2], c.v[3]};
       std::vector<const Tensor *> in = {&q, &k, &v};
@@ -114,20 +113,24 @@ TEST(Attention, MatchesReference) {
 
 TEST(Attention, RejectsBadShapes) {
   const TensorDesc q{DType::F32, {1, 4, 3, 8}};
-  EXPECT_PREPARE_ERROR(prepareOnly("Attention",
-                                   {q, {DType::F32, {1, 3, 3, 8}},
-                                    {DType::F32, {1, 3, 3, 8}}},
-                                   {{DType::F32, {1, 4, 3, 8}}}),
-                       "must divide");
-  EXPECT_PREPARE_ERROR(prepareOnly("Attention",
-                                   {q, {DType::F32, {1, 4, 3, 7}},
-                                    {DType::F32, {1, 4, 3, 8}}},
-                                   {{DType::F32, {1, 4, 3, 8}}}),
-                       "do not agree");
+  const Attrs a = ints("is_causal", {0});
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Attention",
+                  {q, {DType::F32, {1, 3, 3, 8}}, {DType::F32, {1, 3, 3, 8}}},
+                  {{DType::F32, {1, 4, 3, 8}}}, a),
+      "must divide");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Attention",
+                  {q, {DType::F32, {1, 4, 3, 7}}, {DType::F32, {1, 4, 3, 8}}},
+                  {{DType::F32, {1, 4, 3, 8}}}, a),
+      "do not agree");
   EXPECT_PREPARE_ERROR(prepareOnly("Attention",
                                    {q, q, q, {DType::F32, {2, 1, 3, 3}}},
-                                   {{DType::F32, {1, 4, 3, 8}}}),
+                                   {{DType::F32, {1, 4, 3, 8}}}, a),
                        "does not broadcast");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Attention", {q, q, q}, {{DType::F32, {1, 4, 3, 8}}}),
+      "is_causal is required");
 }
 
 TEST(SwiGLU, MatchesReference) {
@@ -220,18 +223,26 @@ TEST(MatMulBias, MatchesReference) {
       expectClose(runOne("MatMulBias", {&a, &w, &b}, t, {2, 3, 5}, attrs), want,
                   tol, tol);
     }
-  Attrs bad;
+  Attrs bad, plain;
   bad.setString("activation", "tanh");
+  plain.setString("activation", "none");
   EXPECT_PREPARE_ERROR(prepareOnly("MatMulBias",
                                    {{DType::F32, {4, 8}}, {DType::F32, {8, 5}},
                                     {DType::F32, {5}}},
                                    {{DType::F32, {4, 5}}}, bad),
                        "activation");
-  EXPECT_PREPARE_ERROR(prepareOnly("MatMulBias",
-                                   {{DType::F32, {4, 8}}, {DType::F32, {8, 5}},
-                                    {DType::F32, {4, 1}}},
-                                   {{DType::F32, {4, 5}}}),
-                       "one value per column");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly(
+          "MatMulBias",
+          {{DType::F32, {4, 8}}, {DType::F32, {8, 5}}, {DType::F32, {4, 1}}},
+          {{DType::F32, {4, 5}}}, plain),
+      "one value per column");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly(
+          "MatMulBias",
+          {{DType::F32, {4, 8}}, {DType::F32, {8, 5}}, {DType::F32, {5}}},
+          {{DType::F32, {4, 5}}}),
+      "activation is required");
 }
 
 TEST(Attention, ThreadsGiveTheSameBits) {

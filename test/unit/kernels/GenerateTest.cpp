@@ -73,8 +73,9 @@ TEST(Range, CountsFromStart) {
 
 TEST(ConstantOfShape, FillsWithValue) {
   Tensor shape = makeTensor(DType::I64, {2}, {2, 3});
-  // Default: float zero.
-  expectClose(runOne("ConstantOfShape", {&shape}, DType::F32, {2, 3}),
+  Attrs zero;
+  zero.setFloats("value", {0.0});
+  expectClose(runOne("ConstantOfShape", {&shape}, DType::F32, {2, 3}, zero),
               std::vector<double>(6, 0.0), 0, 0);
   Attrs f;
   f.setFloats("value", {2.5});
@@ -96,9 +97,13 @@ TEST(ConstantOfShape, FillsWithValue) {
   EXPECT_PREPARE_ERROR(
       prepareOnly("ConstantOfShape", {shape.desc}, {{DType::F32, {2, 3}}}, two),
       "exactly one");
+  EXPECT_PREPARE_ERROR(prepareOnly("ConstantOfShape", {shape.desc},
+                                   {{DType::F32, {2, 3, 1}}}, zero),
+                       "rank 3");
+  // The importer writes ONNX's 0.0f when the model gives no value.
   EXPECT_PREPARE_ERROR(
-      prepareOnly("ConstantOfShape", {shape.desc}, {{DType::F32, {2, 3, 1}}}),
-      "rank 3");
+      prepareOnly("ConstantOfShape", {shape.desc}, {{DType::F32, {2, 3}}}),
+      "value is required");
 }
 
 } // namespace

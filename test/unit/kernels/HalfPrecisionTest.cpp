@@ -80,8 +80,7 @@ TEST(HalfMatMul, AccumulatesInFloat) {
     Tensor a = makeTensor(t, {1, 4096}, std::vector<double>(4096, 1.0));
     Tensor b = makeTensor(t, {4096, 2}, std::vector<double>(8192, 1.0));
     expectUlps(runOne("MatMul", {&a, &b}, t, {1, 2}), {4096, 4096}, 0);
-    Attrs g;
-    g.setInt("transB", 1);
+    const Attrs g = gemmAttrs(0, 1);
     Tensor bt = makeTensor(t, {2, 4096}, std::vector<double>(8192, 1.0));
     expectUlps(runOne("Gemm", {&a, &bt}, t, {1, 2}, g), {4096, 4096}, 0);
   }
@@ -103,11 +102,7 @@ TEST(HalfGemm, TransposesAlphaBetaAndBroadcastC) {
           Tensor b = randomTensor(t, transB ? Shape{n, k} : Shape{k, n},
                                   seed++, 0.5, 1);
           Tensor c = randomTensor(t, cs, seed++, 1, 2);
-          Attrs attrs;
-          attrs.setInt("transA", transA);
-          attrs.setInt("transB", transB);
-          attrs.setFloat("alpha", 0.25);
-          attrs.setFloat("beta", 2.0);
+          const Attrs attrs = gemmAttrs(transA, transB, 0.25, 2.0);
           const std::vector<double> av = a.values(), bv = b.values();
           std::vector<double> want(m * n);
           for (int64_t i = 0; i < m; ++i)

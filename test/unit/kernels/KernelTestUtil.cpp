@@ -313,6 +313,21 @@ void expectRunError(const std::string &name,
   EXPECT_NE(st.message().find(fragment), std::string::npos) << st.message();
 }
 
+Attrs ints(const char *k, std::vector<int64_t> v) {
+  Attrs a;
+  a.setInts(k, std::move(v));
+  return a;
+}
+
+Attrs gemmAttrs(int64_t transA, int64_t transB, double alpha, double beta) {
+  Attrs a;
+  a.setInt("transA", transA);
+  a.setInt("transB", transB);
+  a.setFloat("alpha", alpha);
+  a.setFloat("beta", beta);
+  return a;
+}
+
 Attrs softmaxAttrs(int64_t axis) {
   Attrs a;
   a.setInt("axis", axis);

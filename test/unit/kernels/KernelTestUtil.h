@@ -80,6 +80,14 @@ Status runKernel(const std::string &name,
 Tensor runOne(const std::string &name, const std::vector<const Tensor *> &in,
               DType outType, const Shape &outShape, const Attrs &attrs = {});
 
+/// One integer-list attribute `k` (an axis is a one-entry list).
+Attrs ints(const char *k, std::vector<int64_t> v);
+
+/// The attributes a plan carries for Gemm (the onnx dialect's defaults:
+/// no transposes, alpha and beta 1).
+Attrs gemmAttrs(int64_t transA = 0, int64_t transB = 0, double alpha = 1.0,
+                double beta = 1.0);
+
 /// The attributes a plan carries for Softmax and LogSoftmax; the compiler
 /// writes every one, with the onnx dialect's default where the model has
 /// none (axis -1).

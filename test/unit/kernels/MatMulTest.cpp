@@ -126,11 +126,7 @@ TEST(Gemm, TransposesScalesAndAddsC) {
                 double cv = hasC ? c.at(broadcastIndex({i, j}, cs)) : 0;
                 expect.push_back(alpha * s + beta * cv);
               }
-            Attrs at;
-            at.setInt("transA", ta);
-            at.setInt("transB", tb);
-            at.setFloat("alpha", alpha);
-            at.setFloat("beta", beta);
+            const Attrs at = gemmAttrs(ta, tb, alpha, beta);
             expectClose(
                 runOne("Gemm", {&a, &b, hasC ? &c : nullptr}, t, {m, n}, at),
                 expect, 1e-5, 1e-5);
@@ -139,23 +135,25 @@ TEST(Gemm, TransposesScalesAndAddsC) {
 
 TEST(Gemm, InvalidInputs) {
   const TensorDesc a{DType::F32, {3, 4}}, b{DType::F32, {4, 5}};
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Gemm", {a, b, {DType::F32, {3, 2}}}, {{DType::F32, {3, 5}}}),
-      "input 2 (C)");
-  Attrs t;
-  t.setInt("transA", 1);
+  EXPECT_PREPARE_ERROR(prepareOnly("Gemm", {a, b, {DType::F32, {3, 2}}},
+                                   {{DType::F32, {3, 5}}}, gemmAttrs()),
+                       "input 2 (C)");
+  Attrs t = gemmAttrs(1, 0);
   EXPECT_PREPARE_ERROR(prepareOnly("Gemm", {a, b}, {{DType::F32, {3, 5}}}, t),
                        "inner dims");
   t.setInt("transA", 3);
   EXPECT_PREPARE_ERROR(prepareOnly("Gemm", {a, b}, {{DType::F32, {3, 5}}}, t),
                        "transA");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Gemm", {{DType::F32, {2, 3, 4}}, b}, {{DType::F32, {3, 5}}}),
-      "2-D");
+  EXPECT_PREPARE_ERROR(prepareOnly("Gemm", {{DType::F32, {2, 3, 4}}, b},
+                                   {{DType::F32, {3, 5}}}, gemmAttrs()),
+                       "2-D");
   EXPECT_PREPARE_ERROR(prepareOnly("Gemm",
                                    {{DType::I64, {3, 4}}, {DType::I64, {4, 5}}},
-                                   {{DType::I64, {3, 5}}}),
+                                   {{DType::I64, {3, 5}}}, gemmAttrs()),
                        "unsupported dtype");
+  // The plan carries every Gemm attribute (ODS defaults included).
+  EXPECT_PREPARE_ERROR(prepareOnly("Gemm", {a, b}, {{DType::F32, {3, 5}}}),
+                       "transA is required");
 }
 
 } // namespace

@@ -80,13 +80,16 @@ TEST(Slice, MatchesPythonSlicing) {
         idx[d] = picks[d][idx[d]];
       expect[i] = x.at(ravel(idx, c.shape));
     }
+    // The importer writes ONNX's defaults: axes 0.., steps of 1.
     Attrs a;
     a.setInts("starts", c.starts);
     a.setInts("ends", c.ends);
-    if (!c.axes.empty())
-      a.setInts("axes", c.axes);
-    if (!c.steps.empty())
-      a.setInts("steps", c.steps);
+    std::vector<int64_t> axes = c.axes, steps = c.steps;
+    for (size_t i = 0; axes.size() < c.starts.size(); ++i)
+      axes.push_back(int64_t(i));
+    steps.resize(c.starts.size(), 1);
+    a.setInts("axes", axes);
+    a.setInts("steps", steps);
     expectClose(runOne("Slice", {&x}, DType::I64, out, a), expect, 0, 0);
   }
   // A hand-checked case: [8:1:-3] of 0..9 is 8, 5, 2.
@@ -97,6 +100,7 @@ TEST(Slice, MatchesPythonSlicing) {
   Attrs a;
   a.setInts("starts", {8});
   a.setInts("ends", {1});
+  a.setInts("axes", {0});
   a.setInts("steps", {-3});
   expectClose(runOne("Slice", {&r}, DType::F32, {3}, a), {8, 5, 2}, 0, 0);
   // ONNX clamps a negative-step start into [0, dim - 1]: [-100::-1] is {0}.
@@ -111,6 +115,7 @@ TEST(Slice, InvalidInputs) {
   Attrs a;
   a.setInts("starts", {0});
   a.setInts("ends", {2});
+  a.setInts("axes", {0});
   a.setInts("steps", {0});
   EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
                        "is 0");
@@ -127,15 +132,19 @@ TEST(Slice, InvalidInputs) {
   Attrs b;
   b.setInts("starts", {0});
   b.setInts("ends", {2, 3});
+  b.setInts("axes", {0});
+  b.setInts("steps", {1});
   EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, b),
                        "same length");
   Attrs c;
   c.setInts("starts", {0});
   c.setInts("ends", {2});
+  c.setInts("axes", {0});
+  c.setInts("steps", {1});
   EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {3, 5}}}, c),
                        "does not match");
   EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {3, 5}}}),
-                       "starts is missing");
+                       "starts is required");
 }
 
 TEST(Pad, ConstantPadsAndCrops) {
@@ -182,24 +191,27 @@ TEST(Pad, ConstantPadsAndCrops) {
         for (double &v : expect)
           if (v == -1.5)
             v = -1; // the pad value truncates for integers
+      // The importer resolves axes into a begin and an end for every dim.
+      std::vector<int64_t> pads = begin;
+      pads.insert(pads.end(), end.begin(), end.end());
       Attrs a;
-      a.setInts("pads", c.pads);
-      if (!c.axes.empty())
-        a.setInts("axes", c.axes);
+      a.setInts("pads", pads);
       a.setFloat("value", -1.5);
       expectClose(runOne("Pad", {&x}, t, out, a), expect, 0, 0);
     }
   const TensorDesc x{DType::F32, {2, 3}};
   Attrs bad;
   bad.setInts("pads", {1, 1});
+  bad.setFloat("value", 0);
   EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {3, 4}}}, bad),
                        "expected 4");
-  bad.setInts("pads", {1, 1, 1, 1});
-  bad.setString("mode", "reflect");
-  EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {4, 5}}}, bad),
-                       "reflect");
+  Attrs noValue;
+  noValue.setInts("pads", {1, 1, 1, 1});
+  EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {4, 5}}}, noValue),
+                       "value is required");
   Attrs crop;
   crop.setInts("pads", {-2, 0, -1, 0});
+  crop.setFloat("value", 0);
   EXPECT_PREPARE_ERROR(prepareOnly("Pad", {x}, {{DType::F32, {0, 3}}}, crop),
                        "below zero");
 }
@@ -248,16 +260,17 @@ TEST(Gather, TakesSlicesAlongAxis) {
 TEST(Gather, OutOfRangeIndicesFailTheRun) {
   Tensor data = randomTensor(DType::F32, {3, 2}, 30, 1, 2);
   Tensor ok = makeTensor(DType::I64, {3}, {1, -3, 2});
-  expectClose(runOne("Gather", {&data, &ok}, DType::F32, {3, 2}),
-              {data.at(2), data.at(3), data.at(0), data.at(1), data.at(4),
-               data.at(5)},
-              0, 0);
+  const Attrs axis0 = ints("axis", {0});
+  expectClose(
+      runOne("Gather", {&data, &ok}, DType::F32, {3, 2}, axis0),
+      {data.at(2), data.at(3), data.at(0), data.at(1), data.at(4), data.at(5)},
+      0, 0);
   Tensor idx = makeTensor(DType::I64, {4}, {1, 3, -4, -3});
   expectRunError("Gather", {&data, &idx}, DType::F32, {4, 2},
-                 "indices (input 1) element 1 is 3, outside [-3, 3)");
+                 "indices (input 1) element 1 is 3, outside [-3, 3)", axis0);
   Tensor neg = makeTensor(DType::I32, {2}, {0, -4});
   expectRunError("Gather", {&data, &neg}, DType::F32, {2, 2},
-                 "element 1 is -4, outside [-3, 3)");
+                 "element 1 is -4, outside [-3, 3)", axis0);
 }
 
 TEST(Gather, InvalidInputs) {
@@ -270,9 +283,12 @@ TEST(Gather, InvalidInputs) {
   EXPECT_PREPARE_ERROR(
       prepareOnly("Gather", {d, {DType::I64, {2}}}, {{DType::F32, {2, 4}}}, a),
       "out of range");
+  EXPECT_PREPARE_ERROR(prepareOnly("Gather", {d, {DType::I64, {2}}},
+                                   {{DType::F32, {3, 2}}}, ints("axis", {0})),
+                       "does not match");
   EXPECT_PREPARE_ERROR(
-      prepareOnly("Gather", {d, {DType::I64, {2}}}, {{DType::F32, {3, 2}}}),
-      "does not match");
+      prepareOnly("Gather", {d, {DType::I64, {2}}}, {{DType::F32, {2, 4}}}),
+      "axis is required");
 }
 
 TEST(GatherElements, PicksAlongAxis) {
@@ -312,14 +328,14 @@ TEST(GatherElements, PicksAlongAxis) {
   Tensor data = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
   Tensor idx = makeTensor(DType::I64, {2, 2}, {0, 5, -1, -3});
   expectRunError("GatherElements", {&data, &idx}, DType::F32, {2, 2},
-                 "element 1 is 5, outside [-2, 2)");
+                 "element 1 is 5, outside [-2, 2)", ints("axis", {0}));
   EXPECT_PREPARE_ERROR(prepareOnly("GatherElements",
                                    {{DType::F32, {2, 2}}, {DType::I64, {2}}},
-                                   {{DType::F32, {2}}}),
+                                   {{DType::F32, {2}}}, ints("axis", {0})),
                        "rank");
   EXPECT_PREPARE_ERROR(prepareOnly("GatherElements",
                                    {{DType::F32, {2, 2}}, {DType::I64, {2, 3}}},
-                                   {{DType::F32, {2, 3}}}),
+                                   {{DType::F32, {2, 3}}}, ints("axis", {0})),
                        "exceeds data shape");
 }
 
@@ -385,7 +401,7 @@ TEST(GatherND, AddressesSlicesByTuples) {
   Tensor data = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
   Tensor idx = makeTensor(DType::I64, {2, 1}, {1, 7});
   expectRunError("GatherND", {&data, &idx}, DType::F32, {2, 2},
-                 "element 1 is 7, outside [-2, 2)");
+                 "element 1 is 7, outside [-2, 2)", ints("batch_dims", {0}));
   Attrs a;
   a.setInt("batch_dims", 2);
   EXPECT_PREPARE_ERROR(prepareOnly("GatherND",
@@ -505,7 +521,8 @@ TEST(ScatterND, ByteDTypesWithoutReduction) {
     Tensor data = randomTensor(t, {3, 4}, 7, 0, 9);
     Tensor idx = makeTensor(DType::I64, {2, 1}, {-1, 0});
     Tensor upd = randomTensor(t, {2, 4}, 8, 0, 9);
-    expectClose(runOne("ScatterND", {&data, &idx, &upd}, t, {3, 4}),
+    expectClose(runOne("ScatterND", {&data, &idx, &upd}, t, {3, 4},
+                       reductionAttr("none")),
                 refScatterND(data, idx, upd, "none"), 0, 0);
   }
 }
@@ -525,8 +542,9 @@ TEST(ScatterND, CausalMaskSliceAssignment) {
   std::vector<double> want = data.values();
   for (int64_t i = 0; i < upd.numel(); ++i)
     want[(i / 3) * 6 + i % 3] = upd.at(i);
-  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, s), want,
-              0, 0);
+  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, s,
+                     reductionAttr("none")),
+              want, 0, 0);
 }
 
 TEST(ScatterND, DuplicatesOutOfRangeAndWholeTensor) {
@@ -534,7 +552,8 @@ TEST(ScatterND, DuplicatesOutOfRangeAndWholeTensor) {
   // Row 1 twice (the last wins; -2 is row 1).
   Tensor idx = makeTensor(DType::I64, {2, 1}, {1, -2});
   Tensor upd = makeTensor(DType::F32, {2, 2}, {10, 11, 30, 31});
-  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2}),
+  expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2},
+                     reductionAttr("none")),
               {1, 2, 30, 31, 5, 6}, 0, 0);
   expectClose(runOne("ScatterND", {&data, &idx, &upd}, DType::F32, {3, 2},
                      reductionAttr("add")),
@@ -543,7 +562,7 @@ TEST(ScatterND, DuplicatesOutOfRangeAndWholeTensor) {
   Tensor bad = makeTensor(DType::I64, {4, 1}, {1, 5, -2, -4});
   Tensor upd4 = makeTensor(DType::F32, {4, 2}, {10, 11, 20, 21, 30, 31, 40, 41});
   expectRunError("ScatterND", {&data, &bad, &upd4}, DType::F32, {3, 2},
-                 "element 1 is 5, outside [-3, 3)");
+                 "element 1 is 5, outside [-3, 3)", reductionAttr("none"));
   // k = 0: every tuple addresses the whole tensor.
   Tensor none = makeTensor(DType::I64, {2, 0}, {});
   Tensor whole = makeTensor(DType::F32, {2, 3, 2},
@@ -570,28 +589,31 @@ TEST(ScatterND, InvalidInputs) {
       prepareOnly("ScatterND", {d, i, u}, {d}, reductionAttr("sum")),
       "reduction must be none, add, mul, max or min");
   EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i, {DType::F32, {2, 4}}},
-                                   {d}),
+                                   {d}, reductionAttr("none")),
                        "input 2 (updates) shape [2, 4] does not match");
   EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, {DType::I64, {2, 3}}, u},
-                                   {d}),
+                                   {d}, reductionAttr("none")),
                        "last dim <= data rank");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, {DType::I64, {}}, u}, {d}),
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, {DType::I64, {}}, u}, {d},
+                                   reductionAttr("none")),
                        "rank >= 1");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterND", {d, {DType::F32, {2, 1}}, u}, {d}),
-      "indices");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterND", {d, i, {DType::F64, {2, 3}}}, {d}),
-      "dtype mismatch");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterND", {d, i, u}, {{DType::F32, {4, 4}}}),
-      "does not match");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, {DType::F32, {2, 1}}, u},
+                                   {d}, reductionAttr("none")),
+                       "indices");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i, {DType::F64, {2, 3}}},
+                                   {d}, reductionAttr("none")),
+                       "dtype mismatch");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i, u},
+                                   {{DType::F32, {4, 4}}},
+                                   reductionAttr("none")),
+                       "does not match");
   const TensorDesc b{DType::Bool, {4, 3}}, ub{DType::Bool, {2, 3}};
   EXPECT_PREPARE_ERROR(
       prepareOnly("ScatterND", {b, i, ub}, {b}, reductionAttr("max")),
       "unsupported dtype");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterND", {d, i}, {d}),
-                       "expected 3 inputs, got 2");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterND", {d, i}, {d}, reductionAttr("none")),
+      "expected 3 inputs, got 2");
 }
 
 /// Scalar reference of ScatterElements in double: the indices' elements in
@@ -711,29 +733,34 @@ TEST(ScatterElements, InvalidInputs) {
   EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i, u}, {d},
                                    scatterAttrs(2, "none")),
                        "out of range");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterElements", {d, {DType::I64, {6}}, {DType::F32, {6}}},
-                  {d}),
-      "indices rank 1 differs from data rank 2");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
+                                   {d, {DType::I64, {6}}, {DType::F32, {6}}},
+                                   {d}, scatterAttrs(0, "none")),
+                       "indices rank 1 differs from data rank 2");
   EXPECT_PREPARE_ERROR(
       prepareOnly("ScatterElements",
-                  {d, {DType::I64, {2, 4}}, {DType::F32, {2, 4}}}, {d}),
+                  {d, {DType::I64, {2, 4}}, {DType::F32, {2, 4}}}, {d},
+                  scatterAttrs(0, "none")),
       "exceeds data shape [4, 3] at dim 1");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterElements", {d, i, {DType::F32, {2, 2}}}, {d}),
-      "input 2 (updates) shape [2, 2] does not match");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterElements", {d, {DType::F32, {2, 3}}, u}, {d}),
-      "indices");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterElements", {d, i, {DType::F64, {2, 3}}}, {d}),
-      "dtype mismatch");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
+                                   {d, i, {DType::F32, {2, 2}}}, {d},
+                                   scatterAttrs(0, "none")),
+                       "input 2 (updates) shape [2, 2] does not match");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
+                                   {d, {DType::F32, {2, 3}}, u}, {d},
+                                   scatterAttrs(0, "none")),
+                       "indices");
+  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
+                                   {d, i, {DType::F64, {2, 3}}}, {d},
+                                   scatterAttrs(0, "none")),
+                       "dtype mismatch");
   const TensorDesc b{DType::I8, {4, 3}}, ub{DType::I8, {2, 3}};
   EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {b, i, ub}, {b},
                                    scatterAttrs(0, "add")),
                        "unsupported dtype");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i}, {d}),
-                       "expected 3 inputs, got 2");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("ScatterElements", {d, i}, {d}, scatterAttrs(0, "none")),
+      "expected 3 inputs, got 2");
 }
 
 } // namespace

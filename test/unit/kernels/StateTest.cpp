@@ -71,20 +71,24 @@ TEST(CacheWrite, PositionsOutsideTheCacheFailTheRun) {
 TEST(CacheWrite, InvalidInputs) {
   const TensorDesc s{DType::F32, {1, 2, 8, 4}};
   const TensorDesc pos{DType::I64, {1}};
-  EXPECT_PREPARE_ERROR(prepareOnly("CacheWrite",
-                                   {s, {DType::F32, {1, 3, 1, 4}}, pos}, {s}),
-                       "does not fit the state");
-  EXPECT_PREPARE_ERROR(prepareOnly("CacheWrite",
-                                   {s, {DType::F32, {1, 2, 9, 4}}, pos}, {s}),
-                       "does not fit the state");
+  const Attrs a = ints("axis", {2});
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("CacheWrite", {s, {DType::F32, {1, 3, 1, 4}}, pos}, {s}, a),
+      "does not fit the state");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("CacheWrite", {s, {DType::F32, {1, 2, 9, 4}}, pos}, {s}, a),
+      "does not fit the state");
   EXPECT_PREPARE_ERROR(
       prepareOnly("CacheWrite",
-                  {s, {DType::F32, {1, 2, 1, 4}}, {DType::I64, {2}}}, {s}),
+                  {s, {DType::F32, {1, 2, 1, 4}}, {DType::I64, {2}}}, {s}, a),
       "must hold one value");
   EXPECT_PREPARE_ERROR(
-      prepareOnly("CacheWrite",
-                  {s, {DType::F16, {1, 2, 1, 4}}, pos}, {s}),
+      prepareOnly("CacheWrite", {s, {DType::F16, {1, 2, 1, 4}}, pos}, {s}, a),
       "input 1");
+  // The plan carries the axis (the KV-cache pass writes it).
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("CacheWrite", {s, {DType::F32, {1, 2, 1, 4}}, pos}, {s}),
+      "axis is required");
 }
 
 } // namespace

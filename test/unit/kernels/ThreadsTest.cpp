@@ -136,8 +136,7 @@ TEST(Threads, MatMulBiasEpilogue) {
   }
   Tensor c = randomTensor(DType::F32, {67, 300}, 11);
   Tensor a2 = randomTensor(DType::F32, {67, 96}, 12);
-  Attrs beta;
-  beta.setFloat("beta", 0.5);
+  const Attrs beta = gemmAttrs(0, 0, 1.0, 0.5);
   for (const Tensor *cc : {&bias, &c})
     expectThreadInvariant("Gemm", {&a2, &w, cc}, {{DType::F32, {67, 300}}},
                           beta);

@@ -80,7 +80,7 @@ EngineBuilder rowParallelEngine(const MlpCase &c, int64_t kSplit) {
     uint32_t y = r.arena("y", DType::F32, {c.m, c.n});
     r.step("Slice", {x}, {xs},
            {intsAttr("starts", {k0}), intsAttr("ends", {k1}),
-            intsAttr("axes", {1})},
+            intsAttr("axes", {1}), intsAttr("steps", {1})},
            "slice");
     r.step("MatMul", {xs, w}, {part}, {stringAttr("tp_role", "row")}, "mm");
     r.step("AllReduce", {part}, {sum}, {}, "allreduce");
@@ -151,7 +151,7 @@ EngineBuilder reduceScatterEngine(const MlpCase &c, int64_t kSplit, int axis,
       attrs.push_back(intsAttr("sizes", {split, total - split}));
     r.step("Slice", {x}, {xs},
            {intsAttr("starts", {k0}), intsAttr("ends", {k1}),
-            intsAttr("axes", {1})});
+            intsAttr("axes", {1}), intsAttr("steps", {1})});
     r.step("MatMul", {xs, w}, {part}, {stringAttr("tp_role", "row")}, "mm");
     r.step("ReduceScatter", {part}, {mine}, attrs, "reducescatter");
     r.step("Add", {mine, b}, {a});

@@ -1,0 +1,105 @@
+//===- Fused.h - The fused kernels, for every backend -----------*- C++ -*-===//
+//
+// The ops the fusion passes produce: MatMulBias, AddNormalization (its
+// params are the norm's, kernels/Norm.h), Attention and SwiGLU. This header
+// holds the list both kernel tables follow, the params both backends run
+// from and their builders, which validate the operand descriptions and
+// read the attributes: those the onnx dialect defaults (is_causal,
+// activation) come from the plan; Attention's optional scale means
+// 1/sqrt(head_dim) when absent, as in ONNX.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_KERNELS_FUSED_H
+#define TPC_KERNELS_FUSED_H
+
+#include "kernels/Layout.h"
+
+#include <vector>
+
+namespace tpc {
+
+enum class FusedOp { MatMulBias, AddNormalization, Attention, SwiGLU };
+
+using FusedKernelInfo = FamilyKernel<FusedOp>;
+
+inline constexpr FusedKernelInfo kFusedKernels[] = {
+    {"MatMulBias",
+     "act(A x B + bias), B [K, N] (attr activation none, relu, gelu, "
+     "gelu_tanh)",
+     FusedOp::MatMulBias},
+    {"AddNormalization",
+     "Sum = A + B, Y = layer or RMS norm of Sum (attrs axis, epsilon, rms)",
+     FusedOp::AddNormalization},
+    {"Attention",
+     "softmax(scale * Q K^T + mask) V, GQA, causal (attrs scale, is_causal)",
+     FusedOp::Attention},
+    {"SwiGLU", "silu(gate) * up", FusedOp::SwiGLU},
+};
+
+/// Scaled dot-product attention (ONNX Attention, opset 23, 4-D form):
+///   Y[b,h,i,:] = softmax_j(scale * Q[b,h,i,:] . K[b,g,j,:] + mask[b,h,i,j])
+///                . V[b,g,j,:]
+/// with Q [batch, qHeads, qLen, headDim], K [batch, kvHeads, kvLen, headDim],
+/// V [batch, kvHeads, kvLen, vDim], Y [batch, qHeads, qLen, vDim], dense and
+/// row-major; f32, f64, f16 or bf16 (16-bit operands widen, results
+/// round once). GQA: query head h reads kv head g = h / (qHeads / kvHeads).
+/// A boolean mask keeps the scores where it is true (-inf elsewhere); a float
+/// mask is added. `causal` also masks j > i (upper-left aligned, as ONNX).
+/// A row with every score masked gives NaN, as the unfused softmax does.
+struct AttentionParams {
+  enum class Mask { None, Float, Bool };
+  DType dtype = DType::F32;
+  int64_t batch = 0;
+  int64_t qHeads = 0;
+  int64_t kvHeads = 0;
+  int64_t qLen = 0;
+  int64_t kvLen = 0;
+  int64_t headDim = 0;
+  int64_t vDim = 0;
+  double scale = 1.0;
+  bool causal = false;
+  Mask mask = Mask::None;
+  /// Element strides of the mask along [batch, qHeads, qLen, kvLen]; 0 where
+  /// the mask broadcasts.
+  int64_t maskStrides[4] = {0, 0, 0, 0};
+};
+
+/// Attention (Q, K, V, optional attn_mask of bool or Q's dtype -> Y);
+/// attributes is_causal and, optionally, scale.
+Status makeAttentionParams(const std::vector<TensorDesc> &in,
+                           const std::vector<TensorDesc> &out,
+                           const Attrs &attrs, AttentionParams &p);
+
+/// SwiGLU: y = silu(gate) * up = gate * sigmoid(gate) * up, elementwise over
+/// `numel` elements of two same-shape tensors.
+struct SwiGLUParams {
+  DType dtype = DType::F32;
+  int64_t numel = 0;
+};
+
+/// SwiGLU (gate, up -> y), all of one float dtype and shape.
+Status makeSwiGLUParams(const std::vector<TensorDesc> &in,
+                        const std::vector<TensorDesc> &out, SwiGLUParams &p);
+
+/// The activation MatMulBias applies after the bias.
+enum class BiasActivation { None, Relu, Gelu, GeluTanh };
+
+/// MatMulBias: Y = act(A x B + bias) with A [..., K] seen as [rows, K],
+/// B [K, N] and one bias value per column.
+struct MatMulBiasParams {
+  DType dtype = DType::F32;
+  int64_t rows = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  BiasActivation activation = BiasActivation::None;
+};
+
+/// MatMulBias (A, B, Bias -> Y) of one float dtype; attribute activation
+/// (none, relu, gelu or gelu_tanh).
+Status makeMatMulBiasParams(const std::vector<TensorDesc> &in,
+                            const std::vector<TensorDesc> &out,
+                            const Attrs &attrs, MatMulBiasParams &p);
+
+} // namespace tpc
+
+#endif // TPC_KERNELS_FUSED_H
