@@ -321,121 +321,119 @@ LogicalResult importIdentity(NodeContext &c, Results &results) {
 
 void addElementwiseImporters(std::vector<OpTableEntry> &t) {
 #define UNARY(NAME) t.push_back({#NAME, 13, importUnary<NAME##Op>, "onnx." #NAME});
-  UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Exp) UNARY(Log)
-  UNARY(Erf) UNARY(Tanh) UNARY(Sigmoid) UNARY(Relu)
-  UNARY(Floor) UNARY(Ceil) UNARY(Sign)
+  UNARY(Sqrt)
+  UNARY(Reciprocal)
+  UNARY(Neg) UNARY(Abs) UNARY(Exp) UNARY(Log) UNARY(Erf) UNARY(Tanh) UNARY(
+      Sigmoid) UNARY(Relu) UNARY(Floor) UNARY(Ceil) UNARY(Sign)
 #undef UNARY
   // The versions in force at opsets 11 and 12; 13 only added bfloat16.
 #define UNARY_OLD(NAME, SINCE)                                                 \
   t.push_back({#NAME, SINCE, importUnary<NAME##Op>, "onnx." #NAME});
-  UNARY_OLD(Sqrt, 6) UNARY_OLD(Reciprocal, 6) UNARY_OLD(Neg, 6)
-  UNARY_OLD(Abs, 6) UNARY_OLD(Exp, 6) UNARY_OLD(Log, 6) UNARY_OLD(Erf, 9)
-  UNARY_OLD(Tanh, 6) UNARY_OLD(Sigmoid, 6) UNARY_OLD(Relu, 6)
-  UNARY_OLD(Cos, 7) UNARY_OLD(Sin, 7) UNARY_OLD(Floor, 6) UNARY_OLD(Ceil, 6)
-  UNARY_OLD(Sign, 9) UNARY_OLD(Softplus, 1) UNARY_OLD(Not, 1)
-  UNARY_OLD(Tan, 7) UNARY_OLD(Asin, 7) UNARY_OLD(Acos, 7) UNARY_OLD(Atan, 7)
-  UNARY_OLD(Sinh, 9) UNARY_OLD(Cosh, 9) UNARY_OLD(Asinh, 9) UNARY_OLD(Acosh, 9)
-  UNARY_OLD(Atanh, 9) UNARY_OLD(Round, 11)
+      UNARY_OLD(Sqrt, 6) UNARY_OLD(Reciprocal, 6) UNARY_OLD(Neg, 6) UNARY_OLD(
+          Abs, 6) UNARY_OLD(Exp, 6) UNARY_OLD(Log,
+                                              6) UNARY_OLD(Erf,
+                                                           9) UNARY_OLD(Tanh, 6)
+          UNARY_OLD(Sigmoid, 6) UNARY_OLD(Relu, 6) UNARY_OLD(Cos, 7) UNARY_OLD(
+              Sin, 7) UNARY_OLD(Floor, 6) UNARY_OLD(Ceil, 6) UNARY_OLD(Sign, 9)
+              UNARY_OLD(Softplus, 1) UNARY_OLD(Not, 1) UNARY_OLD(
+                  Tan, 7) UNARY_OLD(Asin, 7) UNARY_OLD(Acos, 7) UNARY_OLD(Atan,
+                                                                          7)
+                  UNARY_OLD(Sinh, 9) UNARY_OLD(Cosh, 9) UNARY_OLD(
+                      Asinh, 9) UNARY_OLD(Acosh,
+                                          9) UNARY_OLD(Atanh,
+                                                       9) UNARY_OLD(Round, 11)
 #undef UNARY_OLD
 #define INFERRED(NAME, SINCE)                                                  \
   t.push_back({#NAME, SINCE, importInferred<NAME##Op>, "onnx." #NAME});
-  INFERRED(Add, 13) INFERRED(Add, 14) INFERRED(Sub, 13) INFERRED(Sub, 14)
-  INFERRED(Mul, 13) INFERRED(Mul, 14) INFERRED(Div, 13) INFERRED(Div, 14)
-  INFERRED(Pow, 13) INFERRED(Pow, 15) INFERRED(PRelu, 16)
-  INFERRED(Equal, 13) INFERRED(Equal, 19) INFERRED(Less, 13)
-  INFERRED(Greater, 13) INFERRED(LessOrEqual, 12) INFERRED(LessOrEqual, 16)
-  INFERRED(GreaterOrEqual, 12) INFERRED(GreaterOrEqual, 16)
-  INFERRED(And, 7) INFERRED(Or, 7) INFERRED(Xor, 7)
-  INFERRED(Max, 13) INFERRED(Min, 13) INFERRED(Sum, 13) INFERRED(Mean, 13)
-  INFERRED(Where, 9) INFERRED(Where, 16) INFERRED(MatMul, 13) INFERRED(IsNaN, 13)
-  INFERRED(IsNaN, 20)
-  // Opsets 11 and 12: the same meaning, fewer types (Pow-7 takes one type
-  // for base and exponent, Max-8 and Min-8 no integers).
-  INFERRED(Add, 7) INFERRED(Sub, 7) INFERRED(Mul, 7) INFERRED(Div, 7)
-  INFERRED(Pow, 7) INFERRED(Pow, 12) INFERRED(PRelu, 9) INFERRED(Equal, 11)
-  INFERRED(Less, 9) INFERRED(Greater, 9) INFERRED(Max, 8) INFERRED(Max, 12)
-  INFERRED(Min, 8) INFERRED(Min, 12) INFERRED(Sum, 8) INFERRED(Mean, 8)
-  INFERRED(MatMul, 9) INFERRED(IsNaN, 9)
+                      INFERRED(Add, 13) INFERRED(Add, 14) INFERRED(
+                          Sub, 13) INFERRED(Sub, 14) INFERRED(Mul, 13)
+                          INFERRED(Mul, 14) INFERRED(Div, 13) INFERRED(
+                              Div, 14) INFERRED(Pow, 13) INFERRED(Pow, 15)
+                              INFERRED(PRelu, 16) INFERRED(Equal, 13) INFERRED(
+                                  Equal, 19) INFERRED(Less, 13)
+                                  INFERRED(Greater, 13) INFERRED(
+                                      LessOrEqual, 12) INFERRED(LessOrEqual, 16)
+                                      INFERRED(GreaterOrEqual, 12) INFERRED(
+                                          GreaterOrEqual,
+                                          16) INFERRED(And, 7) INFERRED(Or, 7)
+                                          INFERRED(Xor, 7) INFERRED(Max, 13)
+                                              INFERRED(Min, 13) INFERRED(
+                                                  Sum, 13) INFERRED(Mean, 13)
+                                                  INFERRED(Where, 9) INFERRED(
+                                                      Where,
+                                                      16) INFERRED(MatMul, 13)
+                                                      INFERRED(IsNaN, 13)
+                                                          INFERRED(IsNaN, 20)
+      // Opsets 11 and 12: the same meaning, fewer types (Pow-7 takes one type
+      // for base and exponent, Max-8 and Min-8 no integers).
+      INFERRED(Add, 7) INFERRED(Sub, 7) INFERRED(Mul, 7) INFERRED(Div, 7)
+          INFERRED(Pow, 7) INFERRED(Pow, 12) INFERRED(PRelu, 9)
+              INFERRED(Equal, 11) INFERRED(Less, 9) INFERRED(Greater, 9)
+                  INFERRED(Max, 8) INFERRED(Max, 12) INFERRED(Min, 8)
+                      INFERRED(Min, 12) INFERRED(Sum, 8) INFERRED(Mean, 8)
+                          INFERRED(MatMul, 9) INFERRED(IsNaN, 9)
 #undef INFERRED
-  t.push_back({"Mod", 10, importMod, "onnx.Mod"});
-  t.push_back({"Mod", 13, importMod, "onnx.Mod"});
-  t.push_back({"LeakyRelu", 6, importAttrUnary<LeakyReluOp>, "onnx.LeakyRelu"});
-  // Versions 11: the input is coerced to 2-D at `axis` (importSoftmax).
-  t.push_back({"Softmax", 11, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
-  t.push_back({"LogSoftmax", 11, importSoftmax<LogSoftmaxOp>, "onnx.LogSoftmax"});
-  t.push_back({"Cast", 9, importCast, "onnx.Cast"});
-  t.push_back({"Gemm", 11, importGemm, "onnx.Gemm"});
-  // Dropout-10 (ratio attribute) and -12 (ratio and training_mode inputs)
-  // are the identity at inference, like 13.
-  t.push_back({"Dropout", 10, importDropout, "its input (inference)"});
-  t.push_back({"Dropout", 12, importDropout, "its input (inference)"});
-  t.push_back({"Identity", 1, importIdentity, "its input"});
-  t.push_back({"LeakyRelu", 16, importAttrUnary<LeakyReluOp>, "onnx.LeakyRelu"});
-  t.push_back({"Elu", 6, importAttrUnary<EluOp>, "onnx.Elu"});
-  t.push_back({"HardSigmoid", 6, importAttrUnary<HardSigmoidOp>, "onnx.HardSigmoid"});
-  t.push_back({"Gelu", 20, importGelu, "onnx.Gelu"});
-  t.push_back({"Softmax", 13, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
-  t.push_back({"LogSoftmax", 13, importSoftmax<LogSoftmaxOp>, "onnx.LogSoftmax"});
-  t.push_back({"Cast", 13, importCast, "onnx.Cast"});
-  t.push_back({"Cast", 19, importCast, "onnx.Cast"});
-  t.push_back({"Cast", 21, importCast, "onnx.Cast"});
-  t.push_back({"CastLike", 15, importCastLike, "onnx.Cast"});
-  t.push_back({"CastLike", 19, importCastLike, "onnx.Cast"});
-  t.push_back({"CastLike", 21, importCastLike, "onnx.Cast"});
-  t.push_back({"Gemm", 13, importGemm, "onnx.Gemm"});
-  t.push_back({"LayerNormalization", 17, importLayerNorm,
-               "onnx.LayerNormalization"});
-  t.push_back({"Dropout", 13, importDropout, "its input (inference)"});
-  t.push_back({"Identity", 13, importIdentity, "its input"});
-  t.push_back({"Identity", 14, importIdentity, "its input"});
-  t.push_back({"Identity", 16, importIdentity, "its input"});
-  t.push_back({"Identity", 19, importIdentity, "its input"});
-  t.push_back({"Identity", 21, importIdentity, "its input"});
-  // Opset 22 added bfloat16 to these; 23 to 25 and 28 added element types
-  // tpc does not take (4-bit, float8e8m0 and 2-bit; Cast-24's round_mode
-  // only applies to float8e8m0); Mod-28 spelled out its special cases.
+      // The versions of these ops that tpc imports, each alike. Mod-28 spelled
+      // out its special cases; Elu, HardSigmoid and Dropout-22 added
+      // bfloat16; Cast, CastLike and Identity 23 to 25 and Cast-28 added
+      // element types tpc does not take (4-bit, float8e8m0 and 2-bit; Cast-24's
+      // round_mode only applies to float8e8m0).
+      addVersions(t, "Mod", {10, 13, 28}, importMod, "onnx.Mod");
+  addVersions(t, "LeakyRelu", {6, 16}, importAttrUnary<LeakyReluOp>,
+              "onnx.LeakyRelu");
+  addVersions(t, "Elu", {6, 22}, importAttrUnary<EluOp>, "onnx.Elu");
+  addVersions(t, "HardSigmoid", {6, 22}, importAttrUnary<HardSigmoidOp>,
+              "onnx.HardSigmoid");
+  addVersions(t, "Gelu", {20}, importGelu, "onnx.Gelu");
+  // Versions 1 and 11: the input is coerced to 2-D at `axis`
+  // (importSoftmax).
+  addVersions(t, "Softmax", {1, 11, 13}, importSoftmax<SoftmaxOp>,
+              "onnx.Softmax");
+  addVersions(t, "LogSoftmax", {1, 11, 13}, importSoftmax<LogSoftmaxOp>,
+              "onnx.LogSoftmax");
+  addVersions(t, "Cast", {6, 9, 13, 19, 21, 23, 24, 25, 28}, importCast,
+              "onnx.Cast");
+  addVersions(t, "CastLike", {15, 19, 21, 23, 24, 25}, importCastLike,
+              "onnx.Cast");
+  addVersions(t, "Gemm", {7, 9, 11, 13}, importGemm, "onnx.Gemm");
+  addVersions(t, "LayerNormalization", {17}, importLayerNorm,
+              "onnx.LayerNormalization");
+  // Dropout-7 and -10 (ratio attribute) and -12 (ratio and training_mode
+  // inputs) are the identity at inference, like 13.
+  addVersions(t, "Dropout", {7, 10, 12, 13, 22}, importDropout,
+              "its input (inference)");
+  addVersions(t, "Identity", {1, 13, 14, 16, 19, 21, 23, 24, 25},
+              importIdentity, "its input");
+  addVersions(t, "BitCast", {26}, importBitCast, "onnx.BitCast");
+  addVersions(t, "BitwiseAnd", {18}, importInferred<BitwiseAndOp>,
+              "onnx.BitwiseAnd");
+  addVersions(t, "BitwiseOr", {18}, importInferred<BitwiseOrOp>,
+              "onnx.BitwiseOr");
+  addVersions(t, "BitwiseXor", {18}, importInferred<BitwiseXorOp>,
+              "onnx.BitwiseXor");
+  addVersions(t, "BitwiseNot", {18}, importBitwiseNot,
+              "onnx.BitwiseXor with all ones");
+  // BitShift-28 added the signed types (arithmetic right shifts).
+  addVersions(t, "BitShift", {11, 28}, importBitShift, "onnx.BitShift");
+  // Opset 22 added bfloat16 to these.
 #define UNARY22(NAME)                                                          \
   t.push_back({#NAME, 22, importUnary<NAME##Op>, "onnx." #NAME});
-  UNARY22(Cos) UNARY22(Sin) UNARY22(Softplus) UNARY22(Tan) UNARY22(Asin)
-  UNARY22(Acos) UNARY22(Atan) UNARY22(Sinh) UNARY22(Cosh) UNARY22(Asinh)
-  UNARY22(Acosh) UNARY22(Atanh) UNARY22(Round)
+  UNARY22(Cos)
+  UNARY22(Sin)
+  UNARY22(Softplus) UNARY22(Tan) UNARY22(Asin) UNARY22(Acos) UNARY22(Atan)
+      UNARY22(Sinh) UNARY22(Cosh) UNARY22(Asinh) UNARY22(Acosh) UNARY22(Atanh)
+          UNARY22(Round)
 #undef UNARY22
-  t.push_back({"Elu", 22, importAttrUnary<EluOp>, "onnx.Elu"});
-  t.push_back({"HardSigmoid", 22, importAttrUnary<HardSigmoidOp>, "onnx.HardSigmoid"});
-  t.push_back({"Dropout", 22, importDropout, "its input (inference)"});
-  for (int v : {23, 24, 25, 28})
-    t.push_back({"Cast", v, importCast, "onnx.Cast"});
-  for (int v : {23, 24, 25}) {
-    t.push_back({"CastLike", v, importCastLike, "onnx.Cast"});
-    t.push_back({"Identity", v, importIdentity, "its input"});
-  }
-  t.push_back({"Mod", 28, importMod, "onnx.Mod"});
-  t.push_back({"BitCast", 26, importBitCast, "onnx.BitCast"});
-  t.push_back({"BitwiseAnd", 18, importInferred<BitwiseAndOp>, "onnx.BitwiseAnd"});
-  t.push_back({"BitwiseOr", 18, importInferred<BitwiseOrOp>, "onnx.BitwiseOr"});
-  t.push_back({"BitwiseXor", 18, importInferred<BitwiseXorOp>, "onnx.BitwiseXor"});
-  t.push_back({"BitwiseNot", 18, importBitwiseNot, "onnx.BitwiseXor with all ones"});
-  // BitShift-28 added the signed types (arithmetic right shifts).
-  for (int v : {11, 28})
-    t.push_back({"BitShift", v, importBitShift, "onnx.BitShift"});
-  t.push_back({"Relu", 14, importUnary<ReluOp>, "onnx.Relu"});
+              t.push_back({"Relu", 14, importUnary<ReluOp>, "onnx.Relu"});
   // The versions in force at opsets 7 to 10. They mean what the next
   // version means on the types they take: Max-6, Min-6, Sum-6 and Mean-6
-  // do not broadcast (a subset), Softmax-1 and LogSoftmax-1 coerce to 2-D
-  // like 11 (importSoftmax), Dropout-7 has `ratio` as an attribute.
+  // do not broadcast (a subset).
 #define INFERRED_OLD(NAME, SINCE)                                              \
   t.push_back({#NAME, SINCE, importInferred<NAME##Op>, "onnx." #NAME});
   INFERRED_OLD(Equal, 7) INFERRED_OLD(Greater, 7) INFERRED_OLD(Less, 7)
   INFERRED_OLD(MatMul, 1) INFERRED_OLD(Max, 6) INFERRED_OLD(Min, 6)
   INFERRED_OLD(Sum, 6) INFERRED_OLD(Mean, 6) INFERRED_OLD(PRelu, 7)
 #undef INFERRED_OLD
-  t.push_back({"Cast", 6, importCast, "onnx.Cast"});
-  t.push_back({"Dropout", 7, importDropout, "its input (inference)"});
-  for (int v : {7, 9})
-    t.push_back({"Gemm", v, importGemm, "onnx.Gemm"});
-  t.push_back({"Softmax", 1, importSoftmax<SoftmaxOp>, "onnx.Softmax"});
-  t.push_back({"LogSoftmax", 1, importSoftmax<LogSoftmaxOp>,
-               "onnx.LogSoftmax"});
 }
 
 } // namespace tpc

@@ -22,6 +22,22 @@ LogicalResult NodeContext::requireInputs(size_t n) {
   return success();
 }
 
+void addVersions(std::vector<OpTableEntry> &table, const char *opType,
+                 std::initializer_list<int> versions, NodeHandler handler,
+                 const char *importsAs, const char *domain) {
+  for (int v : versions)
+    table.push_back({opType, v, handler, importsAs, domain});
+}
+
+LogicalResult NodeContext::requireExactInputs(size_t n, StringRef names) {
+  if (failed(requireInputs(n)))
+    return failure();
+  if (inputs.size() > n)
+    return error() << "has " << inputs.size() << " inputs; " << node.op_type()
+                   << " takes " << n << " (" << names << ")";
+  return success();
+}
+
 const ::onnx::AttributeProto *NodeContext::attr(StringRef name) const {
   for (const ::onnx::AttributeProto &a : node.attribute())
     if (a.name() == name)

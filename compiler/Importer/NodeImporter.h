@@ -8,8 +8,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "onnx/onnx_pb.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tpc {
 
@@ -64,6 +66,9 @@ public:
   }
   /// Fails with an error unless inputs [0, n) are present.
   mlir::LogicalResult requireInputs(size_t n);
+  /// requireInputs(n), and an error when there are more than n, naming
+  /// them (`names`, e.g. "data, indices, updates").
+  mlir::LogicalResult requireExactInputs(size_t n, llvm::StringRef names);
   /// requireInputs(1), and an error unless input 0 holds floats.
   mlir::LogicalResult requireFloatInput();
 
@@ -164,6 +169,13 @@ struct OpTableEntry {
   /// "" for the default domain, else "com.microsoft".
   const char *domain = "";
 };
+
+/// Appends one entry per version of `opType` in `versions`, all imported by
+/// `handler` (the versions differ only in what the importer checks or
+/// already handles).
+void addVersions(std::vector<OpTableEntry> &table, const char *opType,
+                 std::initializer_list<int> versions, NodeHandler handler,
+                 const char *importsAs, const char *domain = "");
 
 /// The domain of ONNX Runtime's contrib ops, the one other domain tpc reads.
 constexpr const char *kMicrosoftDomain = "com.microsoft";

@@ -11,6 +11,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace tpc::onnx;
 
@@ -617,11 +619,8 @@ FailureOr<std::string> scatterReductionOn(NodeContext &c,
 /// entries address slices of data; updates.shape must be
 /// indices.shape[:-1] + data.shape[k:].
 LogicalResult importScatterND(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(3)))
+  if (failed(c.requireExactInputs(3, "data, indices, updates")))
     return failure();
-  if (c.inputs.size() > 3)
-    return c.error() << "has " << c.inputs.size()
-                     << " inputs; ScatterND takes 3 (data, indices, updates)";
   RankedTensorType data = c.inputType(0), idx = c.inputType(1),
                    upd = c.inputType(2);
   if (!idx.getElementType().isInteger(64))
@@ -653,12 +652,8 @@ LogicalResult importScatterND(NodeContext &c, Results &results) {
 /// int32 indices of data's rank address elements along `axis`; updates
 /// have the indices' shape.
 LogicalResult importScatterElements(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(3)))
+  if (failed(c.requireExactInputs(3, "data, indices, updates")))
     return failure();
-  if (c.inputs.size() > 3)
-    return c.error() << "has " << c.inputs.size() << " inputs; "
-                     << c.node.op_type()
-                     << " takes 3 (data, indices, updates)";
   if (c.node.op_type() == "Scatter" && c.attr("reduction"))
     return c.error() << "Scatter has no attribute 'reduction' (use "
                         "ScatterElements, which has it from opset 16)";
@@ -696,11 +691,8 @@ FailureOr<int64_t> flagAttr(NodeContext &c, StringRef name,
 /// It must be a compile-time constant: the kernels are bound to one axis
 /// when an engine loads, and the result type does not depend on it.
 LogicalResult importCumSum(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(2)))
+  if (failed(c.requireExactInputs(2, "x, axis")))
     return failure();
-  if (c.inputs.size() > 2)
-    return c.error() << "has " << c.inputs.size()
-                     << " inputs; CumSum takes 2 (x, axis)";
   FailureOr<SmallVector<int64_t>> axis = c.constInts(1, "axis");
   if (failed(axis))
     return failure();
@@ -936,147 +928,86 @@ LogicalResult importArg(NodeContext &c, Results &results) {
       results);
 }
 
+/// A reduction's versions: those in `attrVersions` take the axes as an
+/// attribute, those in `inputVersions` as an input.
+template <class Op>
+void addReduce(std::vector<OpTableEntry> &t,
+               std::initializer_list<int> attrVersions,
+               std::initializer_list<int> inputVersions) {
+  static constexpr llvm::StringLiteral kAs = Op::getOperationName();
+  const char *name = kAs.data() + std::strlen("onnx.");
+  addVersions(t, name, attrVersions, importReduce<Op, false>, kAs.data());
+  addVersions(t, name, inputVersions, importReduce<Op, true>, kAs.data());
+}
+
 } // namespace
 
 void addShapeImporters(std::vector<OpTableEntry> &t) {
-  // The versions in force at opsets 11 and 12. They mean what 13 means
-  // (13 added bfloat16), except where the handler looks at the opset:
-  // Squeeze-11, Unsqueeze-11 and Split-11 take axes and sizes as
-  // attributes, ReduceSum-11 its axes.
-  t.push_back({"Reshape", 5, importReshape, "onnx.Reshape"});
-  t.push_back({"Flatten", 11, importFlatten, "onnx.Reshape"});
-  t.push_back({"Squeeze", 11, importSqueeze, "onnx.Reshape"});
-  t.push_back({"Unsqueeze", 11, importUnsqueeze, "onnx.Reshape"});
-  t.push_back({"Transpose", 1, importTranspose, "onnx.Transpose"});
-  t.push_back({"Size", 1, importSize, "onnx.Size"});
-  t.push_back({"Expand", 8, importExpand, "onnx.Expand"});
-  t.push_back({"Concat", 11, importConcat, "onnx.Concat"});
-  t.push_back({"Split", 11, importSplit, "onnx.Split"});
-  t.push_back({"Slice", 11, importSlice, "onnx.Slice"});
-  t.push_back({"Gather", 11, importGather<GatherOp>, "onnx.Gather"});
-  t.push_back({"GatherElements", 11, importGather<GatherElementsOp>,
-               "onnx.GatherElements"});
+  // Each op's versions, all imported alike: where versions differ, the
+  // handler looks at the opset (Squeeze-1/11, Unsqueeze-1/11 and
+  // Split-2/11 take axes and sizes as attributes, Slice-1/10 and Pad-2
+  // their attributes, ReduceSum before 13 and the other reductions before
+  // 18 their axes attribute, TopK-1 its k attribute); the other versions
+  // added element types or negative axes. Opsets 23 to 25 added only
+  // element types tpc does not take (4-bit integers and floats,
+  // float8e8m0, 2-bit integers).
+  addVersions(t, "Reshape", {5, 13, 14, 19, 21, 23, 24, 25}, importReshape,
+              "onnx.Reshape");
+  addVersions(t, "Flatten", {1, 9, 11, 13, 21, 23, 24, 25}, importFlatten,
+              "onnx.Reshape");
+  addVersions(t, "Squeeze", {1, 11, 13, 21, 23, 24, 25}, importSqueeze,
+              "onnx.Reshape");
+  addVersions(t, "Unsqueeze", {1, 11, 13, 21, 23, 24, 25}, importUnsqueeze,
+              "onnx.Reshape");
+  addVersions(t, "Transpose", {1, 13, 21, 23, 24, 25}, importTranspose,
+              "onnx.Transpose");
+  addVersions(t, "Size", {1, 13, 19, 21, 23, 24, 25}, importSize, "onnx.Size");
+  addVersions(t, "Shape", {1, 13, 15, 19, 21, 23, 24, 25}, importShape,
+              "onnx.Shape (folded)");
+  addVersions(t, "Expand", {8, 13}, importExpand, "onnx.Expand");
+  addVersions(t, "Concat", {4, 11, 13}, importConcat, "onnx.Concat");
+  addVersions(t, "Split", {2, 11, 13, 18}, importSplit, "onnx.Split");
+  addVersions(t, "Slice", {1, 10, 11, 13}, importSlice, "onnx.Slice");
+  addVersions(t, "Gather", {1, 11, 13}, importGather<GatherOp>, "onnx.Gather");
+  addVersions(t, "GatherElements", {11, 13}, importGather<GatherElementsOp>,
+              "onnx.GatherElements");
   // GatherND-11 has no batch_dims (it is 0); 12 added it.
-  t.push_back({"GatherND", 11, importGatherND, kGatherNDImportsAs});
-  t.push_back({"GatherND", 12, importGatherND, kGatherNDImportsAs});
-  t.push_back({"Tile", 6, importTile, "onnx.Tile"});
-  t.push_back({"Pad", 11, importPad, "onnx.Pad"});
-  t.push_back({"Shape", 1, importShape, "onnx.Shape (folded)"});
+  addVersions(t, "GatherND", {11, 12, 13}, importGatherND, kGatherNDImportsAs);
+  addVersions(t, "Tile", {6, 13}, importTile, "onnx.Tile");
+  addVersions(t, "Pad", {2, 11, 13, 18, 19, 21, 23, 24, 25}, importPad,
+              "onnx.Pad");
+  addVersions(t, "Trilu", {14}, importTrilu, "onnx.Trilu");
   // Constant-11 added sparse_value (refused), 12 value_float(s)/int(s).
-  for (int v : {11, 12})
-    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
-  // Reductions 1 (opsets 7 to 10) and 11 (negative axes): axes attribute.
-  for (int v : {1, 11}) {
-#define REDUCE_ATTR(NAME)                                                      \
-  t.push_back({#NAME, v, importReduce<NAME##Op, false>, "onnx." #NAME});
-    REDUCE_ATTR(ReduceSum) REDUCE_ATTR(ReduceMean) REDUCE_ATTR(ReduceMax)
-    REDUCE_ATTR(ReduceMin) REDUCE_ATTR(ReduceProd) REDUCE_ATTR(ReduceL2)
-    REDUCE_ATTR(ReduceSumSquare)
-#undef REDUCE_ATTR
-  }
-  // 12 added int8 and uint8.
-  t.push_back({"ReduceMax", 12, importReduce<ReduceMaxOp, false>, "onnx.ReduceMax"});
-  t.push_back({"ReduceMin", 12, importReduce<ReduceMinOp, false>, "onnx.ReduceMin"});
-  // ArgMax-11 has no select_last_index (it is 0); 12 added it.
-  t.push_back({"ArgMax", 11, importArg<ArgMaxOp>, "onnx.ArgMax"});
-  t.push_back({"ArgMin", 11, importArg<ArgMinOp>, "onnx.ArgMin"});
-  t.push_back({"ArgMax", 12, importArg<ArgMaxOp>, "onnx.ArgMax"});
-  t.push_back({"ArgMin", 12, importArg<ArgMinOp>, "onnx.ArgMin"});
-
-  for (int v : {13, 14, 19, 21})
-    t.push_back({"Reshape", v, importReshape, "onnx.Reshape"});
-  for (int v : {13, 21}) {
-    t.push_back({"Flatten", v, importFlatten, "onnx.Reshape"});
-    t.push_back({"Squeeze", v, importSqueeze, "onnx.Reshape"});
-    t.push_back({"Unsqueeze", v, importUnsqueeze, "onnx.Reshape"});
-    t.push_back({"Transpose", v, importTranspose, "onnx.Transpose"});
-    t.push_back({"Size", v == 21 ? 21 : 13, importSize, "onnx.Size"});
-  }
-  t.push_back({"Size", 19, importSize, "onnx.Size"});
-  t.push_back({"Expand", 13, importExpand, "onnx.Expand"});
-  t.push_back({"Concat", 13, importConcat, "onnx.Concat"});
-  t.push_back({"Split", 13, importSplit, "onnx.Split"});
-  t.push_back({"Split", 18, importSplit, "onnx.Split"});
-  t.push_back({"Slice", 13, importSlice, "onnx.Slice"});
-  t.push_back({"Gather", 13, importGather<GatherOp>, "onnx.Gather"});
-  t.push_back({"GatherElements", 13, importGather<GatherElementsOp>,
-               "onnx.GatherElements"});
-  t.push_back({"GatherND", 13, importGatherND, kGatherNDImportsAs});
+  addVersions(t, "Constant", {1, 9, 11, 12, 13, 19, 21, 23, 24, 25},
+              importConstant, "onnx.Constant");
+  addVersions(t, "ConstantOfShape", {9, 20, 21, 23, 24, 25},
+              importConstantOfShape, "onnx.ConstantOfShape (folded)");
+  // Range-27 added stash_type, which only float16 and bfloat16 read.
+  addVersions(t, "Range", {11, 27}, importRange, "onnx.Range (folded)");
   // 13 added bf16, 16 the add and mul reductions, 18 max and min.
-  for (int v : {11, 13, 16, 18}) {
-    t.push_back({"ScatterND", v, importScatterND, "onnx.ScatterND"});
-    t.push_back({"ScatterElements", v, importScatterElements,
-                 "onnx.ScatterElements"});
-  }
+  addVersions(t, "ScatterND", {11, 13, 16, 18}, importScatterND,
+              "onnx.ScatterND");
+  addVersions(t, "ScatterElements", {11, 13, 16, 18}, importScatterElements,
+              "onnx.ScatterElements");
   // Scatter-11 only deprecated Scatter-9 for ScatterElements-11.
-  for (int v : {9, 11})
-    t.push_back({"Scatter", v, importScatterElements, "onnx.ScatterElements"});
+  addVersions(t, "Scatter", {9, 11}, importScatterElements,
+              "onnx.ScatterElements");
   // 10 moved k to an input, 11 added largest, sorted and integers, 24 bf16.
-  for (int v : {1, 10, 11, 24})
-    t.push_back({"TopK", v, importTopK, "onnx.TopK"});
-  t.push_back({"Tile", 13, importTile, "onnx.Tile"});
-  for (int v : {13, 18, 19, 21})
-    t.push_back({"Pad", v, importPad, "onnx.Pad"});
-  t.push_back({"Trilu", 14, importTrilu, "onnx.Trilu"});
-  for (int v : {13, 15, 19, 21})
-    t.push_back({"Shape", v, importShape, "onnx.Shape (folded)"});
-  t.push_back({"Range", 11, importRange, "onnx.Range (folded)"});
-  for (int v : {9, 20, 21})
-    t.push_back({"ConstantOfShape", v, importConstantOfShape,
-                 "onnx.ConstantOfShape (folded)"});
-  for (int v : {13, 19, 21})
-    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
-  t.push_back({"ReduceSum", 13, importReduce<ReduceSumOp, true>, "onnx.ReduceSum"});
-#define REDUCE(NAME)                                                           \
-  t.push_back({#NAME, 13, importReduce<NAME##Op, false>, "onnx." #NAME});      \
-  t.push_back({#NAME, 18, importReduce<NAME##Op, true>, "onnx." #NAME});
-  REDUCE(ReduceMean) REDUCE(ReduceMax) REDUCE(ReduceMin) REDUCE(ReduceProd)
-  REDUCE(ReduceL2) REDUCE(ReduceSumSquare)
-#undef REDUCE
-  t.push_back({"ReduceMax", 20, importReduce<ReduceMaxOp, true>, "onnx.ReduceMax"});
-  t.push_back({"ReduceMin", 20, importReduce<ReduceMinOp, true>, "onnx.ReduceMin"});
-  t.push_back({"ArgMax", 13, importArg<ArgMaxOp>, "onnx.ArgMax"});
-  t.push_back({"ArgMin", 13, importArg<ArgMinOp>, "onnx.ArgMin"});
+  addVersions(t, "TopK", {1, 10, 11, 24}, importTopK, "onnx.TopK");
   // Opset 14 only added f16 and bf16 inputs.
-  for (int v : {11, 14})
-    t.push_back({"CumSum", v, importCumSum, "onnx.CumSum"});
-
-  // Opsets 23 to 25 added only element types tpc does not take (4-bit
-  // integers and floats, float8e8m0, 2-bit integers): the meaning is that of
-  // 21. Range-27 added stash_type, which only float16 and bfloat16 read.
-  for (int v : {23, 24, 25}) {
-    t.push_back({"Reshape", v, importReshape, "onnx.Reshape"});
-    t.push_back({"Flatten", v, importFlatten, "onnx.Reshape"});
-    t.push_back({"Squeeze", v, importSqueeze, "onnx.Reshape"});
-    t.push_back({"Unsqueeze", v, importUnsqueeze, "onnx.Reshape"});
-    t.push_back({"Transpose", v, importTranspose, "onnx.Transpose"});
-    t.push_back({"Size", v, importSize, "onnx.Size"});
-    t.push_back({"Shape", v, importShape, "onnx.Shape (folded)"});
-    t.push_back({"Pad", v, importPad, "onnx.Pad"});
-    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
-    t.push_back({"ConstantOfShape", v, importConstantOfShape,
-                 "onnx.ConstantOfShape (folded)"});
-  }
-  t.push_back({"Range", 27, importRange, "onnx.Range (folded)"});
-
-  // The versions in force at opsets 7 to 10, with 11's meaning where the
-  // handler does not look at the opset: Slice-1 (attributes) and Pad-2
-  // (attributes) do; Squeeze-1, Unsqueeze-1 and Split-2 take attributes as
-  // 11 does; the others only lack negative axes or some element types.
-  t.push_back({"ArgMax", 1, importArg<ArgMaxOp>, "onnx.ArgMax"});
-  t.push_back({"ArgMin", 1, importArg<ArgMinOp>, "onnx.ArgMin"});
-  t.push_back({"Concat", 4, importConcat, "onnx.Concat"});
-  for (int v : {1, 9}) {
-    t.push_back({"Constant", v, importConstant, "onnx.Constant"});
-    t.push_back({"Flatten", v, importFlatten, "onnx.Reshape"});
-  }
-  t.push_back({"Gather", 1, importGather<GatherOp>, "onnx.Gather"});
-  t.push_back({"Pad", 2, importPad, "onnx.Pad"});
-  for (int v : {1, 10})
-    t.push_back({"Slice", v, importSlice, "onnx.Slice"});
-  t.push_back({"Split", 2, importSplit, "onnx.Split"});
-  t.push_back({"Squeeze", 1, importSqueeze, "onnx.Reshape"});
-  t.push_back({"Unsqueeze", 1, importUnsqueeze, "onnx.Reshape"});
+  addVersions(t, "CumSum", {11, 14}, importCumSum, "onnx.CumSum");
+  // ArgMax-11 has no select_last_index (it is 0); 12 added it.
+  addVersions(t, "ArgMax", {1, 11, 12, 13}, importArg<ArgMaxOp>, "onnx.ArgMax");
+  addVersions(t, "ArgMin", {1, 11, 12, 13}, importArg<ArgMinOp>, "onnx.ArgMin");
+  // Reductions: 11 added negative axes, ReduceMax-12 and ReduceMin-12 int8
+  // and uint8, -20 bool.
+  addReduce<ReduceSumOp>(t, {1, 11}, {13});
+  addReduce<ReduceMeanOp>(t, {1, 11, 13}, {18});
+  addReduce<ReduceMaxOp>(t, {1, 11, 12, 13}, {18, 20});
+  addReduce<ReduceMinOp>(t, {1, 11, 12, 13}, {18, 20});
+  addReduce<ReduceProdOp>(t, {1, 11, 13}, {18});
+  addReduce<ReduceL2Op>(t, {1, 11, 13}, {18});
+  addReduce<ReduceSumSquareOp>(t, {1, 11, 13}, {18});
 }
 
 } // namespace tpc

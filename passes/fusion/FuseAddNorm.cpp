@@ -2,8 +2,6 @@
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 namespace tpc {
 #define GEN_PASS_DEF_FUSEADDNORMPASS
 #include "passes/fusion/Passes.h.inc"
@@ -58,12 +56,10 @@ template <class NormOp> struct AddNormPattern : OpRewritePattern<NormOp> {
 
 struct FuseAddNormPass : impl::FuseAddNormPassBase<FuseAddNormPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<AddNormPattern<onnx::LayerNormalizationOp>,
-                 AddNormPattern<onnx::RMSNormalizationOp>>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(applyFusionPatterns<AddNormPattern<onnx::LayerNormalizationOp>,
+                                   AddNormPattern<onnx::RMSNormalizationOp>>(
+            getOperation())))
+      signalPassFailure();
   }
 };
 

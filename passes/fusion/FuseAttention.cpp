@@ -10,7 +10,6 @@
 #include "passes/fusion/Passes.h"
 
 #include "mlir/IR/Matchers.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
 #include <limits>
@@ -370,11 +369,8 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
 
 struct FuseAttentionPass : impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<AttentionPattern>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(applyFusionPatterns<AttentionPattern>(getOperation())))
+      signalPassFailure();
   }
 };
 

@@ -2,8 +2,6 @@
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 #include <cmath>
 
 namespace tpc {
@@ -83,11 +81,8 @@ struct GeluPattern : OpRewritePattern<onnx::MulOp> {
 
 struct FuseGeluPass : impl::FuseGeluPassBase<FuseGeluPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<GeluPattern>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(applyFusionPatterns<GeluPattern>(getOperation())))
+      signalPassFailure();
   }
 };
 

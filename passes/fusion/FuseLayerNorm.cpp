@@ -2,8 +2,6 @@
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 namespace tpc {
 #define GEN_PASS_DEF_FUSELAYERNORMPASS
 #include "passes/fusion/Passes.h.inc"
@@ -47,36 +45,24 @@ template <class OpTy> struct LayerNormPattern : OpRewritePattern<OpTy> {
     std::optional<int64_t> axis = trailingAxis(*meanAxes, rank);
     if (!axis)
       return failure();
-    ArrayRef<int64_t> normDims =
-        cast<RankedTensorType>(x.getType()).getShape().drop_front(*axis);
-    AffineTail tail = matchAffineTail(op, normDims, /*withBias=*/true);
-
-    SmallVector<Operation *> ops = {mean, sub, sq.getDefiningOp()};
-    ops.append(n->ops.begin(), n->ops.end());
-    ops.push_back(op);
-    ops.append(tail.ops.begin(), tail.ops.end());
-    Location loc = fusedLoc(ops);
-    rewriter.setInsertionPoint(tail.last);
-    Type elem = cast<RankedTensorType>(x.getType()).getElementType();
-    Value scale = tail.scale ? tail.scale
-                             : onesLike(rewriter, loc, normDims, elem);
+    NormReplacement r = prepareNormReplacement(rewriter, x, *axis, *n,
+                                               {mean, sub, sq.getDefiningOp()},
+                                               /*withBias=*/true);
     auto ln = rewriter.create<onnx::LayerNormalizationOp>(
-        loc, op.getType(), x, scale, tail.bias,
+        r.loc, op.getType(), x, r.scale, r.tail.bias,
         rewriter.getI64IntegerAttr(*axis),
         rewriter.getF32FloatAttr(n->epsilon));
-    rewriter.replaceOp(tail.last, ln.getResult());
+    rewriter.replaceOp(r.tail.last, ln.getResult());
     return success();
   }
 };
 
 struct FuseLayerNormPass : impl::FuseLayerNormPassBase<FuseLayerNormPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<LayerNormPattern<onnx::DivOp>, LayerNormPattern<onnx::MulOp>>(
-        &getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(
+            applyFusionPatterns<LayerNormPattern<onnx::DivOp>,
+                                LayerNormPattern<onnx::MulOp>>(getOperation())))
+      signalPassFailure();
   }
 };
 

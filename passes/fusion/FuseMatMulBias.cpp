@@ -3,8 +3,6 @@
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 namespace tpc {
 #define GEN_PASS_DEF_FUSEMATMULBIASPASS
 #include "passes/fusion/Passes.h.inc"
@@ -163,11 +161,10 @@ struct ActivationIntoProductPattern : RewritePattern {
 struct FuseMatMulBiasPass
     : impl::FuseMatMulBiasPassBase<FuseMatMulBiasPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulBiasPattern, ActivationIntoProductPattern>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(
+            applyFusionPatterns<MatMulBiasPattern,
+                                ActivationIntoProductPattern>(getOperation())))
+      signalPassFailure();
   }
 };
 

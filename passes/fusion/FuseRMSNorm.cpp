@@ -2,8 +2,6 @@
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 namespace tpc {
 #define GEN_PASS_DEF_FUSERMSNORMPASS
 #include "passes/fusion/Passes.h.inc"
@@ -35,35 +33,22 @@ template <class OpTy> struct RMSNormPattern : OpRewritePattern<OpTy> {
     std::optional<int64_t> axis = trailingAxis(*axes, rank);
     if (!axis)
       return failure();
-    ArrayRef<int64_t> normDims =
-        cast<RankedTensorType>(x.getType()).getShape().drop_front(*axis);
-    AffineTail tail = matchAffineTail(op, normDims, /*withBias=*/false);
-
-    SmallVector<Operation *> ops = {sq.getDefiningOp()};
-    ops.append(n->ops.begin(), n->ops.end());
-    ops.push_back(op);
-    ops.append(tail.ops.begin(), tail.ops.end());
-    Location loc = fusedLoc(ops);
-    rewriter.setInsertionPoint(tail.last);
-    Type elem = cast<RankedTensorType>(x.getType()).getElementType();
-    Value scale = tail.scale ? tail.scale
-                             : onesLike(rewriter, loc, normDims, elem);
+    NormReplacement r = prepareNormReplacement(
+        rewriter, x, *axis, *n, {sq.getDefiningOp()}, /*withBias=*/false);
     auto rms = rewriter.create<onnx::RMSNormalizationOp>(
-        loc, op.getType(), x, scale, rewriter.getI64IntegerAttr(*axis),
+        r.loc, op.getType(), x, r.scale, rewriter.getI64IntegerAttr(*axis),
         rewriter.getF32FloatAttr(n->epsilon));
-    rewriter.replaceOp(tail.last, rms.getResult());
+    rewriter.replaceOp(r.tail.last, rms.getResult());
     return success();
   }
 };
 
 struct FuseRMSNormPass : impl::FuseRMSNormPassBase<FuseRMSNormPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<RMSNormPattern<onnx::DivOp>, RMSNormPattern<onnx::MulOp>>(
-        &getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(
+            applyFusionPatterns<RMSNormPattern<onnx::DivOp>,
+                                RMSNormPattern<onnx::MulOp>>(getOperation())))
+      signalPassFailure();
   }
 };
 

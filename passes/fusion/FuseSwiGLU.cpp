@@ -2,8 +2,6 @@
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 namespace tpc {
 #define GEN_PASS_DEF_FUSESWIGLUPASS
 #include "passes/fusion/Passes.h.inc"
@@ -53,11 +51,8 @@ struct SwiGLUPattern : OpRewritePattern<onnx::MulOp> {
 
 struct FuseSwiGLUPass : impl::FuseSwiGLUPassBase<FuseSwiGLUPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<SwiGLUPattern>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
-      return signalPassFailure();
+    if (failed(applyFusionPatterns<SwiGLUPattern>(getOperation())))
+      signalPassFailure();
   }
 };
 

@@ -228,4 +228,23 @@ Value onesLike(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> dims,
       loc, DenseElementsAttr::get(type, rewriter.getFloatAttr(elementType, 1.0)));
 }
 
+NormReplacement prepareNormReplacement(PatternRewriter &rewriter, Value x,
+                                       int64_t axis, const NormalizeByStd &n,
+                                       ArrayRef<Operation *> leading,
+                                       bool withBias) {
+  auto type = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> normDims = type.getShape().drop_front(axis);
+  AffineTail tail = matchAffineTail(n.normOp, normDims, withBias);
+  SmallVector<Operation *> ops(leading.begin(), leading.end());
+  ops.append(n.ops.begin(), n.ops.end());
+  ops.push_back(n.normOp);
+  ops.append(tail.ops.begin(), tail.ops.end());
+  Location loc = fusedLoc(ops);
+  rewriter.setInsertionPoint(tail.last);
+  Value scale = tail.scale
+                    ? tail.scale
+                    : onesLike(rewriter, loc, normDims, type.getElementType());
+  return {tail, loc, scale};
+}
+
 } // namespace tpc::fusion

@@ -12,6 +12,7 @@
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <optional>
 
@@ -98,6 +99,33 @@ AffineTail matchAffineTail(mlir::Operation *normOp,
 /// without a scale.
 mlir::Value onesLike(mlir::PatternRewriter &rewriter, mlir::Location loc,
                      llvm::ArrayRef<int64_t> dims, mlir::Type elementType);
+
+/// Where and with what a fused norm replaces the matched ops: the affine
+/// tail after `n` (which normalizes `x` over its dims from `axis` on), a
+/// location naming every matched op (`leading`, then `n`'s and the
+/// tail's), and the scale (ones when the model has none).
+struct NormReplacement {
+  AffineTail tail;
+  mlir::Location loc;
+  mlir::Value scale;
+};
+
+/// Matches the tail and sets the rewriter's insertion point before its last
+/// op, where the fused norm goes.
+NormReplacement
+prepareNormReplacement(mlir::PatternRewriter &rewriter, mlir::Value x,
+                       int64_t axis, const NormalizeByStd &n,
+                       llvm::ArrayRef<mlir::Operation *> leading,
+                       bool withBias);
+
+/// Runs the rewrite patterns `Patterns` greedily on `op` (a fusion pass's
+/// whole work).
+template <class... Patterns>
+mlir::LogicalResult applyFusionPatterns(mlir::Operation *op) {
+  mlir::RewritePatternSet patterns(op->getContext());
+  patterns.add<Patterns...>(op->getContext());
+  return mlir::applyPatternsAndFoldGreedily(op, std::move(patterns));
+}
 
 } // namespace tpc::fusion
 
