@@ -220,6 +220,24 @@ void splitGrouped(Grouped &g) {
 
 } // namespace
 
+bool groupedSplitApplies(Operation *reshape, int64_t tp) {
+  if (!isa<onnx::ReshapeOp>(reshape))
+    return false;
+  Value in = reshape->getOperand(0);
+  if (auto add = in.getDefiningOp<onnx::AddOp>()) {
+    // The bias add: its MatMul operand is the one matchGrouped starts at.
+    for (Value operand : add->getOperands())
+      if (auto mm = operand.getDefiningOp<onnx::MatMulOp>())
+        if (std::optional<Grouped> g = matchGrouped(mm, tp))
+          return g->reshape == reshape;
+    return false;
+  }
+  if (auto mm = in.getDefiningOp<onnx::MatMulOp>())
+    if (std::optional<Grouped> g = matchGrouped(mm, tp))
+      return g->reshape == reshape;
+  return false;
+}
+
 int64_t splitGroupedProjections(func::FuncOp func, int64_t tp) {
   SmallVector<Grouped> found;
   func.walk([&](onnx::MatMulOp mm) {

@@ -1,5 +1,6 @@
 //===- ShardingAnalysis.cpp - Sharding propagation rules ------------------===//
 #include "passes/ShardingAnalysis.h"
+#include "passes/ShardingMaterialize.h"
 #include "passes/ShardingRuleInterface.h"
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
@@ -426,10 +427,11 @@ bool ShardingAnalysis::learn(ShardingHints &h) const {
 }
 
 LogicalResult emitHeadError(Operation *op, int64_t tp, int64_t dim,
-                            int64_t heads) {
+                            int64_t heads, int64_t groups) {
   std::string ok;
-  for (int64_t t = 1; t <= heads; ++t)
-    if (heads % t == 0)
+  for (int64_t t = 1; t <= heads * groups; ++t)
+    if ((t <= heads && heads % t == 0) ||
+        (groups > 1 && groupedSplitApplies(op, t)))
       ok += (ok.empty() ? "" : ", ") + std::to_string(t);
   std::string node = nodeNameOf(op->getLoc());
   return op->emitError("tp=")
@@ -804,7 +806,7 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
         }
         for (auto [k, n] : llvm::enumerate(slots))
           if (!llvm::is_contained(whole, int64_t(k)) && n % tp != 0)
-            return emitHeadError(op, tp, majorOut + 1, n);
+            return emitHeadError(op, tp, majorOut + 1, n, dimOut);
         set(op.getResult(), Sharding::split(majorOut + 1, slots, tp, whole),
             originsOf(in));
         return success();

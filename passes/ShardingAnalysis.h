@@ -50,8 +50,11 @@ std::optional<std::pair<int64_t, int64_t>> cutRange(mlir::Operation *op,
 
 /// The error for a reshape that splits `heads` heads over `tp` ranks
 /// unevenly: it names the node, the dimension and the tp values that work.
+/// With `groups` > 1 the heads are a group's, in a grouped fused projection:
+/// the tp values at which its projection is split per cut
+/// (groupedSplitApplies) work too.
 mlir::LogicalResult emitHeadError(mlir::Operation *op, int64_t tp, int64_t dim,
-                                  int64_t heads);
+                                  int64_t heads, int64_t groups = 1);
 
 /// Why a weight MatMul that could have been column-parallel is replicated.
 struct ReplicationReason {

@@ -30,6 +30,10 @@ void splitGemmBias(mlir::func::FuncOp func);
 /// before the analysis.
 int64_t splitGroupedProjections(mlir::func::FuncOp func, int64_t tp);
 
+/// Whether splitGroupedProjections at `tp` would split the projection that
+/// `reshape` (its reshape to [..., groups, slots, dim]) belongs to.
+bool groupedSplitApplies(mlir::Operation *reshape, int64_t tp);
+
 /// Sets `tp.sharding` on `op`: one #tp.sharding per result.
 void annotateShardings(mlir::Operation *op,
                        llvm::ArrayRef<Sharding> shardings);

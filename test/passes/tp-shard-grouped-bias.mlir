@@ -1,5 +1,6 @@
 // RUN: tpc-opt %s --tpc-tp-shard="tp=4" | FileCheck %s
 // RUN: tpc-opt %s --tpc-tp-shard="tp=2" | FileCheck %s --check-prefix=TP2
+// RUN: not tpc-opt %s --tpc-tp-shard="tp=8" 2>&1 | FileCheck %s --check-prefix=TP8
 
 // A grouped fused projection with a bias ([groups = 2, 2 q heads + k + v,
 // head_dim = 8]) at tp 4: a group's 2 q heads do not divide, the 4 q heads
@@ -22,6 +23,10 @@
 // CHECK: tp.AllReduce
 // CHECK-NOT: tp.AllReduce
 // CHECK-NOT: tp.AllGather
+// At tp 8 neither layout gives every rank whole q heads (4 in all); the
+// error lists tp 4, where the projection is split per cut, among the
+// values that work.
+// TP8: error: tp=8 does not divide the 2 heads (dimension 3 of 'tensor<1x16x2x4x8xf32>'){{.*}}; tp values that work: 1, 2, 4{{$}}
 // TP2-NOT: tp.ranges
 // TP2: onnx.MatMul {{.*}}tp.role = #tp.role<column>{{.*}} -> tensor<1x16x64xf32>
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x64xf32> attributes {onnx.output_names = ["y"]} {

@@ -3,6 +3,7 @@
 // RUN: tpc-opt %s --tpc-tp-shard="tp=2" | FileCheck %s --check-prefix=TP2
 // RUN: tpc-opt %s --tpc-tp-shard="tp=8" --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=TP8
 // RUN: tpc-opt %s --tpc-tp-shard="tp=8" --tpc-spmd-partition | FileCheck %s --check-prefix=PART8
+// RUN: not tpc-opt %s --tpc-tp-shard="tp=16" 2>&1 | FileCheck %s --check-prefix=TP16
 
 // Falcon's grouped fused projection: query_key_value's output is reshaped
 // to [groups = 2, 4 q heads + k + v, head_dim]; the q heads of each group
@@ -18,6 +19,9 @@
 // 0-3 of both groups, k: slot 4, v: slot 5), q is split by heads and k and
 // v are replicated (2 kv groups, 8 ranks), and the rank's q columns are
 // found through the view (rank 5: group 1's second q head, columns 56-63).
+// At tp 16 (8 q heads in all) nothing works; the error lists tp 8, where the
+// projection is split per cut.
+// TP16: error: {{.*}}tp=16 does not divide the 4 heads (dimension 3 of 'tensor<1x16x2x6x8xf32>') of node 'qkv_split'; tp values that work: 1, 2, 4, 8{{$}}
 // CHECK-LABEL: func.func @main
 // CHECK: tp.Shard %{{.*}} {axis = 1 : i64, parts = array<i64: 32, 8, 8, 32, 8, 8>, sizes = array<i64: 48, 48, 48, 48>
 // CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>, tp.sharding = [#tp.sharding<"split", 2, sizes = [48, 48, 48, 48], parts = [32, 8, 8, 32, 8, 8], whole = [1, 2, 4, 5]>]
