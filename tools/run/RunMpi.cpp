@@ -6,6 +6,7 @@
 // during a forward aborts the MPI job from the failing rank.
 //
 //===----------------------------------------------------------------------===//
+#include "base/Cores.h"
 #include "runtime/comm/MpiComm.h"
 #include "runtime/engine/Generate.h"
 #include "tools/run/RunToolSupport.h"
@@ -26,7 +27,7 @@ namespace {
 /// already split them: then only this process's threads count.
 int ranksSharingCores() {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  if (online > 0 && availableCores() < online)
+  if (online > 0 && usableCores() < online)
     return 1;
   for (const char *var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
     if (const char *v = std::getenv(var); v && std::atoi(v) > 0)

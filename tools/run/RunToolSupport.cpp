@@ -1,5 +1,6 @@
 //===- RunToolSupport.cpp - Pieces shared by the run modes ----------------===//
 #include "tools/run/RunToolSupport.h"
+#include "base/Cores.h"
 #include "kernels/StorageTypes.h"
 
 #include "kernels/cpu/Sgemm.h"
@@ -211,7 +212,7 @@ Status setInputs(Session &session, const std::vector<NamedArray> &inputs) {
 }
 
 Status checkThreads(int ranksOnHost, const RunToolOptions &options) {
-  const int cores = availableCores();
+  const int cores = usableCores();
   const long want = long(ranksOnHost) * options.threadsPerRank;
   if (want > cores && !options.oversubscribe)
     return Status::error(

@@ -1,7 +1,6 @@
 //===- Tools.cpp - tpc run (in-process) and tpc inspect -------------------===//
 #include "tools/run/Tools.h"
 
-#include "base/Cores.h"
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/LocalEngine.h"
 #include "runtime/engine/Profile.h"
@@ -50,8 +49,6 @@ Status parseIntFlag(const std::string &flag, const std::string &text,
   out = int(v);
   return Status::ok();
 }
-
-int availableCores() { return usableCores(); }
 
 std::string outputFileName(const std::string &name) {
   std::string s = name.empty() ? "_" : name;

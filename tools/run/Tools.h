@@ -86,9 +86,6 @@ Status parseCommMode(const std::string &text, CommMode &out);
 Status parseIntFlag(const std::string &flag, const std::string &text,
                     int minValue, int maxValue, int &out);
 
-/// CPUs this process may run on (its affinity mask).
-int availableCores();
-
 struct GenerateToolOptions {
   std::string engineDir;
   std::vector<int64_t> prompt;

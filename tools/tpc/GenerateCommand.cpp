@@ -5,6 +5,7 @@
 // runtime::generate().
 //
 //===----------------------------------------------------------------------===//
+#include "base/Cores.h"
 #include "runtime/engine/Generate.h"
 #include "runtime/engine/LocalEngine.h"
 #include "tools/run/RunToolSupport.h"
@@ -224,7 +225,7 @@ int runGenerate(const ParsedArgs &args) {
         std::cerr);
     return rc ? rc : status;
   }
-  int64_t cores = runtime::availableCores();
+  int64_t cores = usableCores();
   if (int64_t(manifest.tp) * threads > cores &&
       !args.has("--oversubscribe"))
     return fail(std::to_string(manifest.tp) + " rank(s) x " +

@@ -3,6 +3,7 @@
 
 #include "../StatusAssert.h"
 #include "../TempDir.h"
+#include "base/Cores.h"
 #include "tools/run/RunToolSupport.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
@@ -154,7 +155,7 @@ TEST_F(RunToolTest, NewerFormatVersion) {
 TEST_F(RunToolTest, RefusesOversubscription) {
   options.threadsPerRank = 4096;
   expectFailure("--oversubscribe");
-  options.threadsPerRank = availableCores() + 1;
+  options.threadsPerRank = usableCores() + 1;
   options.oversubscribe = true;
   EXPECT_EQ(run(), 0) << err.str();
 }
