@@ -37,7 +37,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_models import heads_allow, known_refusal, run  # noqa: E402
+from check_models import (Tally, heads_allow, known_refusal,  # noqa: E402
+                          models_in, run)
 
 # max |got - want| / max |want| allowed per dtype.
 TOLERANCE = {"bf16": 3e-2, "fp16": 4e-3}
@@ -148,32 +149,18 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--tp", default="1,2")
     ap.add_argument("--dtypes", default="bf16,fp16")
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="",
+                    help="comma-separated substrings: only the models whose name has one")
     ap.add_argument("--compile-args", default="",
                     help="more tpc compile flags for every engine")
     args = ap.parse_args()
     extra = args.compile_args.split()
     degrees = [int(t) for t in args.tp.split(",")]
     dtypes = args.dtypes.split(",")
-    passed = failed = 0
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-
-    def report(ok, name, detail):
-        nonlocal passed, failed
-        print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail), flush=True)
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-
-    for model in sorted(os.listdir(args.models)):
-        model_dir = os.path.join(args.models, model)
-        meta_path = os.path.join(model_dir, "meta.json")
-        if not os.path.exists(meta_path) or (args.only and args.only not in model):
-            continue
-        with open(meta_path) as f:
-            meta = json.load(f)
+    report = Tally()
+    for model, model_dir, meta in models_in(args.models, args.only):
         shapes, inputs = [], []
         for inp, shape in meta["input_shapes"].items():
             shapes += ["--input-shape", "%s=%s" % (inp, "x".join(map(str, shape)))]
@@ -239,8 +226,7 @@ def main():
           and not os.path.exists(engine)
           and not any(n.startswith(".bad_dtype") for n in os.listdir(args.work)))
     report(ok, "--dtype int8", r.stderr.strip() or "not refused")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed or passed == 0 else 0
+    return report.finish()
 
 
 if __name__ == "__main__":

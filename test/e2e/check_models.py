@@ -57,6 +57,39 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
+class Tally:
+    """PASS/FAIL lines and their counts; exit status 1 on any failure or
+    when nothing ran."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, name, detail):
+        print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail), flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+    def finish(self):
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        return 1 if self.failed or self.passed == 0 else 0
+
+
+def models_in(models, only):
+    """(name, folder, meta) of each model folder with a meta.json, in name
+    order; with `only` (comma-separated substrings), those whose name has
+    one."""
+    for model in sorted(os.listdir(models)):
+        model_dir = os.path.join(models, model)
+        meta_path = os.path.join(model_dir, "meta.json")
+        if not os.path.exists(meta_path) or (
+                only and not any(o in model for o in only.split(","))):
+            continue
+        with open(meta_path) as f:
+            yield model, model_dir, json.load(f)
+
+
 def compare(model_dir, out_dir, atol):
     worst = 0.0
     for name in sorted(os.listdir(os.path.join(model_dir, "expected"))):
@@ -103,26 +136,10 @@ def main():
                     "all-reduce per forward (the summed embedding lookups)")
     args = ap.parse_args()
     degrees = [int(t) for t in args.tp.split(",")]
-    passed = failed = 0
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-
-    def report(ok, name, detail):
-        nonlocal passed, failed
-        print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail), flush=True)
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-
-    for model in sorted(os.listdir(args.models)):
-        model_dir = os.path.join(args.models, model)
-        meta_path = os.path.join(model_dir, "meta.json")
-        if not os.path.exists(meta_path) or (
-                args.only and not any(o in model for o in args.only.split(","))):
-            continue
-        with open(meta_path) as f:
-            meta = json.load(f)
+    report = Tally()
+    for model, model_dir, meta in models_in(args.models, args.only):
         shapes = []
         for inp, shape in meta["input_shapes"].items():
             shapes += ["--input-shape", "%s=%s" % (inp, "x".join(map(str, shape)))]
@@ -192,8 +209,7 @@ def main():
                     continue
                 worst, err = compare(model_dir, out_mpi, args.atol)
                 report(err is None, case + " mpirun", err or "max |diff| %.2g" % worst)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed or passed == 0 else 0
+    return report.finish()
 
 
 if __name__ == "__main__":

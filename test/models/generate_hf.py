@@ -116,6 +116,12 @@ def finish_model(model, seed):
     return model
 
 
+def seeded(model_class, cfg, seed):
+    """The model of `cfg`, its weights drawn from `seed` (finish_model)."""
+    torch.manual_seed(seed)
+    return finish_model(model_class(cfg), seed)
+
+
 def base_meta(family, cfg, layers, heads, kv_heads, hidden, intermediate, vocab, max_pos, **extra):
     meta = {"family": family, "hf_class": None, "layers": layers, "heads": heads, "kv_heads": kv_heads,
             "hidden": hidden, "head_dim": hidden // heads, "intermediate": intermediate, "vocab": vocab,
@@ -135,8 +141,7 @@ def build_phi3(seed):
         original_max_position_embeddings=64, rms_norm_eps=1e-5, tie_word_embeddings=False,
         resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0, sliding_window=None,
         pad_token_id=0, bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.Phi3ForCausalLM(cfg), seed)
+    model = seeded(transformers.Phi3ForCausalLM, cfg, seed)
     meta = base_meta("phi3", cfg, 2, 4, 4, 64, 160, 384, 64, allreduces_per_layer=2,
                      activation="silu (SwiGLU, fused gate_up_proj)", norm="RMSNorm (pre)",
                      attention="fused qkv_proj [q|k|v], rotary")
@@ -150,8 +155,7 @@ def build_falcon_gqa(seed):
         new_decoder_architecture=True, multi_query=False, parallel_attn=True, bias=False, alibi=False,
         max_position_embeddings=64, hidden_dropout=0.0, attention_dropout=0.0, ffn_hidden_size=192,
         bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.FalconForCausalLM(cfg), seed)
+    model = seeded(transformers.FalconForCausalLM, cfg, seed)
     meta = base_meta("falcon", cfg, 2, 8, 2, 64, 192, 320, 64, allreduces_per_layer=1,
                      layout="new_decoder_architecture (grouped fused query_key_value, ln_attn + ln_mlp)",
                      parallel_attn=True, activation="gelu (erf)", norm="LayerNorm (pre, parallel)",
@@ -166,8 +170,7 @@ def build_falcon_mqa(seed):
         new_decoder_architecture=False, multi_query=True, parallel_attn=True, bias=True, alibi=False,
         max_position_embeddings=64, hidden_dropout=0.0, attention_dropout=0.0, ffn_hidden_size=128,
         bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.FalconForCausalLM(cfg), seed)
+    model = seeded(transformers.FalconForCausalLM, cfg, seed)
     meta = base_meta("falcon", cfg, 2, 4, 1, 64, 128, 320, 64, allreduces_per_layer=1,
                      layout="multi_query (query_key_value = [4 q heads | k | v]), single input_layernorm",
                      parallel_attn=True, bias=True, activation="gelu (erf)", norm="LayerNorm (pre, parallel)",
@@ -180,8 +183,7 @@ def build_bloom(seed):
         vocab_size=320, hidden_size=64, n_layer=2, n_head=4, hidden_dropout=0.0, attention_dropout=0.0,
         layer_norm_epsilon=1e-5, apply_residual_connection_post_layernorm=False,
         bos_token_id=1, eos_token_id=2, pad_token_id=3, use_cache=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.BloomForCausalLM(cfg), seed)
+    model = seeded(transformers.BloomForCausalLM, cfg, seed)
     meta = base_meta("bloom", cfg, 2, 4, 4, 64, 256, 320, None, allreduces_per_layer=2,
                      activation="gelu (tanh, bloom_gelu)", norm="LayerNorm (pre) + embedding LayerNorm",
                      attention="ALiBi, fused query_key_value per head [q k v] x heads")
@@ -197,8 +199,7 @@ def build_gemma2(seed, past=False):
         hidden_activation="gelu_pytorch_tanh",
         pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=True,
         attention_dropout=0.0, use_cache=past, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.Gemma2ForCausalLM(cfg), seed)
+    model = seeded(transformers.Gemma2ForCausalLM, cfg, seed)
     meta = base_meta("gemma2", cfg, 2, 4, 2, 64, 144, 384, 64, allreduces_per_layer=2,
                      activation="gelu (tanh, GeGLU)",
                      norm="RMSNorm (1 + w): pre and post attention/MLP, before the residual add",
@@ -214,8 +215,7 @@ def build_gptneox(seed):
         rotary_pct=0.5, max_position_embeddings=64, use_parallel_residual=True, hidden_act="gelu",
         attention_dropout=0.0, hidden_dropout=0.0, tie_word_embeddings=False, attention_bias=True,
         bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.GPTNeoXForCausalLM(cfg), seed)
+    model = seeded(transformers.GPTNeoXForCausalLM, cfg, seed)
     meta = base_meta("gpt_neox", cfg, 2, 4, 4, 64, 192, 320, 64, allreduces_per_layer=1,
                      use_parallel_residual=True, activation="gelu (erf)",
                      norm="LayerNorm (pre, separate for attention and MLP, parallel residual)",
@@ -229,8 +229,7 @@ def build_gptj(seed):
         activation_function="gelu_new", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
         tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=False,
         attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.GPTJForCausalLM(cfg), seed)
+    model = seeded(transformers.GPTJForCausalLM, cfg, seed)
     meta = base_meta("gptj", cfg, 2, 4, 4, 64, 192, 320, 64, allreduces_per_layer=1,
                      activation="gelu_new (tanh)", norm="LayerNorm (pre, one shared by attention and MLP)",
                      attention="separate q/k/v (no bias), interleaved rotary on 8 of 16 dims, biased MLP")
@@ -242,8 +241,7 @@ def build_gpt2_past(seed):
         vocab_size=320, n_embd=64, n_layer=2, n_head=4, n_positions=64, activation_function="gelu_new",
         resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=0,
         tie_word_embeddings=True, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.GPT2LMHeadModel(cfg), seed)
+    model = seeded(transformers.GPT2LMHeadModel, cfg, seed)
     meta = base_meta("gpt2", cfg, 2, 4, 4, 64, 256, 320, 64, allreduces_per_layer=2,
                      activation="gelu_new (tanh)", norm="LayerNorm (pre)", attention="Conv1D c_attn [q|k|v]")
     return model, meta
@@ -255,8 +253,7 @@ def build_llama_past(seed):
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6,
         tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True,
         attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.LlamaForCausalLM(cfg), seed)
+    model = seeded(transformers.LlamaForCausalLM, cfg, seed)
     meta = base_meta("llama", cfg, 2, 4, 2, 64, 160, 320, 64, allreduces_per_layer=2,
                      activation="silu (SwiGLU)", norm="RMSNorm (pre)", attention="rotary, GQA 4/2")
     return model, meta
@@ -268,8 +265,7 @@ def build_qwen2_past(seed):
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6,
         tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True,
         use_sliding_window=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.Qwen2ForCausalLM(cfg), seed)
+    model = seeded(transformers.Qwen2ForCausalLM, cfg, seed)
     meta = base_meta("qwen2", cfg, 2, 4, 2, 64, 160, 320, 64, allreduces_per_layer=2,
                      activation="silu (SwiGLU)", norm="RMSNorm (pre)",
                      attention="rotary, GQA 4/2, q/k/v biases")
@@ -291,8 +287,7 @@ def build_mixtral(seed):
         num_local_experts=4, num_experts_per_tok=2, rms_norm_eps=1e-5, tie_word_embeddings=False,
         sliding_window=None, attention_dropout=0.0, router_jitter_noise=0.0,
         bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.MixtralForCausalLM(cfg), seed)
+    model = seeded(transformers.MixtralForCausalLM, cfg, seed)
     meta = base_meta("mixtral", cfg, 2, 4, 2, 64, 96, 320, 64, allreduces_per_layer=2,
                      activation="silu (SwiGLU experts)", norm="RMSNorm (pre)",
                      attention="rotary, GQA 4/2", experts=4, experts_per_token=2)
@@ -306,8 +301,7 @@ def build_qwen3moe_past(seed):
         num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_experts=4, num_experts_per_tok=2,
         decoder_sparse_step=1, norm_topk_prob=True, max_position_embeddings=64, rms_norm_eps=1e-6,
         tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.Qwen3MoeForCausalLM(cfg), seed)
+    model = seeded(transformers.Qwen3MoeForCausalLM, cfg, seed)
     meta = base_meta("qwen3_moe", cfg, 2, 4, 2, 64, 48, 320, 64, allreduces_per_layer=2,
                      activation="silu (SwiGLU experts)", norm="RMSNorm (pre, q/k norms)",
                      attention="rotary, GQA 4/2", experts=4, experts_per_token=2)
@@ -328,8 +322,7 @@ def build_llama_op23(seed):
         num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-6,
         tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, pad_token_id=None, use_cache=False,
         attn_implementation="sdpa")
-    torch.manual_seed(seed)
-    model = finish_model(transformers.LlamaForCausalLM(cfg), seed)
+    model = seeded(transformers.LlamaForCausalLM, cfg, seed)
     meta = base_meta("llama", cfg, 2, 8, 2, 64, 172, 512, 128, allreduces_per_layer=2,
                      activation="silu (SwiGLU)", norm="RMSNorm (pre) as RMSNormalization-23",
                      attention="rotary as RotaryEmbedding-23, GQA 8/2 (k/v expanded before Attention-23)",

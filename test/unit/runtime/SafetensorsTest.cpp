@@ -281,74 +281,63 @@ TEST(Safetensors, ReaderRejectsCorruption) {
                 "out of bounds");
     expectError(dir.write("trunc2.st", raw.substr(0, 20)), "exceeds the file");
   }
-  expectError(file("json.st", R"({"a":{"dtype":"F32",)", buf8),
-              "not valid JSON");
-  expectError(file("notobj.st", R"([1,2])", ""), "JSON object");
-  expectError(file("oob.st",
-                   R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,16]}})",
-                   buf8),
-              "out of bounds");
-  expectError(file("overlap.st",
-                   R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                   R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                   buf8),
-              "overlap");
-  expectError(file("hole.st",
-                   R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                   buf8),
-              "hole");
-  expectError(file("tail.st",
-                   R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
-                   buf8),
-              "cover 4 bytes but the data buffer has 8");
-  expectError(file("count.st",
-                   R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
-                   buf8),
-              "needs 12 bytes");
-  expectError(file("dtype.st",
-                   R"({"a":{"dtype":"C64","shape":[1],"data_offsets":[0,8]}})",
-                   buf8),
-              "unsupported dtype 'C64'");
-  expectError(
-      file("f8.st",
-           R"({"a":{"dtype":"F8_E8M0","shape":[8],"data_offsets":[0,8]}})",
-           buf8),
-      "'F8_E8M0'");
-  expectError(file("negshape.st",
-                   R"({"a":{"dtype":"U8","shape":[-8],"data_offsets":[0,8]}})",
-                   buf8),
-              "not a non-negative integer");
-  expectError(file("fshape.st",
-                   R"({"a":{"dtype":"U8","shape":[8.0],"data_offsets":[0,8]}})",
-                   buf8),
-              "not a non-negative integer");
-  expectError(file("reversed.st",
-                   R"({"a":{"dtype":"U8","shape":[0],"data_offsets":[8,0]}})",
-                   buf8),
-              "end before they begin");
-  expectError(file("offs.st",
-                   R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0]}})",
-                   buf8),
-              "data_offsets");
-  expectError(file("missing.st", R"({"a":{"dtype":"U8","shape":[8]}})", buf8),
-              "needs 'dtype', 'shape' and 'data_offsets'");
-  expectError(
-      file("field.st",
-           R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8],"x":1}})",
-           buf8),
-      "unexpected field 'x'");
-  expectError(file("dup.st",
-                   R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},)"
-                   R"("a":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
-                   buf8),
-              "'a' more than once");
-  expectError(file("meta.st", R"({"__metadata__":{"k":1}})", ""),
-              "'__metadata__' entry 'k' is not a string");
-  expectError(file("shapeover.st",
-                   R"({"a":{"dtype":"F64","shape":[4294967296,4294967296],)"
-                   R"("data_offsets":[0,8]}})",
-                   buf8),
-              "too large");
+  // Headers a reader must refuse, over 8 data bytes (or none), with the
+  // message fragment naming the problem.
+  struct BadHeader {
+    const char *name, *header;
+    bool data;
+    const char *fragment;
+  };
+  const BadHeader bad[] = {
+      {"json.st", R"({"a":{"dtype":"F32",)", true, "not valid JSON"},
+      {"notobj.st", R"([1,2])", false, "JSON object"},
+      {"oob.st", R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,16]}})",
+       true, "out of bounds"},
+      {"overlap.st",
+       R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+       R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+       true, "overlap"},
+      {"hole.st", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+       true, "hole"},
+      {"tail.st", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+       true, "cover 4 bytes but the data buffer has 8"},
+      {"count.st", R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
+       true, "needs 12 bytes"},
+      {"dtype.st", R"({"a":{"dtype":"C64","shape":[1],"data_offsets":[0,8]}})",
+       true, "unsupported dtype 'C64'"},
+      {"f8.st", R"({"a":{"dtype":"F8_E8M0","shape":[8],"data_offsets":[0,8]}})",
+       true, "'F8_E8M0'"},
+      {"negshape.st",
+       R"({"a":{"dtype":"U8","shape":[-8],"data_offsets":[0,8]}})", true,
+       "not a non-negative integer"},
+      {"fshape.st",
+       R"({"a":{"dtype":"U8","shape":[8.0],"data_offsets":[0,8]}})", true,
+       "not a non-negative integer"},
+      {"reversed.st",
+       R"({"a":{"dtype":"U8","shape":[0],"data_offsets":[8,0]}})", true,
+       "end before they begin"},
+      {"offs.st", R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0]}})",
+       true, "data_offsets"},
+      {"missing.st", R"({"a":{"dtype":"U8","shape":[8]}})", true,
+       "needs 'dtype', 'shape' and 'data_offsets'"},
+      {"field.st",
+       R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8],"x":1}})", true,
+       "unexpected field 'x'"},
+      {"dup.st",
+       R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},)"
+       R"("a":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
+       true, "'a' more than once"},
+      {"meta.st", R"({"__metadata__":{"k":1}})", false,
+       "'__metadata__' entry 'k' is not a string"},
+      {"shapeover.st",
+       R"({"a":{"dtype":"F64","shape":[4294967296,4294967296],)"
+       R"("data_offsets":[0,8]}})",
+       true, "too large"},
+  };
+  for (const BadHeader &c : bad) {
+    SCOPED_TRACE(c.name);
+    expectError(file(c.name, c.header, c.data ? buf8 : ""), c.fragment);
+  }
   expectError(dir.file("absent.st"), "No such file");
 }
 
