@@ -31,6 +31,13 @@ void runAndCheck(const std::string &dir, const MlpCase &c, int iterations = 1) {
   }
 }
 
+/// Writes the engine `eb` to a temporary folder, then runAndCheck.
+void writeAndCheck(EngineBuilder eb, const MlpCase &c, int iterations = 1) {
+  TempDir dir;
+  ASSERT_OK(eb.write(dir.path()));
+  runAndCheck(dir.path(), c, iterations);
+}
+
 TEST(EngineRun, SingleRankMlpMatchesReference) {
   TempDir dir;
   MlpCase c = mlpCase(2, 3, 4);
@@ -57,28 +64,21 @@ TEST(EngineRun, SingleRankMlpMatchesReference) {
 }
 
 TEST(EngineRun, SingleRankRunsRepeatedly) {
-  TempDir dir;
   MlpCase c = mlpCase(3, 4, 5);
-  ASSERT_OK(mlpEngine(c).write(dir.path()));
-  runAndCheck(dir.path(), c, 3);
+  writeAndCheck(mlpEngine(c), c, 3);
 }
 
 TEST(EngineRun, RowParallelAllReduce) {
-  TempDir dir;
   MlpCase c = mlpCase(2, 4, 5);
-  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
-  runAndCheck(dir.path(), c, 2);
+  writeAndCheck(rowParallelEngine(c, 2), c, 2);
 }
 
 TEST(EngineRun, RowParallelUnevenSplit) {
-  TempDir dir;
   MlpCase c = mlpCase(3, 5, 4);
-  ASSERT_OK(rowParallelEngine(c, 3).write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(rowParallelEngine(c, 3), c);
 }
 
 TEST(EngineRun, AllReduceInPlace) {
-  TempDir dir;
   MlpCase c = mlpCase(2, 4, 5);
   EngineBuilder eb = rowParallelEngine(c, 2);
   for (int r = 0; r < 2; ++r) {
@@ -88,12 +88,10 @@ TEST(EngineRun, AllReduceInPlace) {
     p.mutable_steps(2)->set_outputs(0, part);
     p.mutable_steps(3)->set_inputs(0, part);
   }
-  ASSERT_OK(eb.write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(eb, c);
 }
 
 TEST(EngineRun, AllReducePartlyOverlapping) {
-  TempDir dir;
   MlpCase c = mlpCase(2, 4, 16);
   EngineBuilder eb = rowParallelEngine(c, 2);
   for (int r = 0; r < 2; ++r) {
@@ -103,57 +101,42 @@ TEST(EngineRun, AllReducePartlyOverlapping) {
     uint32_t part = p.steps(2).inputs(0), sum = p.steps(2).outputs(0);
     p.mutable_buffers(int(sum))->set_offset(p.buffers(int(part)).offset() + 64);
   }
-  ASSERT_OK(eb.write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(eb, c);
 }
 
 TEST(EngineRun, ColumnParallelAllGatherEqualShards) {
-  TempDir dir;
   MlpCase c = mlpCase(2, 3, 6);
-  ASSERT_OK(columnParallelEngine(c, 3).write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(columnParallelEngine(c, 3), c);
 }
 
 TEST(EngineRun, ColumnParallelAllGatherUnequalShards) {
-  TempDir dir;
   MlpCase c = mlpCase(3, 4, 5);
-  ASSERT_OK(columnParallelEngine(c, 3).write(dir.path()));
-  runAndCheck(dir.path(), c, 2);
+  writeAndCheck(columnParallelEngine(c, 3), c, 2);
 }
 
 TEST(EngineRun, ReduceScatterInnerAxisUnequal) {
-  TempDir dir;
   MlpCase c = mlpCase(3, 4, 5);
-  ASSERT_OK(reduceScatterEngine(c, 2, /*axis=*/1, /*split=*/3)
-                .write(dir.path()));
-  runAndCheck(dir.path(), c, 2);
+  writeAndCheck(reduceScatterEngine(c, 2, /*axis=*/1, /*split=*/3), c, 2);
 }
 
 TEST(EngineRun, ReduceScatterInnerAxisEqual) {
-  TempDir dir;
   MlpCase c = mlpCase(3, 4, 6);
-  ASSERT_OK(reduceScatterEngine(c, 1, 1, 3).write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(reduceScatterEngine(c, 1, 1, 3), c);
 }
 
 TEST(EngineRun, ReduceScatterOuterAxisEqual) {
-  TempDir dir;
   MlpCase c = mlpCase(4, 4, 5);
-  ASSERT_OK(reduceScatterEngine(c, 2, 0, 2).write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(reduceScatterEngine(c, 2, 0, 2), c);
 }
 
 TEST(EngineRun, ReduceScatterOuterAxisUnequal) {
-  TempDir dir;
   MlpCase c = mlpCase(3, 4, 5);
-  ASSERT_OK(reduceScatterEngine(c, 2, 0, 1).write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(reduceScatterEngine(c, 2, 0, 1), c);
 }
 
 TEST(EngineRun, CollectivesOfOneRankCopy) {
   // A tp-1 engine may still contain collectives; with one rank they are
   // copies and need no communicator.
-  TempDir dir;
   MlpCase c = mlpCase(2, 3, 4);
   EngineBuilder eb = mlpEngine(c);
   RankBuilder &r = eb.rank(0);
@@ -164,8 +147,7 @@ TEST(EngineRun, CollectivesOfOneRankCopy) {
   r.step("AllGather", {relu}, {gathered}, {intsAttr("axis", {0})});
   r.step("AllReduce", {gathered}, {reduced});
   p.mutable_outputs(0)->set_buffer(reduced);
-  ASSERT_OK(eb.write(dir.path()));
-  runAndCheck(dir.path(), c);
+  writeAndCheck(eb, c);
 }
 
 TEST(EngineRun, ManifestIsParsed) {
