@@ -176,10 +176,6 @@ template <class Fn> std::unique_ptr<PreparedKernel> makeKernel(Fn fn) {
   return std::make_unique<LambdaKernel<Fn>>(std::move(fn));
 }
 
-/// Reads an integer-list attribute; `dflt` when absent.
-std::vector<int64_t> intsAttr(const Attrs &attrs, const std::string &name,
-                              std::vector<int64_t> dflt = {});
-
 } // namespace tpc::cpu
 
 #endif // TPC_KERNELS_CPU_SUPPORT_H
