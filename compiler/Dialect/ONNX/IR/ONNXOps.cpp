@@ -2,6 +2,7 @@
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
+#include "kernels/Movement.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -244,8 +245,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     seen[*axis] = true;
     if (steps[i] == 0)
       return err(loc, "Slice step is 0");
-    int64_t start = starts[i];
-    out[*axis] = sliceExtent(x.getDimSize(*axis), start, ends[i], steps[i]);
+    out[*axis] =
+        sliceAxis(x.getDimSize(*axis), starts[i], ends[i], steps[i]).size;
   }
   results.push_back(RankedTensorType::get(out, x.getElementType()));
   return success();

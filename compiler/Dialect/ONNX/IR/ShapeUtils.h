@@ -24,10 +24,6 @@ broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
 /// `axis` in [-rank, rank) normalised to [0, rank); failure when outside.
 mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
-/// Output extent of ONNX Slice on one axis of size `dim`, with the start and
-/// end clamped as ONNX specifies; `start` is updated to the clamped start.
-int64_t sliceExtent(int64_t dim, int64_t &start, int64_t end, int64_t step);
-
 /// Result shape of a reduction.
 llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<int64_t> normAxes,
