@@ -31,6 +31,7 @@
 
 #include "kernels/Types.h"
 #include "runtime/comm/Communicator.h"
+#include "runtime/engine/CpuRunner.h"
 #include "runtime/engine/EngineManifest.h"
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/LocalEngine.h"

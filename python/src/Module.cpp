@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/backend/Backend.h"
+#include "runtime/engine/CpuRunner.h"
 #include "runtime/engine/Generate.h"
 #include "runtime/engine/Inspect.h"
-#include "runtime/engine/LocalEngine.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -115,20 +115,14 @@ public:
       if (emulateRanks)
         raise(Status::invalidArgument(
             "emulate_ranks applies to the cuda backend"));
-      LocalEngineOptions opts;
+      CpuRunOptions opts;
       opts.threadsPerRank = std::max(1, threads);
-      check(LocalEngine::load(dir, opts, local_));
+      check(createCpuRunner(dir, opts, runner_));
     } else {
       GpuRunOptions opts;
       opts.emulateRanks = emulateRanks;
-      check(createCudaRunner(dir, opts, gpu_));
+      check(createCudaRunner(dir, opts, runner_));
     }
-  }
-
-  ~PyEngine() {
-    // A stuck rank's thread may still use the engine: it must outlive it.
-    if (local_ && local_->abandoned())
-      (void)local_.release();
   }
   PyEngine(const PyEngine &) = delete;
   PyEngine &operator=(const PyEngine &) = delete;
@@ -161,8 +155,7 @@ public:
         raise(Status::invalidArgument(
             "input '" + spec.name + "' has shape " + shapeToString(desc.shape) +
             ", the engine takes " + shapeToString(spec.desc.shape)));
-      check(local_ ? local_->setInput(spec.name, desc, a.data())
-                   : gpu_->setInput(spec.name, desc, a.data()));
+      check(runner_->setInput(spec.name, desc, a.data()));
       held.push_back(a);
     }
     for (auto item : feeds) {
@@ -170,21 +163,17 @@ public:
       if (!manifest_.findInput(name))
         raise(Status::notFound("'" + name + "' is not an input of the engine"));
     }
-    if (local_ && local_->abandoned())
-      raise(Status::failedPrecondition("the engine cannot run again: a rank "
-                                       "of an earlier run never stopped"));
     Status st;
     {
       nb::gil_scoped_release release;
-      st = local_ ? local_->run() : gpu_->run();
+      st = runner_->run();
     }
     check(st);
     nb::dict out;
     for (const TensorSpec &spec : manifest_.outputs) {
       TensorDesc desc;
       const void *data = nullptr;
-      bool found = local_ ? local_->session(0).output(spec.name, desc, data)
-                          : gpu_->output(spec.name, desc, data);
+      bool found = runner_->output(spec.name, desc, data);
       if (!found || !data)
         raise(Status::internal("output '" + spec.name + "' was not produced"));
       auto *copy = new uint8_t[desc.bytes() ? desc.bytes() : 1];
@@ -201,20 +190,13 @@ public:
     return out;
   }
 
-  double lastRunMillis() const {
-    return local_ ? local_->session(0).lastRunMillis() : gpu_->lastRunMillis();
-  }
+  double lastRunMillis() const { return runner_->lastRunMillis(); }
 
   /// runtime::generate over every rank in process: (tokens, time to first
   /// token ms, per-step ms).
   std::tuple<std::vector<int64_t>, double, std::vector<double>>
   generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
            double temperature, int64_t topK, uint64_t seed, int64_t endToken) {
-    if (!local_)
-      raise(Status::unimplemented("generate() runs on the CPU backend only"));
-    if (local_->abandoned())
-      raise(Status::failedPrecondition("the engine cannot run again: a rank "
-                                       "of an earlier run never stopped"));
     GenerateOptions o;
     o.maxNewTokens = maxNewTokens;
     o.temperature = temperature;
@@ -226,8 +208,8 @@ public:
     Status st;
     {
       nb::gil_scoped_release release;
-      LocalStepRunner runner(*local_);
-      st = runtime::generate(runner, manifest_.generation, prompt, o, result);
+      st = runtime::generate(*runner_, nullptr, manifest_.generation, prompt, o,
+                             result);
     }
     check(st);
     return {result.tokens, result.firstTokenMillis, result.stepMillis};
@@ -235,8 +217,7 @@ public:
 
 private:
   EngineManifest manifest_;
-  std::unique_ptr<LocalEngine> local_;
-  std::unique_ptr<BackendRunner> gpu_;
+  std::unique_ptr<EngineRunner> runner_;
 };
 
 std::string inspectJson(const std::string &dir) {

@@ -1,7 +1,7 @@
-//===- Backend.h - Running engines on a backend other than the CPU -*- C++ -*-===//
+//===- Backend.h - Engines on the GPU backend -------------------*- C++ -*-===//
 //
-// `tpc run --backend cuda` goes through this interface, so that the CPU
-// build needs no CUDA header. The factories below open the CUDA backend
+// The GPU backend's EngineRunner factories (runtime/engine/Runner.h), so
+// that the CPU build needs no CUDA header. They open the CUDA backend
 // module (CudaModule.h) on first use; in a build without CUDA they fail
 // with "this tpc was built without CUDA".
 //
@@ -12,6 +12,7 @@
 #include "kernels/Types.h"
 #include "runtime/comm/Communicator.h"
 #include "runtime/engine/EngineManifest.h"
+#include "runtime/engine/Runner.h"
 
 #include <chrono>
 #include <memory>
@@ -39,33 +40,9 @@ struct GpuRunOptions {
   std::chrono::milliseconds commTimeout{60000};
 };
 
-/// The ranks of an engine that this process runs on a GPU backend.
-class BackendRunner {
-public:
-  virtual ~BackendRunner() = default;
-  virtual int tp() const = 0;
-  /// Sets an input of every local rank; `data` stays valid until run()
-  /// returns.
-  virtual Status setInput(const std::string &name, const TensorDesc &desc,
-                          const void *data) = 0;
-  /// One forward of every local rank.
-  virtual Status run() = 0;
-  /// Wall time of the last run() and device time of its forward, in ms.
-  virtual double lastRunMillis() const = 0;
-  virtual double lastDeviceMillis() const = 0;
-  /// Graph output `name` of the last run, in host memory.
-  virtual bool output(const std::string &name, TensorDesc &desc,
-                      const void *&data) const = 0;
-  virtual std::vector<std::string> outputNames() const = 0;
-  /// Notes worth showing the user (a fallback taken).
-  virtual std::vector<std::string> notes() const = 0;
-  /// The devices and the communicator, for reports.
-  virtual std::string describe() const = 0;
-};
-
 /// Loads every rank of the engine in `dir` on GPUs.
 Status createCudaRunner(const std::string &dir, const GpuRunOptions &options,
-                        std::unique_ptr<BackendRunner> &out);
+                        std::unique_ptr<EngineRunner> &out);
 
 /// A fresh NCCL id (on rank 0 of a multi-process job), as bytes that the
 /// caller sends to every rank (over MPI).
@@ -78,7 +55,7 @@ Status newNcclId(std::vector<uint8_t> &bytes);
 Status createCudaRankRunner(const EngineManifest &manifest, int rank,
                             int device, const std::vector<uint8_t> &ncclId,
                             const GpuRunOptions &options,
-                            std::unique_ptr<BackendRunner> &out);
+                            std::unique_ptr<EngineRunner> &out);
 
 } // namespace tpc::runtime
 

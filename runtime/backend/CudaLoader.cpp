@@ -121,7 +121,7 @@ bool cudaBackendBuilt() {
 }
 
 Status createCudaRunner(const std::string &dir, const GpuRunOptions &options,
-                        std::unique_ptr<BackendRunner> &out) {
+                        std::unique_ptr<EngineRunner> &out) {
   out.reset();
   const Loaded &m = module();
   if (!m.api)
@@ -140,7 +140,7 @@ Status newNcclId(std::vector<uint8_t> &bytes) {
 Status createCudaRankRunner(const EngineManifest &manifest, int rank,
                             int device, const std::vector<uint8_t> &ncclId,
                             const GpuRunOptions &options,
-                            std::unique_ptr<BackendRunner> &out) {
+                            std::unique_ptr<EngineRunner> &out) {
   out.reset();
   const Loaded &m = module();
   if (!m.api)

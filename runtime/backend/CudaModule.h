@@ -18,7 +18,7 @@
 namespace tpc::runtime {
 
 /// Bumped whenever a type crossing the module boundary changes.
-constexpr uint32_t kCudaModuleAbi = 1;
+constexpr uint32_t kCudaModuleAbi = 2;
 
 struct CudaModuleApi {
   uint32_t abi;
@@ -27,12 +27,12 @@ struct CudaModuleApi {
   uint32_t optionsSize;
   uint32_t manifestSize;
   Status (*createRunner)(const std::string &dir, const GpuRunOptions &options,
-                         std::unique_ptr<BackendRunner> &out);
+                         std::unique_ptr<EngineRunner> &out);
   Status (*newNcclId)(std::vector<uint8_t> &bytes);
   Status (*createRankRunner)(const EngineManifest &manifest, int rank,
                              int device, const std::vector<uint8_t> &ncclId,
                              const GpuRunOptions &options,
-                             std::unique_ptr<BackendRunner> &out);
+                             std::unique_ptr<EngineRunner> &out);
 };
 
 } // namespace tpc::runtime

@@ -207,27 +207,15 @@ Status CudaEngine::finishLoad() {
                            std::to_string(ranks_[0]->rank()) + " has " +
                            std::to_string(ranks_[0]->numCollectives()));
   const RankEngine &first = ranks_[0]->engine();
-  for (const TensorSpec &spec : manifest_.inputs) {
-    const auto *bound = first.findInput(spec.name);
-    if (!bound)
-      return Status::error("rank " + std::to_string(first.rank()) +
-                           " has no buffer for input '" + spec.name + "'");
-    Input in{spec.name, bound->buffer, spec.desc};
-    if (spec.desc.bytes())
-      TPC_CUDA_CHECK(cudaMallocHost(&in.pinned, spec.desc.bytes()));
-    inputs_.push_back(in);
-  }
-  for (const TensorSpec &spec : manifest_.outputs) {
-    const auto *bound = first.findOutput(spec.name);
-    if (!bound)
-      return Status::error("rank " + std::to_string(first.rank()) +
-                           " has no buffer for output '" + spec.name + "'");
-    Output o{spec.name, bound->buffer, spec.desc, nullptr, {}};
-    if (spec.desc.bytes())
-      TPC_CUDA_CHECK(cudaMallocHost(&o.pinned, spec.desc.bytes()));
-    o.data.resize(spec.desc.bytes());
-    outputs_.push_back(std::move(o));
-  }
+  TPC_RETURN_IF_ERROR(io_.bind(first, ""));
+  inputPinned_.assign(io_.inputs().size(), nullptr);
+  for (size_t i = 0; i < io_.inputs().size(); ++i)
+    if (size_t bytes = io_.inputs()[i].desc.bytes())
+      TPC_CUDA_CHECK(cudaMallocHost(&inputPinned_[i], bytes));
+  outputPinned_.assign(io_.outputs().size(), nullptr);
+  for (size_t i = 0; i < io_.outputs().size(); ++i)
+    if (size_t bytes = io_.outputs()[i].desc.bytes())
+      TPC_CUDA_CHECK(cudaMallocHost(&outputPinned_[i], bytes));
   return Status::ok();
 }
 
@@ -243,12 +231,12 @@ CudaEngine::~CudaEngine() {
     (void)cudaGraphDestroy(g);
   ranks_.clear();
   group_.reset();
-  for (Input &in : inputs_)
-    if (in.pinned)
-      (void)cudaFreeHost(in.pinned);
-  for (Output &o : outputs_)
-    if (o.pinned)
-      (void)cudaFreeHost(o.pinned);
+  for (void *p : inputPinned_)
+    if (p)
+      (void)cudaFreeHost(p);
+  for (void *p : outputPinned_)
+    if (p)
+      (void)cudaFreeHost(p);
   for (size_t i = 0; i < streams_.size(); ++i) {
     (void)cudaSetDevice(streamDevices_[i]);
     if (startEvents_.size() > i && startEvents_[i])
@@ -262,30 +250,19 @@ CudaEngine::~CudaEngine() {
 
 Status CudaEngine::setInput(const std::string &name, const TensorDesc &desc,
                             const void *data) {
-  for (Input &in : inputs_) {
-    if (in.name != name)
-      continue;
-    if (desc.dtype != in.desc.dtype || desc.shape != in.desc.shape)
-      return Status::error("input '" + name + "' is " + desc.str() +
-                           ", but the engine expects " + in.desc.str());
-    if (!data && in.desc.bytes())
-      return Status::error("input '" + name + "' has no data");
-    in.data = data;
-    return Status::ok();
-  }
-  return Status::error("the engine has no input '" + name + "'");
+  return io_.setInput(name, desc, data);
 }
 
 Status CudaEngine::enqueueForward() {
   const size_t n = ranks_.size();
   for (const auto &r : ranks_) {
     TPC_RETURN_IF_ERROR(cudaResult(cudaSetDevice(r->device()), "cudaSetDevice"));
-    for (const Input &in : inputs_)
-      if (in.desc.bytes())
+    for (size_t i = 0; i < io_.inputs().size(); ++i)
+      if (const GraphIo::Input &in = io_.inputs()[i]; in.desc.bytes())
         TPC_RETURN_IF_ERROR(
-            cudaResult(cudaMemcpyAsync(r->bufferData(in.buffer), in.pinned,
-                                       in.desc.bytes(), cudaMemcpyHostToDevice,
-                                       r->stream()),
+            cudaResult(cudaMemcpyAsync(r->bufferData(in.buffer),
+                                       inputPinned_[i], in.desc.bytes(),
+                                       cudaMemcpyHostToDevice, r->stream()),
                        "copying input '" + in.name + "' to rank " +
                            std::to_string(r->rank())));
   }
@@ -340,11 +317,11 @@ Status CudaEngine::enqueueForward() {
   // Outputs come from the first local rank (every rank computes them all).
   CudaRank &r0 = *ranks_[0];
   TPC_RETURN_IF_ERROR(cudaResult(cudaSetDevice(r0.device()), "cudaSetDevice"));
-  for (const Output &o : outputs_)
-    if (o.pinned)
+  for (size_t i = 0; i < io_.outputs().size(); ++i)
+    if (const GraphIo::Output &o = io_.outputs()[i]; outputPinned_[i])
       TPC_RETURN_IF_ERROR(cudaResult(
-          cudaMemcpyAsync(o.pinned, r0.bufferData(o.buffer), o.data.size(),
-                          cudaMemcpyDeviceToHost, r0.stream()),
+          cudaMemcpyAsync(outputPinned_[i], r0.bufferData(o.buffer),
+                          o.data.size(), cudaMemcpyDeviceToHost, r0.stream()),
           "copying output '" + o.name + "' from the device"));
   return Status::ok();
 }
@@ -467,20 +444,24 @@ Status CudaEngine::fail(const Status &st) {
   return st;
 }
 
+Status CudaEngine::resetState() {
+  if (broken_)
+    return Status::error("a previous forward failed; this engine cannot run "
+                         "again");
+  for (const auto &r : ranks_)
+    TPC_RETURN_IF_ERROR(r->resetState());
+  return Status::ok();
+}
+
 Status CudaEngine::run() {
   if (broken_)
     return Status::error("a previous forward failed; this engine cannot run "
                          "again");
-  std::string missing;
-  for (const Input &in : inputs_)
-    if (!in.data && in.desc.bytes())
-      missing += (missing.empty() ? "'" : ", '") + in.name + "'";
-  if (!missing.empty())
-    return Status::error("input " + missing + " not set before run");
+  TPC_RETURN_IF_ERROR(io_.checkInputsSet());
   const auto start = std::chrono::steady_clock::now();
-  for (const Input &in : inputs_)
-    if (in.desc.bytes())
-      std::memcpy(in.pinned, in.data, in.desc.bytes());
+  for (size_t i = 0; i < io_.inputs().size(); ++i)
+    if (const GraphIo::Input &in = io_.inputs()[i]; in.desc.bytes())
+      std::memcpy(inputPinned_[i], in.data, in.desc.bytes());
 
   const bool wantGraph = options_.cudaGraph && !options_.syncEachStep &&
                          !graphFailed_ && forwards_ >= 1;
@@ -528,9 +509,9 @@ Status CudaEngine::run() {
     if (Status is = rank->checkIndices(); !is)
       return is;
   }
-  for (Output &o : outputs_)
-    if (!o.data.empty())
-      std::memcpy(o.data.data(), o.pinned, o.data.size());
+  for (size_t i = 0; i < io_.outputs().size(); ++i)
+    if (GraphIo::Output &o = io_.outputs()[i]; !o.data.empty())
+      std::memcpy(o.data.data(), outputPinned_[i], o.data.size());
   lastGpuMillis_ = 0;
   for (size_t i = 0; i < streams_.size(); ++i) {
     float ms = 0;
@@ -541,30 +522,11 @@ Status CudaEngine::run() {
   }
   (void)cudaGetLastError();
   ++forwards_;
-  hasRun_ = true;
+  io_.markRun();
   lastRunMillis_ = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start)
                        .count();
   return Status::ok();
-}
-
-bool CudaEngine::output(const std::string &name, TensorDesc &desc,
-                        const void *&data) const {
-  for (const Output &o : outputs_) {
-    if (o.name != name)
-      continue;
-    desc = o.desc;
-    data = hasRun_ ? o.data.data() : nullptr;
-    return true;
-  }
-  return false;
-}
-
-std::vector<std::string> CudaEngine::outputNames() const {
-  std::vector<std::string> names;
-  for (const Output &o : outputs_)
-    names.push_back(o.name);
-  return names;
 }
 
 std::string CudaEngine::describe() const {

@@ -21,6 +21,7 @@
 
 #include "runtime/comm/DeviceComm.h"
 #include "runtime/cuda/CudaRank.h"
+#include "runtime/engine/GraphIo.h"
 
 #include <chrono>
 #include <memory>
@@ -81,12 +82,16 @@ public:
                   const void *data);
   /// One forward of every local rank.
   Status run();
+  /// Zeroes every local rank's engine state (a decode engine's KV caches).
+  Status resetState();
 
   /// Graph output `name` of the last run (the first local rank's), in host
   /// memory; nullptr data before a run. False if there is no such output.
   bool output(const std::string &name, TensorDesc &desc,
-              const void *&data) const;
-  std::vector<std::string> outputNames() const;
+              const void *&data) const {
+    return io_.output(name, desc, data);
+  }
+  std::vector<std::string> outputNames() const { return io_.outputNames(); }
 
   /// Wall time of the last run() and GPU time of its forward (the slowest
   /// rank's, between events on the streams), in milliseconds.
@@ -100,21 +105,6 @@ public:
   std::string describe() const;
 
 private:
-  struct Input {
-    std::string name;
-    uint32_t buffer;
-    TensorDesc desc;
-    const void *data = nullptr;
-    void *pinned = nullptr;
-  };
-  struct Output {
-    std::string name;
-    uint32_t buffer;
-    TensorDesc desc;
-    void *pinned = nullptr;
-    std::vector<uint8_t> data;
-  };
-
   CudaEngine() = default;
   Status createStreams(const std::vector<int> &devices);
   Status finishLoad();
@@ -133,14 +123,15 @@ private:
   std::vector<cudaEvent_t> startEvents_, stopEvents_;
   std::unique_ptr<DeviceCommGroup> group_;
   std::vector<std::unique_ptr<CudaRank>> ranks_;
-  std::vector<Input> inputs_;
-  std::vector<Output> outputs_;
+  GraphIo io_;
+  /// Pinned host staging of each input and output (io_'s order), nullptr
+  /// for an empty one.
+  std::vector<void *> inputPinned_, outputPinned_;
   std::vector<cudaGraph_t> graphGraphs_;
   std::vector<cudaGraphExec_t> graphs_;
   int forwards_ = 0;
   bool graphFailed_ = false;
   bool broken_ = false;
-  bool hasRun_ = false;
   std::vector<std::string> notes_;
   double lastRunMillis_ = 0, lastGpuMillis_ = 0;
 };

@@ -80,9 +80,13 @@ std::string CudaRank::where(size_t step) const {
 }
 
 Status CudaRank::resetState() {
+  TPC_CUDA_CHECK(cudaSetDevice(device_));
+  // On the rank's stream, after any forward still queued there, and done
+  // before the caller queues the next one.
   for (auto &[id, st] : states_)
     if (st.size())
-      TPC_CUDA_CHECK(cudaMemset(st.data(), 0, st.size()));
+      TPC_CUDA_CHECK(cudaMemsetAsync(st.data(), 0, st.size(), stream_));
+  TPC_CUDA_CHECK(cudaStreamSynchronize(stream_));
   return Status::ok();
 }
 

@@ -10,7 +10,7 @@ namespace tpc::runtime {
 
 namespace {
 
-class CudaRunner final : public BackendRunner {
+class CudaRunner final : public EngineRunner {
 public:
   explicit CudaRunner(std::unique_ptr<CudaEngine> engine)
       : engine_(std::move(engine)) {}
@@ -20,6 +20,7 @@ public:
     return engine_->setInput(name, desc, data);
   }
   Status run() override { return engine_->run(); }
+  Status resetState() override { return engine_->resetState(); }
   double lastRunMillis() const override { return engine_->lastRunMillis(); }
   double lastDeviceMillis() const override {
     return engine_->lastGpuMillis();
@@ -69,9 +70,8 @@ Status makeRankGroup(void *ctx, cudaStream_t stream,
 }
 #endif
 
-Status moduleCreateRunner(const std::string &dir,
-                          const GpuRunOptions &options,
-                          std::unique_ptr<BackendRunner> &out) {
+Status moduleCreateRunner(const std::string &dir, const GpuRunOptions &options,
+                          std::unique_ptr<EngineRunner> &out) {
   out.reset();
   std::unique_ptr<CudaEngine> engine;
   TPC_RETURN_IF_ERROR(CudaEngine::load(dir, engineOptions(options), engine));
@@ -91,7 +91,7 @@ Status moduleNewNcclId(std::vector<uint8_t> &bytes) {
 Status moduleCreateRankRunner(const EngineManifest &manifest, int rank,
                               int device, const std::vector<uint8_t> &ncclId,
                               const GpuRunOptions &options,
-                              std::unique_ptr<BackendRunner> &out) {
+                              std::unique_ptr<EngineRunner> &out) {
   out.reset();
   std::unique_ptr<CudaEngine> engine;
 #ifdef TPC_HAVE_NCCL

@@ -1,6 +1,5 @@
 //===- Generate.cpp - Token generation over a decode engine ---------------===//
 #include "runtime/engine/Generate.h"
-#include "runtime/engine/LocalEngine.h"
 
 #include <algorithm>
 #include <chrono>
@@ -44,34 +43,26 @@ int64_t pickToken(const float *logits, int64_t vocab,
   return ids[pick(rng)];
 }
 
-} // namespace
-
-Status LocalStepRunner::reset() {
-  for (int r = 0; r < engine_.tp(); ++r)
-    engine_.rankEngine(r).resetState();
-  return Status::ok();
-}
-
-Status LocalStepRunner::setInput(const std::string &name,
-                                 const TensorDesc &desc, const void *data) {
-  return engine_.setInput(name, desc, data);
-}
-
-Status LocalStepRunner::run() { return engine_.run(); }
-
-Status sessionLogits(const Session &session, const std::string &name,
-                     const float *&data) {
+/// The logits output of the runner's last run.
+Status lastLogits(const EngineRunner &runner, const std::string &name,
+                  const float *&data) {
   TensorDesc desc;
   const void *raw = nullptr;
-  if (!session.output(name, desc, raw) || !raw || desc.dtype != DType::F32)
+  if (!runner.output(name, desc, raw) || !raw || desc.dtype != DType::F32)
     return Status::error("the engine has no f32 output '" + name + "'");
   data = static_cast<const float *>(raw);
   return Status::ok();
 }
 
-Status LocalStepRunner::logits(const std::string &name, const float *&data) {
-  return sessionLogits(engine_.session(0), name, data);
+/// Under MPI, every process takes rank 0's token.
+Status agreeOnToken(Communicator *comm, int64_t &token) {
+  if (!comm || comm->size() == 1)
+    return Status::ok();
+  int64_t mine = comm->rank() == 0 ? token : 0;
+  return comm->allReduce(&mine, &token, 1, DType::I64);
 }
+
+} // namespace
 
 Status checkGenerateRequest(const GenerationSpec &spec,
                             const std::vector<int64_t> &prompt,
@@ -111,13 +102,13 @@ Status checkGenerateRequest(const GenerationSpec &spec,
   return Status::ok();
 }
 
-Status generate(StepRunner &runner, const GenerationSpec &spec,
-                const std::vector<int64_t> &prompt,
+Status generate(EngineRunner &runner, Communicator *tokenComm,
+                const GenerationSpec &spec, const std::vector<int64_t> &prompt,
                 const GenerateOptions &options, GenerateResult &result,
                 bool keepLogits) {
   TPC_RETURN_IF_ERROR(checkGenerateRequest(spec, prompt, options));
   result = GenerateResult();
-  TPC_RETURN_IF_ERROR(runner.reset());
+  TPC_RETURN_IF_ERROR(runner.resetState());
   std::mt19937_64 rng(options.seed);
   std::vector<int64_t> mask(size_t(spec.kvCacheLength), 0);
   int64_t token = prompt[0], position = 0, pos1 = 0;
@@ -152,11 +143,11 @@ Status generate(StepRunner &runner, const GenerationSpec &spec,
       TPC_RETURN_IF_ERROR(step(t, result.tokens.back()));
       ++t;
     }
-    TPC_RETURN_IF_ERROR(runner.logits(spec.logitsOutput, logits));
+    TPC_RETURN_IF_ERROR(lastLogits(runner, spec.logitsOutput, logits));
     if (keepLogits)
       result.logits.emplace_back(logits, logits + spec.vocab);
     int64_t next = pickToken(logits, spec.vocab, options, rng);
-    TPC_RETURN_IF_ERROR(runner.agree(next));
+    TPC_RETURN_IF_ERROR(agreeOnToken(tokenComm, next));
     result.tokens.push_back(next);
     if (n == 0)
       result.firstTokenMillis = millisSince(start);

@@ -5,39 +5,22 @@
 // one token at a time (each step appends to the caches), then picks each
 // new token from the last logits (greedy, or sampled with a temperature
 // and top-k) and feeds it back, until max_new_tokens or an end token.
-// It runs on any StepRunner: the ranks of a LocalEngine in process, or
-// this process's rank under MPI.
+// It runs on any EngineRunner: every rank in process, or this process's
+// rank under MPI, on the CPU or a GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_RUNTIME_ENGINE_GENERATE_H
 #define TPC_RUNTIME_ENGINE_GENERATE_H
 
+#include "runtime/comm/Communicator.h"
 #include "runtime/engine/EngineManifest.h"
+#include "runtime/engine/Runner.h"
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 namespace tpc::runtime {
-
-/// One forward of a decode engine, on whatever runs it.
-class StepRunner {
-public:
-  virtual ~StepRunner() = default;
-  /// Zeroes the KV caches: a new sequence starts.
-  virtual Status reset() = 0;
-  virtual Status setInput(const std::string &name, const TensorDesc &desc,
-                          const void *data) = 0;
-  virtual Status run() = 0;
-  /// The logits of the last run, `vocab` floats for batch 1.
-  virtual Status logits(const std::string &name, const float *&data) = 0;
-  /// Makes every process feed the same next token: under MPI, rank 0's
-  /// choice (each rank picks from its own copy of the logits).
-  virtual Status agree(int64_t &token) {
-    (void)token;
-    return Status::ok();
-  }
-};
 
 struct GenerateOptions {
   int64_t maxNewTokens = 16;
@@ -61,27 +44,6 @@ struct GenerateResult {
   std::vector<std::vector<float>> logits;
 };
 
-class LocalEngine;
-class Session;
-
-/// Output `name` of `session`'s last run as f32 logits.
-Status sessionLogits(const Session &session, const std::string &name,
-                     const float *&data);
-
-/// Every rank of a LocalEngine, in this process.
-class LocalStepRunner final : public StepRunner {
-public:
-  explicit LocalStepRunner(LocalEngine &engine) : engine_(engine) {}
-  Status reset() override;
-  Status setInput(const std::string &name, const TensorDesc &desc,
-                  const void *data) override;
-  Status run() override;
-  Status logits(const std::string &name, const float *&data) override;
-
-private:
-  LocalEngine &engine_;
-};
-
 /// Checks a request against the engine before anything runs: a non-empty
 /// prompt of ids below the vocabulary, batch 1, and room in the caches for
 /// the prompt and max_new_tokens.
@@ -89,10 +51,12 @@ Status checkGenerateRequest(const GenerationSpec &spec,
                             const std::vector<int64_t> &prompt,
                             const GenerateOptions &options);
 
-/// Runs the generation; with `keepLogits`, result.logits holds the logits
-/// each generated token was picked from.
-Status generate(StepRunner &runner, const GenerationSpec &spec,
-                const std::vector<int64_t> &prompt,
+/// Runs the generation on `runner`; with `keepLogits`, result.logits holds
+/// the logits each generated token was picked from. Under MPI, `tokenComm`
+/// is the job's communicator: every process feeds rank 0's choice (each
+/// picks from its own copy of the logits). Null when every rank runs here.
+Status generate(EngineRunner &runner, Communicator *tokenComm,
+                const GenerationSpec &spec, const std::vector<int64_t> &prompt,
                 const GenerateOptions &options, GenerateResult &result,
                 bool keepLogits = false);
 

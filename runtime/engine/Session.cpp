@@ -29,47 +29,14 @@ Status Session::create(RankEngine &engine, Communicator *comm,
                          std::to_string(engine.rank()) + " of " +
                          std::to_string(world));
   std::unique_ptr<Session> s(new Session(engine, comm, options));
-  // engine.json order, which RankEngine checked the plan's bindings against.
-  for (const TensorSpec &spec : engine.manifest().inputs)
-    s->inputs_.push_back(
-        {spec.name, engine.findInput(spec.name)->buffer, spec.desc, nullptr});
-  for (const TensorSpec &spec : engine.manifest().outputs) {
-    Output o{spec.name, engine.findOutput(spec.name)->buffer, spec.desc, {}};
-    o.data.resize(spec.desc.bytes());
-    s->outputs_.push_back(std::move(o));
-  }
+  TPC_RETURN_IF_ERROR(s->io_.bind(engine, who));
   out = std::move(s);
   return Status::ok();
 }
 
 Status Session::setInput(const std::string &name, const TensorDesc &desc,
                          const void *data) {
-  const std::string who = "rank " + std::to_string(engine_.rank()) + ": ";
-  for (Input &in : inputs_) {
-    if (in.name != name)
-      continue;
-    if (desc.dtype != in.desc.dtype)
-      return Status::invalidArgument(who + "input '" + name + "' has dtype " +
-                           dtypeName(desc.dtype) + ", but the engine expects " +
-                           dtypeName(in.desc.dtype) + " (" + in.desc.str() +
-                           ")");
-    if (desc.shape != in.desc.shape)
-      return Status::invalidArgument(who + "input '" + name + "' has shape " +
-                           shapeToString(desc.shape) +
-                           ", but the engine was compiled for " +
-                           shapeToString(in.desc.shape) + " (" +
-                           in.desc.str() + ")");
-    if (!data && in.desc.bytes() != 0)
-      return Status::invalidArgument(who + "input '" + name + "' has no data");
-    in.data = data;
-    return Status::ok();
-  }
-  std::string names;
-  for (const Input &in : inputs_)
-    names += (names.empty() ? "'" : ", '") + in.name + "'";
-  return Status::notFound(who + "the engine has no input '" + name +
-                       "' (its inputs: " + (names.empty() ? "none" : names) +
-                       ")");
+  return io_.setInput(name, desc, data);
 }
 
 Status Session::fail(const Status &st, FailureOrigin origin) {
@@ -85,15 +52,9 @@ Status Session::run() {
   auto start = std::chrono::steady_clock::now();
   lastFailure_ = FailureOrigin::None;
   const std::string who = "rank " + std::to_string(engine_.rank()) + ": ";
-  std::string missing;
-  for (const Input &in : inputs_)
-    if (!in.data && in.desc.bytes() != 0)
-      missing += (missing.empty() ? "'" : ", '") + in.name + "'";
-  if (!missing.empty())
-    return fail(Status::invalidArgument(who + "input " + missing +
-                              " not set before run"),
-                FailureOrigin::Local);
-  for (const Input &in : inputs_)
+  if (Status st = io_.checkInputsSet(); !st)
+    return fail(st, FailureOrigin::Local);
+  for (const GraphIo::Input &in : io_.inputs())
     if (in.desc.bytes())
       std::memcpy(engine_.bufferData(in.buffer), in.data, in.desc.bytes());
 
@@ -127,10 +88,10 @@ Status Session::run() {
                                             : FailureOrigin::Collective);
   }
 
-  for (Output &o : outputs_)
+  for (GraphIo::Output &o : io_.outputs())
     if (!o.data.empty())
       std::memcpy(o.data.data(), engine_.bufferData(o.buffer), o.data.size());
-  hasRun_ = true;
+  io_.markRun();
   lastRunMillis_ = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -150,25 +111,6 @@ Status Session::runStep(size_t index) {
     return Status::error(std::string("kernel failed: ") + ex.what());
   }
   return step.kernel->runStatus();
-}
-
-bool Session::output(const std::string &name, TensorDesc &desc,
-                     const void *&data) const {
-  for (const Output &o : outputs_) {
-    if (o.name != name)
-      continue;
-    desc = o.desc;
-    data = hasRun_ ? o.data.data() : nullptr;
-    return true;
-  }
-  return false;
-}
-
-std::vector<std::string> Session::outputNames() const {
-  std::vector<std::string> names;
-  for (const Output &o : outputs_)
-    names.push_back(o.name);
-  return names;
 }
 
 } // namespace tpc::runtime

@@ -16,6 +16,7 @@
 #define TPC_RUNTIME_ENGINE_SESSION_H
 
 #include "runtime/comm/Communicator.h"
+#include "runtime/engine/GraphIo.h"
 #include "runtime/engine/RankEngine.h"
 
 #include <memory>
@@ -65,9 +66,11 @@ public:
   /// Graph output `name` of the last successful run(); nullptr data if it
   /// has not run. Returns false if there is no such output.
   bool output(const std::string &name, TensorDesc &desc,
-              const void *&data) const;
+              const void *&data) const {
+    return io_.output(name, desc, data);
+  }
   /// Names of the graph outputs, in engine.json order.
-  std::vector<std::string> outputNames() const;
+  std::vector<std::string> outputNames() const { return io_.outputNames(); }
 
   /// Where the last failed run() failed: in this rank (a missing input, a
   /// kernel) or in a collective (which includes a peer's abort). When ranks
@@ -84,19 +87,6 @@ public:
   Communicator *communicator() const { return comm_; }
 
 private:
-  struct Input {
-    std::string name;
-    uint32_t buffer;
-    TensorDesc desc;
-    const void *data = nullptr;
-  };
-  struct Output {
-    std::string name;
-    uint32_t buffer;
-    TensorDesc desc;
-    std::vector<uint8_t> data;
-  };
-
   Session(RankEngine &engine, Communicator *comm, const SessionOptions &opts)
       : engine_(engine), comm_(comm), options_(opts) {}
   Status runStep(size_t index);
@@ -105,9 +95,7 @@ private:
   RankEngine &engine_;
   Communicator *comm_;
   SessionOptions options_;
-  std::vector<Input> inputs_;
-  std::vector<Output> outputs_;
-  bool hasRun_ = false;
+  GraphIo io_;
   FailureOrigin lastFailure_ = FailureOrigin::None;
   double lastRunMillis_ = 0;
   std::vector<StepTime> stepTimes_;

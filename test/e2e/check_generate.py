@@ -29,6 +29,9 @@ def main():
     ap.add_argument("--mpi", action="store_true",
                     help="also generate at tp 2 under mpirun (a rank per process)")
     ap.add_argument("--mpirun", default="mpirun")
+    ap.add_argument("--backend", default="cpu",
+                    help="tpc generate's backend; with cuda, ranks above one "
+                         "are emulated on the one GPU")
     args = ap.parse_args()
     passed = failed = 0
     for name in sorted(os.listdir(args.models)):
@@ -55,7 +58,11 @@ def main():
             cmd = ["tpc", "generate", engine, "--input-ids", prompt,
                    "--max-new-tokens", str(ref["max_new_tokens"]),
                    "--output-dir", out, "--save-logits", "--json",
-                   "--oversubscribe"]
+                   "--backend", args.backend]
+            if args.backend == "cpu":
+                cmd.append("--oversubscribe")
+            elif tp > 1:
+                cmd.append("--emulate-ranks")
             g = run(cmd)
             if g.returncode != 0:
                 print("FAIL %s tp=%d: generate: %s" % (name, tp, g.stderr.strip()))

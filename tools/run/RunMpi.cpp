@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "base/Cores.h"
 #include "runtime/comm/MpiComm.h"
+#include "runtime/engine/CpuRunner.h"
 #include "runtime/engine/Generate.h"
 #include "tools/run/RunToolSupport.h"
 #include "tools/run/Tools.h"
@@ -65,28 +66,6 @@ int withMpiWorld(const MpiOptions &mo,
   return result;
 }
 
-struct RankState {
-  EngineManifest manifest;
-  std::vector<NamedArray> inputs;
-  std::unique_ptr<RankEngine> engine;
-  std::unique_ptr<Session> session;
-};
-
-Status setUp(const RunToolOptions &o, Communicator &comm, RankState &s) {
-  TPC_RETURN_IF_ERROR(
-      EngineManifest::load(o.engineDir, s.manifest, /*holdFolder=*/true));
-  FolderRelease release(s.manifest);
-  TPC_RETURN_IF_ERROR(checkWorldSize(comm, s.manifest));
-  TPC_RETURN_IF_ERROR(readInputs(s.manifest, o, s.inputs));
-  TPC_RETURN_IF_ERROR(checkThreads(ranksSharingCores(), o));
-  TPC_RETURN_IF_ERROR(RankEngine::load(s.manifest, comm.rank(), s.engine));
-  SessionOptions so;
-  so.numThreads = o.threadsPerRank;
-  so.profile = !o.profilePath.empty();
-  TPC_RETURN_IF_ERROR(Session::create(*s.engine, &comm, so, s.session));
-  return setInputs(*s.session, s.inputs);
-}
-
 /// Every rank learns which ranks failed `st`. Returns -1 when none did;
 /// otherwise the exit status, the lowest failing rank printing its error.
 int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
@@ -109,30 +88,6 @@ int agreeOnFailure(Communicator &comm, const Status &st, std::ostream &err) {
     return 1;
   }
   return -1;
-}
-
-/// Every rank's `text`, in rank order, on every rank (lengths first, then
-/// the bytes).
-Status gatherText(Communicator &comm, const std::string &text,
-                  std::vector<std::string> &out) {
-  const int world = comm.size();
-  std::vector<int64_t> lengths(size_t(world), 0);
-  int64_t mine = int64_t(text.size());
-  TPC_RETURN_IF_ERROR(comm.allGather(&mine, lengths.data(), 1, DType::I64));
-  std::vector<size_t> counts(lengths.begin(), lengths.end());
-  size_t total = 0;
-  for (size_t c : counts)
-    total += c;
-  std::vector<char> all(total);
-  TPC_RETURN_IF_ERROR(
-      comm.allGatherV(text.data(), all.data(), counts, DType::U8));
-  out.clear();
-  size_t at = 0;
-  for (size_t c : counts) {
-    out.emplace_back(all.data() + at, c);
-    at += c;
-  }
-  return Status::ok();
 }
 
 /// Every rank must run the same compile: ranks compare their engine ids
@@ -169,64 +124,6 @@ int agreeOnEngine(Communicator &comm, const EngineManifest &manifest,
   return -1;
 }
 
-int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
-            std::ostream &err) {
-  const int rank = comm.rank(), world = comm.size();
-  RankState state;
-  auto loadStart = std::chrono::steady_clock::now();
-  Status setup = setUp(o, comm, state);
-  const double loadMillis = millisSince(loadStart);
-
-  // Every rank learns which ranks failed, so that all stop here together
-  // instead of the healthy ones waiting in the first collective.
-  if (int r = agreeOnFailure(comm, setup, err); r >= 0)
-    return r;
-  if (int r = agreeOnEngine(comm, state.manifest, err); r >= 0)
-    return r;
-
-  std::vector<double> times;
-  RankRuns profile;
-  for (int i = 0; i < o.warmup + o.iterations; ++i) {
-    if (Status st = comm.barrier(); !st)
-      return toolError(err, "rank " + std::to_string(rank) + ": " +
-                                st.message());
-    // A failing forward aborts the job (MPI_Abort) from inside run(); the
-    // message is printed before.
-    if (Status st = state.session->run(); !st)
-      return toolError(err, st.message());
-    if (i >= o.warmup) {
-      times.push_back(state.session->lastRunMillis());
-      if (!o.profilePath.empty())
-        profile.push_back(state.session->stepTimes());
-    }
-  }
-  std::vector<std::string> events;
-  if (!o.profilePath.empty())
-    if (Status st = gatherText(comm,
-                               traceEventsJson(state.engine->plan(), rank,
-                                               profile),
-                               events);
-        !st)
-      return toolError(err, "rank " + std::to_string(rank) + ": " +
-                                st.message());
-  if (rank != 0)
-    return 0;
-  if (Status st = saveGeneratedInputs(o, state.inputs); !st)
-    return toolError(err, st.message());
-  if (Status st = writeOutputs(*state.session, o.outputDir,
-                               o.json ? nullptr : &out, err);
-      !st)
-    return toolError(err, st.message());
-  printLatency(times, loadMillis, world, o, out);
-  if (!o.profilePath.empty()) {
-    if (Status st = writeChromeTrace(o.profilePath, events); !st)
-      return toolError(err, st.message());
-    printProfileSummary(state.engine->plan(), profile, o, out);
-  }
-  return 0;
-}
-
-
 /// This process's index among the job's processes on this host, from the
 /// launcher's environment (0 when it sets none).
 int localRankFromEnv() {
@@ -237,153 +134,124 @@ int localRankFromEnv() {
   return 0;
 }
 
-/// --backend cuda under mpirun: one rank per process on GPU device +
-/// local rank, NCCL between them. Rank 0's NCCL id reaches every rank over
-/// MPI together with the agreement on set-up failures.
-int runRankGpu(const RunToolOptions &o, Communicator &comm, std::ostream &out,
-               std::ostream &err) {
-  const int rank = comm.rank(), world = comm.size();
-  auto loadStart = std::chrono::steady_clock::now();
-  EngineManifest manifest;
-  std::vector<NamedArray> inputs;
-  Status setup = EngineManifest::load(o.engineDir, manifest);
-  if (setup)
-    setup = checkWorldSize(comm, manifest);
-  if (setup && o.gpu.emulateRanks)
-    setup = Status::error("--emulate-ranks runs every rank in one process; "
-                          "use it without mpirun");
-  if (setup)
-    setup = readInputs(manifest, o, inputs);
+/// Rank 0's NCCL id on every rank, for --backend cuda. Every rank calls
+/// this together; rank 0 made `id` (empty elsewhere).
+Status shareNcclId(Communicator &comm, const std::vector<uint8_t> &id,
+                   std::vector<uint8_t> &rootId) {
   // A fixed-size block per rank: a 4-byte length and rank 0's id.
   constexpr size_t kIdBlock = 512;
-  std::vector<uint8_t> id, block(kIdBlock, 0);
-  if (setup && rank == 0 && manifest.tp > 1)
-    setup = newNcclId(id);
-  if (setup && id.size() > kIdBlock - 4)
-    setup = Status::error("the NCCL id does not fit its exchange block");
-  if (int r = agreeOnFailure(comm, setup, err); r >= 0)
-    return r;
-  if (int r = agreeOnEngine(comm, manifest, err); r >= 0)
-    return r;
+  if (id.size() > kIdBlock - 4)
+    return Status::error("the NCCL id does not fit its exchange block");
+  std::vector<uint8_t> block(kIdBlock, 0);
   const uint32_t len = uint32_t(id.size());
   std::memcpy(block.data(), &len, 4);
   if (len)
     std::memcpy(block.data() + 4, id.data(), len);
-  std::vector<uint8_t> all(kIdBlock * size_t(world));
-  if (Status st = comm.allGather(block.data(), all.data(), kIdBlock, DType::U8);
-      !st)
-    return toolError(err, "rank " + std::to_string(rank) + ": " + st.message());
+  std::vector<uint8_t> all(kIdBlock * size_t(comm.size()));
+  TPC_RETURN_IF_ERROR(
+      comm.allGather(block.data(), all.data(), kIdBlock, DType::U8));
   uint32_t rootLen = 0;
   std::memcpy(&rootLen, all.data(), 4);
-  const std::vector<uint8_t> rootId(all.begin() + 4,
-                                    all.begin() + 4 + std::min<uint32_t>(
-                                                          rootLen,
-                                                          kIdBlock - 4));
-
-  std::unique_ptr<BackendRunner> runner;
-  Status made = createCudaRankRunner(manifest, rank,
-                                     o.gpu.device + localRankFromEnv(), rootId,
-                                     o.gpu, runner);
-  for (size_t i = 0; made && i < inputs.size(); ++i)
-    made = runner->setInput(inputs[i].name, inputs[i].array.desc,
-                            inputs[i].array.data.data());
-  if (int r = agreeOnFailure(comm, made, err); r >= 0)
-    return r;
-  const double gpuLoadMillis = millisSince(loadStart);
-
-  std::vector<double> times;
-  for (int i = 0; i < o.warmup + o.iterations; ++i) {
-    if (Status st = comm.barrier(); !st)
-      return toolError(err, "rank " + std::to_string(rank) + ": " +
-                                st.message());
-    if (Status st = runner->run(); !st)
-      return toolError(err, "rank " + std::to_string(rank) + ": " +
-                                st.message());
-    if (i >= o.warmup)
-      times.push_back(runner->lastRunMillis());
-  }
-  if (rank != 0)
-    return 0;
-  for (const std::string &note : runner->notes())
-    err << "tpc run: note: " << note << "\n";
-  if (Status st = saveGeneratedInputs(o, inputs); !st)
-    return toolError(err, st.message());
-  if (Status st = writeOutputs(
-          runner->outputNames(),
-          [&](const std::string &name, TensorDesc &desc, const void *&data) {
-            return runner->output(name, desc, data);
-          },
-          o.outputDir, o.json ? nullptr : &out, err);
-      !st)
-    return toolError(err, st.message());
-  printLatency(times, gpuLoadMillis, world, o, out);
-  return 0;
+  rootId.assign(all.begin() + 4,
+                all.begin() + 4 + std::min<uint32_t>(rootLen, kIdBlock - 4));
+  return Status::ok();
 }
 
-} // namespace
+/// This process's rank of the engine on `backend`: the manifest, the world
+/// size, the request checked by `checkRequest`, the agreement on failures
+/// and on the engine, then the runner. Returns -1 with `runner` made, or the
+/// exit status (every rank exits together; one prints).
+int loadRank(const std::string &engineDir, Backend backend,
+             const GpuRunOptions &gpu, const CpuRunOptions &cpu,
+             Communicator &comm,
+             const std::function<Status(const EngineManifest &)> &checkRequest,
+             EngineManifest &manifest, std::unique_ptr<EngineRunner> &runner,
+             std::ostream &err) {
+  const int rank = comm.rank();
+  Status setup = EngineManifest::load(engineDir, manifest, /*holdFolder=*/true);
+  // Every rank file is open once the rank is loaded.
+  FolderRelease release(manifest);
+  if (setup)
+    setup = checkWorldSize(comm, manifest);
+  if (setup && backend == Backend::Cuda && gpu.emulateRanks)
+    setup = Status::error("--emulate-ranks runs every rank in one process; "
+                          "use it without mpirun");
+  if (setup)
+    setup = checkRequest(manifest);
+  std::vector<uint8_t> id;
+  if (setup && backend == Backend::Cuda && rank == 0 && manifest.tp > 1)
+    setup = newNcclId(id);
+  if (setup && backend == Backend::Cpu)
+    setup = createCpuRankRunner(manifest, comm, cpu, runner);
+  // Every rank learns which ranks failed, so that all stop here together
+  // instead of the healthy ones waiting in the first collective.
+  if (int r = agreeOnFailure(comm, setup, err); r >= 0)
+    return r;
+  if (int r = agreeOnEngine(comm, manifest, err); r >= 0)
+    return r;
+  if (backend == Backend::Cpu)
+    return -1;
+  // Rank 0's NCCL id reaches every rank before the GPU ranks are made.
+  std::vector<uint8_t> rootId;
+  if (Status st = shareNcclId(comm, id, rootId); !st)
+    return toolError(err, "rank " + std::to_string(rank) + ": " + st.message());
+  Status made = createCudaRankRunner(
+      manifest, rank, gpu.device + localRankFromEnv(), rootId, gpu, runner);
+  if (int r = agreeOnFailure(comm, made, err); r >= 0)
+    return r;
+  return -1;
+}
 
-namespace {
-
-/// This process's rank of a decode engine; tokens are rank 0's.
-class MpiStepRunner final : public StepRunner {
-public:
-  MpiStepRunner(RankEngine &engine, Session &session, Communicator &comm)
-      : engine_(engine), session_(session), comm_(comm) {}
-  Status reset() override {
-    engine_.resetState();
+/// tpc run under mpirun, on either backend: one rank per process, its GPU
+/// device + local rank with --backend cuda.
+int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
+            std::ostream &err) {
+  auto loadStart = std::chrono::steady_clock::now();
+  CpuRunOptions cpu;
+  cpu.threadsPerRank = o.threadsPerRank;
+  cpu.profile = !o.profilePath.empty();
+  EngineManifest manifest;
+  std::vector<NamedArray> inputs;
+  std::unique_ptr<EngineRunner> runner;
+  auto check = [&](const EngineManifest &m) -> Status {
+    TPC_RETURN_IF_ERROR(readInputs(m, o, inputs));
+    if (o.backend == Backend::Cpu)
+      TPC_RETURN_IF_ERROR(checkThreads(ranksSharingCores(), o));
     return Status::ok();
-  }
-  Status setInput(const std::string &name, const TensorDesc &desc,
-                  const void *data) override {
-    return session_.setInput(name, desc, data);
-  }
-  Status run() override { return session_.run(); }
-  Status logits(const std::string &name, const float *&data) override {
-    return sessionLogits(session_, name, data);
-  }
-  Status agree(int64_t &token) override {
-    int64_t mine = comm_.rank() == 0 ? token : 0;
-    TPC_RETURN_IF_ERROR(comm_.allReduce(&mine, &token, 1, DType::I64));
-    return Status::ok();
-  }
+  };
+  if (int r = loadRank(o.engineDir, o.backend, o.gpu, cpu, comm, check,
+                       manifest, runner, err);
+      r >= 0)
+    return r;
+  if (int r = agreeOnFailure(comm, setInputs(*runner, inputs), err); r >= 0)
+    return r;
+  return runForwards(*runner, &comm, o, inputs, millisSince(loadStart), out,
+                     err);
+}
 
-private:
-  RankEngine &engine_;
-  Session &session_;
-  Communicator &comm_;
-};
-
+/// tpc generate under mpirun: this process's rank runs the generation;
+/// every rank feeds rank 0's tokens.
 int generateRank(const GenerateToolOptions &o, Communicator &comm,
                  const std::function<void(const GenerateResult &, double)> &report,
                  std::ostream &err) {
   const int rank = comm.rank();
-  EngineManifest manifest;
-  std::unique_ptr<RankEngine> engine;
-  std::unique_ptr<Session> session;
   auto loadStart = std::chrono::steady_clock::now();
-  auto setup = [&]() -> Status {
-    TPC_RETURN_IF_ERROR(
-        EngineManifest::load(o.engineDir, manifest, /*holdFolder=*/true));
-    FolderRelease release(manifest);
-    TPC_RETURN_IF_ERROR(checkWorldSize(comm, manifest));
-    TPC_RETURN_IF_ERROR(
-        checkGenerateRequest(manifest.generation, o.prompt, o.generate));
-    TPC_RETURN_IF_ERROR(RankEngine::load(manifest, rank, engine));
-    SessionOptions so;
-    so.numThreads = o.threadsPerRank;
-    return Session::create(*engine, &comm, so, session);
+  CpuRunOptions cpu;
+  cpu.threadsPerRank = o.threadsPerRank;
+  EngineManifest manifest;
+  std::unique_ptr<EngineRunner> runner;
+  auto check = [&](const EngineManifest &m) {
+    return checkGenerateRequest(m.generation, o.prompt, o.generate);
   };
-  Status st = setup();
+  if (int r = loadRank(o.engineDir, o.backend, o.gpu, cpu, comm, check,
+                       manifest, runner, err);
+      r >= 0)
+    return r;
   const double loadMillis = millisSince(loadStart);
-  if (int r = agreeOnFailure(comm, st, err); r >= 0)
-    return r;
-  if (int r = agreeOnEngine(comm, manifest, err); r >= 0)
-    return r;
-  MpiStepRunner runner(*engine, *session, comm);
   GenerateResult result;
   // A failing forward aborts the job from inside run().
-  if (Status gs = generate(runner, manifest.generation, o.prompt, o.generate,
-                           result);
+  if (Status gs = generate(*runner, &comm, manifest.generation, o.prompt,
+                           o.generate, result);
       !gs)
     return toolError(err, "rank " + std::to_string(rank) + ": " +
                               gs.message());
@@ -418,12 +286,7 @@ int runMpiTool(const RunToolOptions &options, std::ostream &out,
   // of hanging or corrupting memory.
   mo.validateCalls = options.checkCollectives;
   return withMpiWorld(
-      mo,
-      [&](Communicator &comm) {
-        return options.backend == Backend::Cuda
-                   ? runRankGpu(options, comm, out, err)
-                   : runRank(options, comm, out, err);
-      },
+      mo, [&](Communicator &comm) { return runRank(options, comm, out, err); },
       err);
 }
 

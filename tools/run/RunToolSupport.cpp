@@ -204,10 +204,10 @@ Status saveGeneratedInputs(const RunToolOptions &options,
   return Status::ok();
 }
 
-Status setInputs(Session &session, const std::vector<NamedArray> &inputs) {
+Status setInputs(EngineRunner &runner, const std::vector<NamedArray> &inputs) {
   for (const NamedArray &a : inputs)
     TPC_RETURN_IF_ERROR(
-        session.setInput(a.name, a.array.desc, a.array.data.data()));
+        runner.setInput(a.name, a.array.desc, a.array.data.data()));
   return Status::ok();
 }
 
@@ -223,17 +223,7 @@ Status checkThreads(int ranksOnHost, const RunToolOptions &options) {
   return Status::ok();
 }
 
-Status writeOutputs(const Session &session, const std::string &dir,
-                    std::ostream *listing, std::ostream &err) {
-  return writeOutputs(
-      session.outputNames(),
-      [&session](const std::string &name, TensorDesc &desc,
-                 const void *&data) { return session.output(name, desc, data); },
-      dir, listing, err);
-}
-
-Status writeOutputs(const std::vector<std::string> &names,
-                    const OutputLookup &lookup, const std::string &dir,
+Status writeOutputs(const EngineRunner &runner, const std::string &dir,
                     std::ostream *listing, std::ostream &err) {
   if (dir.empty())
     return Status::ok();
@@ -242,10 +232,10 @@ Status writeOutputs(const std::vector<std::string> &names,
   if (ec)
     return Status::error("cannot create output directory '" + dir +
                          "': " + ec.message());
-  for (const std::string &name : names) {
+  for (const std::string &name : runner.outputNames()) {
     TensorDesc desc;
     const void *data = nullptr;
-    if (!lookup(name, desc, data) || (!data && desc.bytes()))
+    if (!runner.output(name, desc, data) || (!data && desc.bytes()))
       return Status::error("output '" + name + "' has no data");
     std::string path = dir + "/" + outputFileName(name) + ".npy";
     if (desc.dtype == DType::BF16) {
@@ -308,48 +298,159 @@ nlohmann::json latencyJson(const LatencyStats &s) {
           {"p99", s.p99},   {"min", s.min},       {"max", s.max}};
 }
 
-void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
-                  const RunToolOptions &options, std::ostream &out) {
-  LatencyStats s = latencyStats(millis);
-  if (options.json) {
-    nlohmann::json j = {{"latency_ms", latencyJson(s)},
-                        {"throughput_per_s", s.throughput},
+namespace {
+
+/// Every rank's `text`, in rank order, on every rank (lengths first, then
+/// the bytes).
+Status gatherText(Communicator &comm, const std::string &text,
+                  std::vector<std::string> &out) {
+  const int world = comm.size();
+  std::vector<int64_t> lengths(size_t(world), 0);
+  int64_t mine = int64_t(text.size());
+  TPC_RETURN_IF_ERROR(comm.allGather(&mine, lengths.data(), 1, DType::I64));
+  std::vector<size_t> counts(lengths.begin(), lengths.end());
+  size_t total = 0;
+  for (size_t c : counts)
+    total += c;
+  std::vector<char> all(total);
+  TPC_RETURN_IF_ERROR(
+      comm.allGatherV(text.data(), all.data(), counts, DType::U8));
+  out.clear();
+  size_t at = 0;
+  for (size_t c : counts) {
+    out.emplace_back(all.data() + at, c);
+    at += c;
+  }
+  return Status::ok();
+}
+
+/// The latency of the timed forwards and the engine's load time: one JSON
+/// object with --json, one line of text otherwise.
+void printLatency(const EngineRunner &runner,
+                  const std::vector<double> &wallMillis,
+                  const std::vector<double> &deviceMillis, double loadMillis,
+                  const RunToolOptions &o, std::ostream &out) {
+  const LatencyStats w = latencyStats(wallMillis);
+  const bool cuda = o.backend == Backend::Cuda;
+  if (o.json) {
+    nlohmann::json j = {{"latency_ms", latencyJson(w)},
+                        {"throughput_per_s", w.throughput},
                         {"load_ms", loadMillis},
-                        {"tp", tp},
-                        {"threads", options.threadsPerRank},
-                        {"iterations", options.iterations},
-                        {"gemm_kernel", cpu::sgemmKernelName()},
-                        {"vector_math",
-                         cpu::vectorIsaName(cpu::vectorMathIsa())}};
+                        {"tp", runner.tp()},
+                        {"iterations", o.iterations}};
+    if (cuda) {
+      j["device_ms"] = latencyJson(latencyStats(deviceMillis));
+      j["backend"] = "cuda";
+      j["cuda_graph"] = o.gpu.cudaGraph;
+      j["emulate_ranks"] = o.gpu.emulateRanks;
+      j["devices"] = runner.describe();
+    } else {
+      j["threads"] = o.threadsPerRank;
+      j["gemm_kernel"] = cpu::sgemmKernelName();
+      j["vector_math"] = cpu::vectorIsaName(cpu::vectorMathIsa());
+    }
     out << j.dump() << "\n";
     out.flush();
     return;
   }
-  char tail[240];
-  const bool cuda = options.backend == Backend::Cuda;
-  std::snprintf(tail, sizeof(tail),
-                "; load %.1f ms (%d iteration%s after %d warmup; tp %d, %d "
-                "thread%s per rank; %s GEMM%s%s)\n",
-                loadMillis, options.iterations,
-                options.iterations == 1 ? "" : "s", options.warmup, tp,
-                options.threadsPerRank,
-                options.threadsPerRank == 1 ? "" : "s",
-                cuda ? "cuBLASLt" : cpu::sgemmKernelName(),
-                cuda ? "" : ", vector math ",
-                cuda ? "" : cpu::vectorIsaName(cpu::vectorMathIsa()));
-  out << "latency: " << formatLatency(s) << tail;
+  char tail[320];
+  const char *plural = o.iterations == 1 ? "" : "s";
+  if (cuda)
+    std::snprintf(tail, sizeof(tail),
+                  "; device median %.3f ms; load %.1f ms (%d iteration%s after "
+                  "%d warmup; tp %d on CUDA%s%s)\n",
+                  latencyStats(deviceMillis).median, loadMillis, o.iterations,
+                  plural, o.warmup, runner.tp(),
+                  o.gpu.cudaGraph ? ", graphs" : "",
+                  o.gpu.emulateRanks ? ", ranks emulated on one GPU" : "");
+  else
+    std::snprintf(tail, sizeof(tail),
+                  "; load %.1f ms (%d iteration%s after %d warmup; tp %d, %d "
+                  "thread%s per rank; %s GEMM, vector math %s)\n",
+                  loadMillis, o.iterations, plural, o.warmup, runner.tp(),
+                  o.threadsPerRank, o.threadsPerRank == 1 ? "" : "s",
+                  cpu::sgemmKernelName(),
+                  cpu::vectorIsaName(cpu::vectorMathIsa()));
+  out << "latency: " << formatLatency(w) << tail;
+  if (cuda)
+    out << "devices: " << runner.describe() << "\n";
   out.flush();
 }
 
-void printProfileSummary(const RankPlan &plan, const RankRuns &runs,
-                         const RunToolOptions &options, std::ostream &out) {
-  if (options.json)
-    return;
-  out << "profile: " << options.profilePath << " (Chrome trace: Perfetto, "
-      << "chrome://tracing); rank 0's slowest steps, mean of " << runs.size()
-      << " run" << (runs.size() == 1 ? "" : "s") << ":\n"
-      << formatTopSteps(plan, runs);
-  out.flush();
+} // namespace
+
+int runForwards(EngineRunner &runner, Communicator *comm,
+                const RunToolOptions &o, const std::vector<NamedArray> &inputs,
+                double loadMillis, std::ostream &out, std::ostream &err) {
+  const int rank = comm ? comm->rank() : 0;
+  const std::string who = comm && o.backend == Backend::Cuda
+                              ? "rank " + std::to_string(rank) + ": "
+                              : std::string();
+  std::vector<double> wall, device;
+  // Per rank run here: its plan and the step times of every timed forward.
+  std::vector<RankStepTimes> ranks;
+  std::vector<RankRuns> runs;
+  for (int i = 0; i < o.warmup + o.iterations; ++i) {
+    if (comm)
+      if (Status st = comm->barrier(); !st)
+        return toolError(err,
+                         "rank " + std::to_string(rank) + ": " + st.message());
+    // Under MPI a failing forward aborts the job from inside run(), after
+    // printing; in process every rank has stopped (or been left behind).
+    if (Status st = runner.run(); !st) {
+      if (runner.abandoned()) {
+        // A rank's thread is still inside the engine: end the process now
+        // rather than wait for it.
+        toolError(err, st.message());
+        err.flush();
+        std::fflush(nullptr);
+        std::_Exit(1);
+      }
+      return toolError(err, who + st.message());
+    }
+    if (i < o.warmup)
+      continue;
+    wall.push_back(runner.lastRunMillis());
+    device.push_back(runner.lastDeviceMillis());
+    ranks = runner.lastStepTimes();
+    runs.resize(ranks.size());
+    for (size_t r = 0; r < ranks.size(); ++r)
+      runs[r].push_back(*ranks[r].steps);
+  }
+  const bool profile = !o.profilePath.empty() && !ranks.empty();
+  std::vector<std::string> events;
+  for (size_t r = 0; profile && r < ranks.size(); ++r)
+    events.push_back(traceEventsJson(*ranks[r].plan, ranks[r].rank, runs[r]));
+  if (profile && comm) {
+    std::string mine = events.empty() ? std::string() : events[0];
+    if (Status st = gatherText(*comm, mine, events); !st)
+      return toolError(err,
+                       "rank " + std::to_string(rank) + ": " + st.message());
+  }
+  if (rank != 0)
+    return 0;
+  for (const std::string &note : runner.notes())
+    err << "tpc run: note: " << note << "\n";
+  if (Status st = saveGeneratedInputs(o, inputs); !st)
+    return toolError(err, st.message());
+  if (Status st =
+          writeOutputs(runner, o.outputDir, o.json ? nullptr : &out, err);
+      !st)
+    return toolError(err, st.message());
+  printLatency(runner, wall, device, loadMillis, o, out);
+  if (profile) {
+    if (Status st = writeChromeTrace(o.profilePath, events); !st)
+      return toolError(err, st.message());
+    if (!o.json) {
+      out << "profile: " << o.profilePath << " (Chrome trace: Perfetto, "
+          << "chrome://tracing); rank 0's slowest steps, mean of "
+          << runs[0].size() << " run" << (runs[0].size() == 1 ? "" : "s")
+          << ":\n"
+          << formatTopSteps(*ranks[0].plan, runs[0]);
+      out.flush();
+    }
+  }
+  return 0;
 }
 
 } // namespace tpc::runtime

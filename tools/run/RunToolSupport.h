@@ -1,17 +1,17 @@
 //===- RunToolSupport.h - Pieces shared by the run modes --------*- C++ -*-===//
 //
-// Internal to `tpc run`: reading the input files against engine.json,
-// writing outputs and reporting latency, used by both the in-process and
-// the MPI mode.
+// Internal to `tpc run`: reading the input files against engine.json, and
+// the one loop of forwards with its report, which every backend and
+// communicator runs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_TOOLS_RUN_RUNTOOLSUPPORT_H
 #define TPC_TOOLS_RUN_RUNTOOLSUPPORT_H
 
 #include "runtime/engine/Profile.h"
-#include "runtime/engine/Session.h"
-#include "tools/run/Tools.h"
+#include "runtime/engine/Runner.h"
 #include "runtime/io/Npy.h"
+#include "tools/run/Tools.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -42,26 +42,16 @@ Status readInputs(const EngineManifest &manifest,
 Status saveGeneratedInputs(const RunToolOptions &options,
                            const std::vector<NamedArray> &inputs);
 
-/// Sets every input on `session`.
-Status setInputs(Session &session, const std::vector<NamedArray> &inputs);
+/// Sets every input on `runner`.
+Status setInputs(EngineRunner &runner, const std::vector<NamedArray> &inputs);
 
 /// Checks ranks x threads against the cores of this machine.
 Status checkThreads(int ranksOnHost, const RunToolOptions &options);
 
-/// Writes the session's outputs to `dir` (nothing when it is empty). Each
+/// Writes the runner's outputs to `dir` (nothing when it is empty). Each
 /// file written is listed on `listing` unless it is null; notes go to
 /// `err`.
-Status writeOutputs(const Session &session, const std::string &dir,
-                    std::ostream *listing, std::ostream &err);
-
-/// Looks up a graph output: its description and host data.
-using OutputLookup =
-    std::function<bool(const std::string &, TensorDesc &, const void *&)>;
-
-/// writeOutputs for outputs that do not come from a Session (a GPU
-/// backend's runner).
-Status writeOutputs(const std::vector<std::string> &names,
-                    const OutputLookup &lookup, const std::string &dir,
+Status writeOutputs(const EngineRunner &runner, const std::string &dir,
                     std::ostream *listing, std::ostream &err);
 
 /// Statistics over per-iteration times in milliseconds (percentiles by the
@@ -83,25 +73,21 @@ inline double millisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-/// Prints the latency over `millis` (one entry per timed iteration) and the
-/// engine's load time: as one JSON object with options.json, as one line of
-/// text otherwise.
-void printLatency(const std::vector<double> &millis, double loadMillis, int tp,
-                  const RunToolOptions &options, std::ostream &out);
-
-/// After a --profile run: where the trace went and rank 0's slowest steps
-/// (not with --json, whose stdout is the JSON object alone).
-void printProfileSummary(const RankPlan &plan, const RankRuns &runs,
-                         const RunToolOptions &options, std::ostream &out);
+/// The forwards of `tpc run` on a loaded runner whose inputs are set, and
+/// their report. Runs options.warmup + options.iterations forwards; under
+/// MPI `comm` is the job's communicator and each forward starts after a
+/// barrier on it. Then, in process or on rank 0: the outputs, the latency
+/// (wall, and device time on a GPU), the load time and, with --profile, the
+/// trace of every rank. Returns the exit status.
+int runForwards(EngineRunner &runner, Communicator *comm,
+                const RunToolOptions &options,
+                const std::vector<NamedArray> &inputs, double loadMillis,
+                std::ostream &out, std::ostream &err);
 
 /// Prints "tpc run: error: MSG" and returns 1.
 int toolError(std::ostream &err, const std::string &msg);
 /// The tool toolError() names ("tpc run" unless set).
 void setToolName(const char *name);
-
-/// `tpc run --backend cuda` with every rank in this process.
-int runGpuTool(const RunToolOptions &options, std::ostream &out,
-               std::ostream &err);
 
 #ifdef TPC_HAVE_MPI
 /// The MPI mode: this process is one rank.

@@ -1,9 +1,8 @@
 //===- Tools.cpp - tpc run (in-process) and tpc inspect -------------------===//
 #include "tools/run/Tools.h"
 
+#include "runtime/engine/CpuRunner.h"
 #include "runtime/engine/Inspect.h"
-#include "runtime/engine/LocalEngine.h"
-#include "runtime/engine/Profile.h"
 #include "tools/run/RunToolSupport.h"
 
 #include <algorithm>
@@ -90,86 +89,37 @@ Status checkOptions(const RunToolOptions &o) {
   return Status::ok();
 }
 
-int runInProcess(const RunToolOptions &o, std::ostream &out,
-                 std::ostream &err) {
+/// Every rank in this process: threads on the CPU, or this process's GPUs.
+int runLocal(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
   EngineManifest manifest;
   if (Status st = EngineManifest::load(o.engineDir, manifest); !st)
     return toolError(err, st.message());
   std::vector<NamedArray> inputs;
   if (Status st = readInputs(manifest, o, inputs); !st)
     return toolError(err, st.message());
-  if (Status st = checkThreads(manifest.tp, o); !st)
-    return toolError(err, st.message());
-
-  LocalEngineOptions lo;
-  lo.threadsPerRank = o.threadsPerRank;
-  lo.commTimeout = std::chrono::seconds(o.commTimeoutSeconds);
-  lo.profile = !o.profilePath.empty();
-  std::unique_ptr<LocalEngine> engine;
+  std::unique_ptr<EngineRunner> runner;
   auto loadStart = std::chrono::steady_clock::now();
-  if (Status st = LocalEngine::load(o.engineDir, lo, engine); !st)
-    return toolError(err, st.message());
-  const double loadMillis = millisSince(loadStart);
-  const int tp = engine->tp();
-  for (int r = 0; r < tp; ++r)
-    if (Status st = setInputs(engine->session(r), inputs); !st)
+  if (o.backend == Backend::Cpu) {
+    if (Status st = checkThreads(manifest.tp, o); !st)
       return toolError(err, st.message());
-
-  std::vector<std::vector<double>> times(
-      size_t(tp), std::vector<double>(size_t(o.iterations), 0.0));
-  std::vector<RankRuns> profiles(static_cast<size_t>(tp));
-  Status st = engine->forEachRank([&](int r) -> Status {
-    Session &session = engine->session(r);
-    Communicator *comm = tp > 1 ? engine->communicator(r) : nullptr;
-    for (int i = 0; i < o.warmup + o.iterations; ++i) {
-      // Start every timed forward together, so that no rank's time includes
-      // waiting for a peer that is still finishing the previous one.
-      if (comm)
-        TPC_RETURN_IF_ERROR(comm->barrier().withContext(
-            "rank " + std::to_string(r) + ": "));
-      TPC_RETURN_IF_ERROR(session.run());
-      if (i >= o.warmup) {
-        times[size_t(r)][size_t(i - o.warmup)] = session.lastRunMillis();
-        if (lo.profile)
-          profiles[size_t(r)].push_back(session.stepTimes());
-      }
-    }
-    return Status::ok();
-  });
-  if (!st && engine->abandoned()) {
-    // A rank's thread is still inside the engine: end the process now
-    // rather than wait for it (destroying the engine would pull its memory
-    // from under that thread).
-    toolError(err, st.message());
-    err.flush();
-    std::fflush(nullptr);
-    std::_Exit(1);
+    CpuRunOptions co;
+    co.threadsPerRank = o.threadsPerRank;
+    co.profile = !o.profilePath.empty();
+    co.alignStarts = true;
+    co.commTimeout = std::chrono::seconds(o.commTimeoutSeconds);
+    if (Status st = createCpuRunner(o.engineDir, co, runner); !st)
+      return toolError(err, st.message());
+  } else {
+    if (o.gpu.emulateRanks && manifest.tp == 1)
+      err << "tpc run: note: --emulate-ranks has no effect on an engine with "
+             "tp 1\n";
+    if (Status st = createCudaRunner(o.engineDir, o.gpu, runner); !st)
+      return toolError(err, st.message());
   }
-  if (!st)
+  const double loadMillis = millisSince(loadStart);
+  if (Status st = setInputs(*runner, inputs); !st)
     return toolError(err, st.message());
-
-  // A forward takes as long as its slowest rank.
-  std::vector<double> latency(size_t(o.iterations), 0.0);
-  for (int r = 0; r < tp; ++r)
-    for (size_t i = 0; i < latency.size(); ++i)
-      latency[i] = std::max(latency[i], times[size_t(r)][i]);
-  if (Status ws = saveGeneratedInputs(o, inputs); !ws)
-    return toolError(err, ws.message());
-  if (Status ws = writeOutputs(engine->session(0), o.outputDir,
-                               o.json ? nullptr : &out, err);
-      !ws)
-    return toolError(err, ws.message());
-  printLatency(latency, loadMillis, tp, o, out);
-  if (lo.profile) {
-    std::vector<std::string> events;
-    for (int r = 0; r < tp; ++r)
-      events.push_back(traceEventsJson(engine->rankEngine(r).plan(), r,
-                                       profiles[size_t(r)]));
-    if (Status ws = writeChromeTrace(o.profilePath, events); !ws)
-      return toolError(err, ws.message());
-    printProfileSummary(engine->rankEngine(0).plan(), profiles[0], o, out);
-  }
-  return 0;
+  return runForwards(*runner, nullptr, o, inputs, loadMillis, out, err);
 }
 
 } // namespace
@@ -206,8 +156,7 @@ int runTool(const RunToolOptions &options, std::ostream &out,
   if (mode == CommMode::Auto)
     mode = launchedByMpi() ? CommMode::Mpi : CommMode::InProcess;
   if (mode == CommMode::InProcess)
-    return options.backend == Backend::Cuda ? runGpuTool(options, out, err)
-                                            : runInProcess(options, out, err);
+    return runLocal(options, out, err);
 #ifdef TPC_HAVE_MPI
   return runMpiTool(options, out, err);
 #else

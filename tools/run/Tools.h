@@ -92,6 +92,8 @@ struct GenerateToolOptions {
   GenerateOptions generate;
   int threadsPerRank = 1;
   int commTimeoutSeconds = 60;
+  Backend backend = Backend::Cpu;
+  GpuRunOptions gpu;
 };
 
 /// tpc generate under mpirun: this process runs its rank's engine and the

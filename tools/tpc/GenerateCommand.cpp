@@ -1,16 +1,17 @@
 //===- GenerateCommand.cpp - tpc generate ---------------------------------===//
 //
 // Greedy or sampled generation over a decode engine (tpc compile
-// --kv-cache), every rank in this process; the loop is
-// runtime::generate().
+// --kv-cache), every rank in this process or one per process under mpirun,
+// on the CPU or GPUs; the loop is runtime::generate() over an
+// EngineRunner.
 //
 //===----------------------------------------------------------------------===//
 #include "base/Cores.h"
+#include "runtime/engine/CpuRunner.h"
 #include "runtime/engine/Generate.h"
-#include "runtime/engine/LocalEngine.h"
+#include "runtime/io/Npy.h"
 #include "tools/run/RunToolSupport.h"
 #include "tools/run/Tools.h"
-#include "runtime/io/Npy.h"
 #include "tools/tpc/Commands.h"
 
 #include <nlohmann/json.hpp>
@@ -29,7 +30,8 @@ const Command kGenerateCommand = {
     "generate",
     "ENGINE_DIR --input-ids PROMPT.npy --max-new-tokens N [--output-dir DIR] "
     "[--temperature T] [--top-k K] [--seed S] [--end-token ID] "
-    "[--threads N] [--json]",
+    "[--threads N] [--backend cpu|cuda] [--emulate-ranks] [--device N] "
+    "[--json]",
     "Generate tokens with a decode engine (tpc compile --kv-cache): the "
     "prompt is fed one token at a time into the per-rank KV caches, then "
     "each new token is picked from the logits and fed back.",
@@ -48,6 +50,12 @@ const Command kGenerateCommand = {
         {"--seed", "S", "seed of the sampler (default 0)"},
         {"--end-token", "ID", "stop after generating ID"},
         {"--threads", "N", "kernel threads per rank (default 1)"},
+        {"--backend", "cpu|cuda",
+         "where kernels run (default cpu); cuda: one GPU per rank, the "
+         "decode step replayed as a CUDA graph"},
+        {"--emulate-ranks", nullptr,
+         "with --backend cuda: every rank on one GPU"},
+        {"--device", "N", "with --backend cuda: the first GPU (default 0)"},
         {"--oversubscribe", nullptr,
          "allow ranks x threads to exceed the available cores"},
         {"--json", nullptr,
@@ -167,6 +175,21 @@ int runGenerate(const ParsedArgs &args) {
     return fail("--end-token must be a token id");
   if (args.has("--threads") && !parseInt(args.get("--threads"), 1, threads))
     return fail("--threads must be a positive integer");
+  runtime::Backend backend = runtime::Backend::Cpu;
+  if (args.has("--backend"))
+    if (Status st = runtime::parseBackend(args.get("--backend"), backend); !st)
+      return fail(st.message());
+  runtime::GpuRunOptions gpu;
+  gpu.emulateRanks = args.has("--emulate-ranks");
+  int64_t device = 0;
+  if (args.has("--device") && !parseInt(args.get("--device"), 0, device))
+    return fail("--device must be a non-negative integer");
+  gpu.device = int(std::min<int64_t>(device, 1023));
+  if (backend == runtime::Backend::Cpu &&
+      (args.has("--emulate-ranks") || args.has("--device")))
+    return fail(
+        std::string(args.has("--device") ? "--device" : "--emulate-ranks") +
+        " needs --backend cuda");
   if (args.has("--temperature")) {
     try {
       size_t used = 0;
@@ -216,6 +239,8 @@ int runGenerate(const ParsedArgs &args) {
     mo.prompt = ids;
     mo.generate = go;
     mo.threadsPerRank = int(threads);
+    mo.backend = backend;
+    mo.gpu = gpu;
     int status = 0;
     int rc = runtime::generateUnderMpi(
         mo,
@@ -225,30 +250,31 @@ int runGenerate(const ParsedArgs &args) {
         std::cerr);
     return rc ? rc : status;
   }
-  int64_t cores = usableCores();
-  if (int64_t(manifest.tp) * threads > cores &&
-      !args.has("--oversubscribe"))
-    return fail(std::to_string(manifest.tp) + " rank(s) x " +
-                std::to_string(threads) + " thread(s) exceed the " +
-                std::to_string(cores) +
-                " cores available; lower --threads or pass --oversubscribe");
-
-  runtime::LocalEngineOptions lo;
-  lo.threadsPerRank = int(threads);
-  std::unique_ptr<runtime::LocalEngine> engine;
+  if (args.has("--save-logits") && !args.has("--output-dir"))
+    return fail("--save-logits needs --output-dir DIR");
+  std::unique_ptr<runtime::EngineRunner> runner;
   auto t0 = std::chrono::steady_clock::now();
-  if (Status st = runtime::LocalEngine::load(dir, lo, engine); !st)
+  if (backend == runtime::Backend::Cpu) {
+    int64_t cores = usableCores();
+    if (int64_t(manifest.tp) * threads > cores && !args.has("--oversubscribe"))
+      return fail(std::to_string(manifest.tp) + " rank(s) x " +
+                  std::to_string(threads) + " thread(s) exceed the " +
+                  std::to_string(cores) +
+                  " cores available; lower --threads or pass --oversubscribe");
+    runtime::CpuRunOptions co;
+    co.threadsPerRank = int(threads);
+    if (Status st = runtime::createCpuRunner(dir, co, runner); !st)
+      return fail(st.message());
+  } else if (Status st = runtime::createCudaRunner(dir, gpu, runner); !st) {
     return fail(st.message());
+  }
   double loadMillis = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - t0)
                           .count();
-  runtime::LocalStepRunner runner(*engine);
   runtime::GenerateResult result;
-  if (args.has("--save-logits") && !args.has("--output-dir"))
-    return fail("--save-logits needs --output-dir DIR");
-  Status st = runtime::generate(runner, manifest.generation, ids, go, result,
-                                args.has("--save-logits"));
-  if (!st && engine->abandoned()) {
+  Status st = runtime::generate(*runner, nullptr, manifest.generation, ids, go,
+                                result, args.has("--save-logits"));
+  if (!st && runner->abandoned()) {
     std::cerr << "tpc generate: error: " << st.message() << "\n";
     std::fflush(nullptr);
     std::_Exit(1);

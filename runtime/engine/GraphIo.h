@@ -1,0 +1,68 @@
+//===- GraphIo.h - An engine's graph inputs and outputs, bound -*- C++ -*-===//
+//
+// What every runner keeps of the graph's inputs and outputs: for each input
+// (engine.json order) its plan buffer and the caller's data, checked
+// against the engine's description; for each output its plan buffer and a
+// host copy of its last value. The CPU Session and the CUDA engine move the
+// bytes their own way; the checks and the lookups are these.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TPC_RUNTIME_ENGINE_GRAPHIO_H
+#define TPC_RUNTIME_ENGINE_GRAPHIO_H
+
+#include "runtime/engine/RankEngine.h"
+
+#include <string>
+#include <vector>
+
+namespace tpc::runtime {
+
+class GraphIo {
+public:
+  struct Input {
+    std::string name;
+    uint32_t buffer;
+    TensorDesc desc;
+    /// The caller's data, valid until the next run returns.
+    const void *data = nullptr;
+  };
+  struct Output {
+    std::string name;
+    uint32_t buffer;
+    TensorDesc desc;
+    /// The value of the last run (desc.bytes() bytes).
+    std::vector<uint8_t> data;
+  };
+
+  /// Binds the manifest's inputs and outputs to `engine`'s plan buffers;
+  /// `who` ("rank 0: ") starts every message.
+  Status bind(const RankEngine &engine, std::string who);
+
+  /// Sets input `name`, which must have the engine's dtype and shape.
+  Status setInput(const std::string &name, const TensorDesc &desc,
+                  const void *data);
+  /// Fails, naming them, when inputs were never set.
+  Status checkInputsSet() const;
+
+  /// After a successful run, output() hands out the outputs' data.
+  void markRun() { hasRun_ = true; }
+  /// Output `name` of the last run; nullptr data before one. False if there
+  /// is no such output.
+  bool output(const std::string &name, TensorDesc &desc,
+              const void *&data) const;
+  std::vector<std::string> outputNames() const;
+
+  std::vector<Input> &inputs() { return inputs_; }
+  const std::vector<Input> &inputs() const { return inputs_; }
+  std::vector<Output> &outputs() { return outputs_; }
+
+private:
+  std::string who_;
+  std::vector<Input> inputs_;
+  std::vector<Output> outputs_;
+  bool hasRun_ = false;
+};
+
+} // namespace tpc::runtime
+
+#endif // TPC_RUNTIME_ENGINE_GRAPHIO_H
