@@ -22,7 +22,7 @@ install(TARGETS TPCDialects TPCSharding
 # Headers keep their repository paths ("compiler/Dialect/TP/IR/TPOps.h").
 # KernelBridge.h is the compiler's bridge to the kernel tables, not part of
 # the dialects' interface: a plugin never needs it or the kernel headers.
-foreach(dialect ONNX Plan TP)
+foreach(dialect ONNX Plan TP TPC)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/compiler/Dialect/${dialect}/IR/
     DESTINATION ${TPC_INSTALL_INCLUDEDIR}/compiler/Dialect/${dialect}/IR
     FILES_MATCHING PATTERN "*.h" PATTERN "KernelBridge.h" EXCLUDE)

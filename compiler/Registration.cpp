@@ -3,6 +3,7 @@
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/Plan/IR/PlanOps.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
+#include "compiler/Dialect/TPC/IR/TPCOps.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Transforms/Passes.h"
 #include "passes/Passes.h"
@@ -16,7 +17,7 @@ namespace tpc {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, onnx::ONNXDialect, plan::PlanDialect,
-                  tp::TPDialect>();
+                  tp::TPDialect, ext::TPCDialect>();
   registerShardingRules(registry);
 }
 

@@ -4,17 +4,19 @@
 // an external model of ShardingRuleOpInterface attached when the onnx
 // dialect loads. The families share the analysis' rules (elementwise, axis
 // ops, reshapes, slices); what is particular to one op is written here.
-// Ops that run on whole tensors say so with WholeRule. The fused ops
-// (SwiGLU, AddNormalization, MatMulBias, and RMSNormalization and Attention,
-// which the importer expands) exist only after partitioning and have no
-// rule: a sharding pass never sees them, and if one did, the analysis would
-// refuse them rather than guess.
+// Ops that run on whole tensors say so with WholeRule. The KV cache ops of
+// the tpc dialect get theirs when that dialect loads. The fused ops (the
+// tpc dialect's SwiGLU, AddNormalization and MatMulBias, and onnx's
+// RMSNormalization and Attention, which the importer expands) exist only
+// after partitioning and have no rule: a sharding pass never sees them,
+// and if one did, the analysis would refuse them rather than guess.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/ShardingRuleInterface.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
+#include "compiler/Dialect/TPC/IR/TPCOps.h"
 #include "passes/ShardingAnalysis.h"
+#include "passes/ShardingRuleInterface.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -320,7 +322,7 @@ template <typename OpT> struct ScatterRule : Rule<ScatterRule<OpT>, OpT> {
 template <typename OpT>
 struct CacheWriteRule : Rule<CacheWriteRule<OpT>, OpT> {
   LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
-    auto w = cast<onnx::CacheWriteOp>(op);
+    auto w = cast<ext::CacheWriteOp>(op);
     Sharding s = a.of(w.getUpdate());
     if (s.isSplit() && s.axis != w.getAxis() && s.parts.size() == 1 &&
         s.whole.empty()) {
@@ -339,8 +341,7 @@ struct CacheWriteRule : Rule<CacheWriteRule<OpT>, OpT> {
 void registerShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, onnx::ONNXDialect *dialect) {
     using namespace onnx;
-    attach<SourceRule, WeightOp, ConstantOp, KVStateOp>(ctx);
-    attach<CacheWriteRule, CacheWriteOp>(ctx);
+    attach<SourceRule, WeightOp, ConstantOp>(ctx);
     // Every op with the Elementwise trait (the unary ops) shards like its
     // operand, whatever it computes.
     for (RegisteredOperationName name : ctx->getRegisteredOperations())
@@ -371,6 +372,11 @@ void registerShardingRules(DialectRegistry &registry) {
     attach<WholeRule, GatherElementsOp, GatherNDOp, TileOp, PadOp, TriluOp,
            ShapeOp, SizeOp, RangeOp,
            ConstantOfShapeOp, ArgMaxOp, ArgMinOp>(ctx);
+  });
+  // The KV cache ops; the fusion targets run after sharding and need none.
+  registry.addExtension(+[](MLIRContext *ctx, ext::TPCDialect *) {
+    attach<SourceRule, ext::KVStateOp>(ctx);
+    attach<CacheWriteRule, ext::CacheWriteOp>(ctx);
   });
 }
 

@@ -5,6 +5,7 @@
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
+#include "compiler/Dialect/TPC/IR/TPCOps.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -256,8 +257,7 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
     // rank's weight file.
     Block &block = func.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-      if (isOpTriviallyDead(&op) ||
-          (isa<onnx::KVStateOp>(op) && op.use_empty()))
+      if (isOpTriviallyDead(&op) || (isa<ext::KVStateOp>(op) && op.use_empty()))
         op.erase();
     return success();
   }
@@ -537,12 +537,12 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       sh.erase();
       return success();
     }
-    if (auto st = in.getDefiningOp<onnx::KVStateOp>()) {
+    if (auto st = in.getDefiningOp<ext::KVStateOp>()) {
       // A cache split by heads: the rank's state holds its heads only.
       if (s.parts.size() != 1)
         return sh.emitError("cannot split a KV cache into several parts");
-      auto local = b.create<onnx::KVStateOp>(st.getLoc(), localT,
-                                             st.getNameAttr());
+      auto local =
+          b.create<ext::KVStateOp>(st.getLoc(), localT, st.getNameAttr());
       sh.getResult().replaceAllUsesWith(local.getResult());
       sh.erase();
       return success();

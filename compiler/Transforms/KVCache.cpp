@@ -2,6 +2,7 @@
 #include "compiler/Transforms/Passes.h"
 
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/TPC/IR/TPCOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -114,8 +115,8 @@ struct KVCachePass : impl::KVCachePassBase<KVCachePass> {
         axis += t.getRank();
       b.setInsertionPoint(p.concat);
       auto state =
-          b.create<onnx::KVStateOp>(p.concat.getLoc(), t, b.getStringAttr(past));
-      auto write = b.create<onnx::CacheWriteOp>(
+          b.create<ext::KVStateOp>(p.concat.getLoc(), t, b.getStringAttr(past));
+      auto write = b.create<ext::CacheWriteOp>(
           p.concat.getLoc(), t, state.getResult(), p.concat.getInputs()[1],
           position, b.getI64IntegerAttr(axis));
       p.concat.getResult().replaceAllUsesWith(write.getResult());

@@ -1,8 +1,9 @@
 //===- LowerToPlan.cpp - onnx ops to plan kernels -------------------------===//
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
-#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
+#include "compiler/Dialect/TPC/IR/TPCOps.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -82,12 +83,11 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
             w->getAttrOfType<DenseI64ArrayAttr>(tp::kRangesAttr),
             w->getAttrOfType<TypeAttr>("onnx.source_type"));
         repl = nw;
-      } else if (auto st = dyn_cast<onnx::KVStateOp>(op)) {
+      } else if (auto st = dyn_cast<ext::KVStateOp>(op)) {
         repl = b.create<plan::StateOp>(op->getLoc(), st.getType(),
                                        st.getNameAttr());
-      } else if (op->getDialect() &&
-                 (op->getDialect()->getNamespace() == "onnx" ||
-                  op->getDialect()->getNamespace() == "tp")) {
+      } else if (isa_and_nonnull<onnx::ONNXDialect, ext::TPCDialect,
+                                 tp::TPDialect>(op->getDialect())) {
         if (op->getNumRegions() != 0)
           return op->emitOpError("has regions; cannot lower to a kernel");
         SmallVector<NamedAttribute> attrs;

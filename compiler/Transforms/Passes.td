@@ -40,8 +40,8 @@ def KVCachePass : Pass<"tpc-kv-cache", "mlir::ModuleOp"> {
     Finds, by dataflow, each graph input that only a Concat reads as its
     first operand and whose result is a graph output: the past and present
     keys or values of one layer of a `text-generation-with-past` export.
-    Each pair becomes an `onnx.KVState` of the Concat's shape (the whole
-    cache, `max_length` positions) written in place by `onnx.CacheWrite` at
+    Each pair becomes an `tpc.KVState` of the Concat's shape (the whole
+    cache, `max_length` positions) written in place by `tpc.CacheWrite` at
     the new input `cache_position`; the past input and the present output
     leave the signature. The rest of the program reads the state where it
     read the Concat, so attention runs over every position of the cache and
@@ -50,7 +50,7 @@ def KVCachePass : Pass<"tpc-kv-cache", "mlir::ModuleOp"> {
     The module gets `onnx.kv_cache = {length, position, pairs}` for the
     engine writer. A module without such pairs is an error.
   }];
-  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+  let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
 }
 
 def LowerToPlanPass : Pass<"tpc-lower-to-plan", "mlir::ModuleOp"> {

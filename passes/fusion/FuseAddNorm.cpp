@@ -42,7 +42,7 @@ template <class NormOp> struct AddNormPattern : OpRewritePattern<NormOp> {
     if (!definedBefore(norm.getScale(), add) || !definedBefore(bias, add))
       return failure();
     rewriter.setInsertionPoint(add);
-    auto fused = rewriter.create<onnx::AddNormalizationOp>(
+    auto fused = rewriter.create<ext::AddNormalizationOp>(
         fusedLoc({add, norm}), add.getType(), add.getType(), add.getA(),
         add.getB(), norm.getScale(), bias, norm.getAxisAttr(),
         norm.getEpsilonAttr(),

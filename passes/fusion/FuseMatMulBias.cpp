@@ -58,12 +58,12 @@ static bool isColumnBias(Value bias, Value a, Value w) {
 /// The fused op for `product` (a MatMul or Gemm) plus `bias`, keeping the
 /// product's sharding role: it is still the weight MatMul the sharding
 /// pass chose.
-static onnx::MatMulBiasOp createFused(PatternRewriter &rewriter,
-                                      Operation *product,
-                                      ArrayRef<Operation *> fused, Type type,
-                                      Value a, Value w, Value bias,
-                                      StringRef activation) {
-  auto op = rewriter.create<onnx::MatMulBiasOp>(
+static ext::MatMulBiasOp createFused(PatternRewriter &rewriter,
+                                     Operation *product,
+                                     ArrayRef<Operation *> fused, Type type,
+                                     Value a, Value w, Value bias,
+                                     StringRef activation) {
+  auto op = rewriter.create<ext::MatMulBiasOp>(
       fusedLoc(fused), type, a, w, bias, rewriter.getStringAttr(activation));
   for (StringRef name : {tp::kRoleAttr, tp::kReasonAttr})
     if (Attribute attr = product->getAttr(name))
@@ -131,7 +131,7 @@ struct ActivationIntoProductPattern : RewritePattern {
     Value input = op->getOperand(0);
     while (auto reshape = singleUseDef<onnx::ReshapeOp>(input))
       input = reshape->getOperand(0);
-    if (auto mmb = singleUseDef<onnx::MatMulBiasOp>(input)) {
+    if (auto mmb = singleUseDef<ext::MatMulBiasOp>(input)) {
       if (mmb.getActivation() != "none")
         return failure();
       rewriter.modifyOpInPlace(mmb, [&] {

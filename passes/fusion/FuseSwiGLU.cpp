@@ -1,4 +1,4 @@
-//===- FuseSwiGLU.cpp - silu(gate) * up into onnx.SwiGLU ------------------===//
+//===- FuseSwiGLU.cpp - silu(gate) * up into tpc.SwiGLU ------------------===//
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
@@ -41,8 +41,8 @@ struct SwiGLUPattern : OpRewritePattern<onnx::MulOp> {
       if (gates != 1 || !up || up == gate || gate.getType() != root.getType() ||
           up.getType() != root.getType())
         continue;
-      rewriter.replaceOpWithNewOp<onnx::SwiGLUOp>(root, root.getType(), gate,
-                                                  up);
+      rewriter.replaceOpWithNewOp<ext::SwiGLUOp>(root, root.getType(), gate,
+                                                 up);
       return success();
     }
     return failure();

@@ -1,5 +1,6 @@
 //===- Match.cpp - Dataflow matchers shared by the fusion passes ----------===//
 #include "passes/fusion/Match.h"
+#include "compiler/Dialect/ONNX/IR/ShapeUtils.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -110,15 +111,10 @@ std::optional<int64_t> trailingAxis(ArrayRef<int64_t> axes, int64_t rank) {
   return axes.front();
 }
 
-static ArrayRef<int64_t> stripLeadingOnes(ArrayRef<int64_t> s) {
-  while (!s.empty() && s.front() == 1)
-    s = s.drop_front();
-  return s;
-}
-
 bool matchesNormalizedDims(Value w, ArrayRef<int64_t> dims) {
   auto t = dyn_cast<RankedTensorType>(w.getType());
-  return t && stripLeadingOnes(t.getShape()) == stripLeadingOnes(dims);
+  return t &&
+         onnx::stripLeadingOnes(t.getShape()) == onnx::stripLeadingOnes(dims);
 }
 
 Location fusedLoc(ArrayRef<Operation *> ops) {

@@ -2,7 +2,7 @@
 #ifndef TPC_PASSES_FUSION_PASSES_H
 #define TPC_PASSES_FUSION_PASSES_H
 
-#include "compiler/Dialect/ONNX/IR/ONNXOps.h"
+#include "compiler/Dialect/TPC/IR/TPCOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

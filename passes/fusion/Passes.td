@@ -59,31 +59,31 @@ def FuseAttentionPass : Pass<"tpc-fuse-attention", "mlir::ModuleOp"> {
 }
 
 def FuseSwiGLUPass : Pass<"tpc-fuse-swiglu", "mlir::ModuleOp"> {
-  let summary = "Fuse silu(gate) * up into onnx.SwiGLU";
+  let summary = "Fuse silu(gate) * up into tpc.SwiGLU";
   let description = [{
     Matches `(g * Sigmoid(g)) * u` in any operand order, where g and u have
     the result's shape and the Sigmoid and the product have no other use.
   }];
-  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+  let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
 }
 
 def FuseAddNormPass : Pass<"tpc-fuse-add-norm", "mlir::ModuleOp"> {
   let summary = "Fuse a residual add and the norm of its sum";
   let description = [{
     Rewrites `LayerNormalization(a + b)` and `RMSNormalization(a + b)`, where
-    a and b have the sum's shape, into `onnx.AddNormalization`, whose Sum
+    a and b have the sum's shape, into `tpc.AddNormalization`, whose Sum
     result replaces the add for its other users (the next residual add).
     Runs after the norm fusions; scale and bias must be defined before the
     add.
   }];
-  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+  let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
 }
 
 def FuseMatMulBiasPass : Pass<"tpc-fuse-matmul-bias", "mlir::ModuleOp"> {
   let summary = "Fuse a bias add and an activation into the MatMul before";
   let description = [{
     Rewrites `act(MatMul(a, w) + bias)`, w a [K, N] matrix, bias one value
-    per column and act Relu, Gelu or none, into `onnx.MatMulBias`; the
+    per column and act Relu, Gelu or none, into `tpc.MatMulBias`; the
     same with a plain Gemm (alpha 1, nothing transposed, no C) for the
     MatMul, and `act(Gemm(a, w, bias))` (beta 1 too), the form of an
     exported Conv1D; an activation reached through Reshapes joins the
@@ -91,7 +91,7 @@ def FuseMatMulBiasPass : Pass<"tpc-fuse-matmul-bias", "mlir::ModuleOp"> {
     Under tensor parallelism only column-parallel products match: a
     row-parallel one's bias is added after the all-reduce.
   }];
-  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+  let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
 }
 
 #endif // TPC_PASSES_FUSION_PASSES

@@ -1,4 +1,4 @@
-// The custom assembly of the onnx, tp and plan dialects prints what it
+// The custom assembly of the onnx, tpc, tp and plan dialects prints what it
 // parses: the printed form parses back to the same text, and the generic
 // form to the same ops.
 // RUN: tpc-opt %s | tpc-opt | FileCheck %s
@@ -6,23 +6,30 @@
 
 // CHECK-LABEL: func.func @onnx_ops
 // CHECK: onnx.Weight "w" {file = "m.onnx", length = 16384 : i64, offset = 0 : i64} : tensor<64x64xf32>
-// CHECK: onnx.MatMulBias %{{.*}}, %{{.*}}, %{{.*}} {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
-// CHECK: onnx.AddNormalization %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
-// CHECK: onnx.AddNormalization %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32, rms = 1 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
 // CHECK: onnx.Attention %{{.*}}, %{{.*}}, %{{.*}} {is_causal = 1 : i64, scale = 2.500000e-01 : f32} : tensor<1x4x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x4x16x16xf32>
-// CHECK: onnx.KVState "past.0.key" : tensor<1x2x8x16xf32>
-// CHECK: onnx.CacheWrite %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1xi64> -> tensor<1x2x8x16xf32>
 // CHECK: onnx.TopK %{{.*}} {axis = 0 : i64, k = 2 : i64, largest = 0 : i64} : tensor<4x8xf32> -> tensor<2x8xf32>, tensor<2x8xi64>
-func.func @onnx_ops(%x: tensor<1x16x64xf32>, %b: tensor<64xf32>, %q: tensor<1x4x16x16xf32>, %k: tensor<1x2x16x16xf32>, %u: tensor<1x2x1x16xf32>, %p: tensor<1xi64>, %t: tensor<4x8xf32>) -> (tensor<1x16x64xf32>, tensor<1x4x16x16xf32>, tensor<1x2x8x16xf32>, tensor<2x8xf32>) {
+func.func @onnx_ops(%q: tensor<1x4x16x16xf32>, %k: tensor<1x2x16x16xf32>, %t: tensor<4x8xf32>) -> (tensor<64x64xf32>, tensor<1x4x16x16xf32>, tensor<2x8xf32>) {
   %w = onnx.Weight "w" {file = "m.onnx", offset = 0 : i64, length = 16384 : i64} : tensor<64x64xf32>
-  %h = onnx.MatMulBias %x, %w, %b {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
-  %y, %s = onnx.AddNormalization %h, %x, %b, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32, rms = 0 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
-  %y2, %s2 = onnx.AddNormalization %h, %x, %b {epsilon = 1.0e-06 : f32, rms = 1 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
   %a = onnx.Attention %q, %k, %k {scale = 2.500000e-01 : f32, is_causal = 1 : i64} : tensor<1x4x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x4x16x16xf32>
-  %c = onnx.KVState "past.0.key" : tensor<1x2x8x16xf32>
-  %c2 = onnx.CacheWrite %c, %u, %p {axis = 2 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1xi64> -> tensor<1x2x8x16xf32>
   %v, %i = onnx.TopK %t {axis = 0 : i64, k = 2 : i64, largest = 0 : i64} : tensor<4x8xf32> -> tensor<2x8xf32>, tensor<2x8xi64>
-  return %y, %a, %c2, %v : tensor<1x16x64xf32>, tensor<1x4x16x16xf32>, tensor<1x2x8x16xf32>, tensor<2x8xf32>
+  return %w, %a, %v : tensor<64x64xf32>, tensor<1x4x16x16xf32>, tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @tpc_ops
+// CHECK: tpc.MatMulBias %{{.*}}, %{{.*}}, %{{.*}} {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
+// CHECK: tpc.AddNormalization %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
+// CHECK: tpc.AddNormalization %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32, rms = 1 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
+// CHECK: tpc.SwiGLU %{{.*}}, %{{.*}} : tensor<1x16x64xf32>
+// CHECK: tpc.KVState "past.0.key" : tensor<1x2x8x16xf32>
+// CHECK: tpc.CacheWrite %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1xi64> -> tensor<1x2x8x16xf32>
+func.func @tpc_ops(%x: tensor<1x16x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>, %u: tensor<1x2x1x16xf32>, %p: tensor<1xi64>) -> (tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<1x2x8x16xf32>) {
+  %h = tpc.MatMulBias %x, %w, %b {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
+  %y, %s = tpc.AddNormalization %h, %x, %b, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32, rms = 0 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
+  %y2, %s2 = tpc.AddNormalization %h, %x, %b {epsilon = 1.0e-06 : f32, rms = 1 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
+  %g = tpc.SwiGLU %y, %y2 : tensor<1x16x64xf32>
+  %c = tpc.KVState "past.0.key" : tensor<1x2x8x16xf32>
+  %c2 = tpc.CacheWrite %c, %u, %p {axis = 2 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1xi64> -> tensor<1x2x8x16xf32>
+  return %g, %s, %c2 : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<1x2x8x16xf32>
 }
 
 // CHECK-LABEL: func.func @tp_ops

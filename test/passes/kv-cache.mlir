@@ -10,8 +10,8 @@
 // CacheWrite writes it in place.
 // CHECK: module attributes {onnx.kv_cache = {length = 8 : i64, pairs = {{\[\["past_key_values.0.key", "present.0.key"\]\]}}, position = "cache_position"}}
 // CHECK: func.func @main(%[[X:.*]]: tensor<1x1x64xf32> {onnx.name = "x"}, %[[POS:.*]]: tensor<1xi64> {onnx.name = "cache_position"}) -> tensor<1x1x64xf32> attributes {onnx.output_names = ["y"]}
-// CHECK: %[[S:.*]] = onnx.KVState "past_key_values.0.key" : tensor<1x4x8x16xf32>
-// CHECK: %[[W:.*]] = onnx.CacheWrite %[[S]], %{{.*}}, %[[POS]] {axis = 2 : i64}
+// CHECK: %[[S:.*]] = tpc.KVState "past_key_values.0.key" : tensor<1x4x8x16xf32>
+// CHECK: %[[W:.*]] = tpc.CacheWrite %[[S]], %{{.*}}, %[[POS]] {axis = 2 : i64}
 // CHECK: onnx.ReduceSum %[[W]]
 // CHECK-NOT: onnx.Concat
 // PLAN-LABEL: func.func @rank1

@@ -3,7 +3,7 @@
 // A pre-norm residual: the sum feeds the norm and the next residual add.
 // CHECK-LABEL: func.func @pre_norm
 // CHECK-SAME: (%[[X:.+]]: tensor<1x16x64xf32>, %[[R:.+]]: tensor<1x16x64xf32>, %[[G:.+]]: tensor<64xf32>, %[[B:.+]]: tensor<64xf32>)
-// CHECK-NEXT: %[[Y:.+]], %[[S:.+]] = onnx.AddNormalization %[[X]], %[[R]], %[[G]], %[[B]] : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
+// CHECK-NEXT: %[[Y:.+]], %[[S:.+]] = tpc.AddNormalization %[[X]], %[[R]], %[[G]], %[[B]] : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
 // CHECK-NEXT: %[[N:.+]] = onnx.Add %[[S]], %[[Y]]
 // CHECK-NEXT: return %[[N]]
 func.func @pre_norm(%x: tensor<1x16x64xf32>, %r: tensor<1x16x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<1x16x64xf32> {
@@ -18,7 +18,7 @@ func.func @pre_norm(%x: tensor<1x16x64xf32>, %r: tensor<1x16x64xf32>, %g: tensor
 // Llama's RMS norm of the residual.
 // CHECK-LABEL: func.func @rms
 // CHECK-SAME: (%[[X:.+]]: tensor<2x32xf32>, %[[R:.+]]: tensor<2x32xf32>, %[[W:.+]]: tensor<32xf32>)
-// CHECK-NEXT: %[[Y:.+]], %[[S:.+]] = onnx.AddNormalization %[[X]], %[[R]], %[[W]] {axis = 1 : i64, epsilon = 9.99999997E-7 : f32, rms = 1 : i64}
+// CHECK-NEXT: %[[Y:.+]], %[[S:.+]] = tpc.AddNormalization %[[X]], %[[R]], %[[W]] {axis = 1 : i64, epsilon = 9.99999997E-7 : f32, rms = 1 : i64}
 // CHECK-NEXT: return %[[Y]], %[[S]]
 func.func @rms(%x: tensor<2x32xf32>, %r: tensor<2x32xf32>, %w: tensor<32xf32>) -> (tensor<2x32xf32>, tensor<2x32xf32>) {
   %s = onnx.Add %x, %r : tensor<2x32xf32>, tensor<2x32xf32> -> tensor<2x32xf32>
@@ -30,7 +30,7 @@ func.func @rms(%x: tensor<2x32xf32>, %r: tensor<2x32xf32>, %w: tensor<32xf32>) -
 
 // A bias add (broadcast operand) before the norm is not a residual add.
 // CHECK-LABEL: func.func @broadcast_add
-// CHECK-NOT: onnx.AddNormalization
+// CHECK-NOT: tpc.AddNormalization
 func.func @broadcast_add(%x: tensor<2x32xf32>, %c: tensor<32xf32>, %w: tensor<32xf32>) -> tensor<2x32xf32> {
   %s = onnx.Add %x, %c : tensor<2x32xf32>, tensor<32xf32> -> tensor<2x32xf32>
   %y = onnx.RMSNormalization %s, %w : tensor<2x32xf32>, tensor<32xf32> -> tensor<2x32xf32>
@@ -41,7 +41,7 @@ func.func @broadcast_add(%x: tensor<2x32xf32>, %c: tensor<32xf32>, %w: tensor<32
 
 // The scale is computed after the add: the fused op could not see it.
 // CHECK-LABEL: func.func @late_scale
-// CHECK-NOT: onnx.AddNormalization
+// CHECK-NOT: tpc.AddNormalization
 func.func @late_scale(%x: tensor<2x32xf32>, %r: tensor<2x32xf32>, %w: tensor<32xf32>) -> tensor<2x32xf32> {
   %s = onnx.Add %x, %r : tensor<2x32xf32>, tensor<2x32xf32> -> tensor<2x32xf32>
   %w2 = onnx.Neg %w : tensor<32xf32>
@@ -54,7 +54,7 @@ func.func @late_scale(%x: tensor<2x32xf32>, %r: tensor<2x32xf32>, %w: tensor<32x
 // A norm of something else than an add stays as it is.
 // CHECK-LABEL: func.func @no_add
 // CHECK: onnx.LayerNormalization
-// CHECK-NOT: onnx.AddNormalization
+// CHECK-NOT: tpc.AddNormalization
 func.func @no_add(%x: tensor<2x32xf32>, %g: tensor<32xf32>) -> tensor<2x32xf32> {
   %s = onnx.Mul %x, %x : tensor<2x32xf32>, tensor<2x32xf32> -> tensor<2x32xf32>
   %y = onnx.LayerNormalization %s, %g : tensor<2x32xf32>, tensor<32xf32> -> tensor<2x32xf32>

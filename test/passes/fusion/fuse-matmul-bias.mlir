@@ -3,7 +3,7 @@
 // BERT's intermediate layer: bias first, then the fused GELU.
 // CHECK-LABEL: func.func @bert_ffn
 // CHECK-SAME: (%[[X:.+]]: tensor<1x16x64xf32>, %[[W:.+]]: tensor<64x128xf32>, %[[B:.+]]: tensor<128xf32>)
-// CHECK-NEXT: %[[Y:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
+// CHECK-NEXT: %[[Y:.+]] = tpc.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
 // CHECK-NEXT: return %[[Y]]
 func.func @bert_ffn(%x: tensor<1x16x64xf32>, %w: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<1x16x128xf32> {
   %0 = onnx.MatMul %x, %w : tensor<1x16x64xf32>, tensor<64x128xf32> -> tensor<1x16x128xf32>
@@ -16,8 +16,8 @@ func.func @bert_ffn(%x: tensor<1x16x64xf32>, %w: tensor<64x128xf32>, %b: tensor<
 
 // A projection with a bias only, and one with Relu.
 // CHECK-LABEL: func.func @bias_and_relu
-// CHECK: onnx.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x8xf32>
-// CHECK: onnx.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} {activation = "relu"}
+// CHECK: tpc.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x8xf32>
+// CHECK: tpc.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} {activation = "relu"}
 // CHECK-NOT: onnx.Relu
 func.func @bias_and_relu(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<1x8xf32>) -> tensor<4x8xf32> {
   %0 = onnx.MatMul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
@@ -32,7 +32,7 @@ func.func @bias_and_relu(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<1x
 
 // The sum has another use: the bias fuses, the GELU stays on its own.
 // CHECK-LABEL: func.func @sum_other_use
-// CHECK: %[[Y:.+]] = onnx.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x8xf32>
+// CHECK: %[[Y:.+]] = tpc.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x8xf32>
 // CHECK: onnx.Gelu %[[Y]]
 func.func @sum_other_use(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = onnx.MatMul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
@@ -45,7 +45,7 @@ func.func @sum_other_use(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8x
 
 // The product is used elsewhere: no fusion.
 // CHECK-LABEL: func.func @product_other_use
-// CHECK-NOT: onnx.MatMulBias
+// CHECK-NOT: tpc.MatMulBias
 func.func @product_other_use(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = onnx.MatMul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
   %1 = onnx.Add %0, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
@@ -57,7 +57,7 @@ func.func @product_other_use(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tenso
 // A per-row addend and a residual are not biases; a batched B is not a
 // weight matrix.
 // CHECK-LABEL: func.func @not_a_bias
-// CHECK-NOT: onnx.MatMulBias
+// CHECK-NOT: tpc.MatMulBias
 func.func @not_a_bias(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %r: tensor<4x1xf32>, %s: tensor<4x8xf32>, %q: tensor<2x4x8xf32>, %k: tensor<2x8x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
   %0 = onnx.MatMul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
   %1 = onnx.Add %0, %r : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
@@ -76,11 +76,11 @@ func.func @not_a_bias(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %r: tensor<4x1xf
 // activation after it stays a Gemm.
 // CHECK-LABEL: func.func @gemm_gelu
 // CHECK-SAME: (%[[X:.+]]: tensor<16x64xf32>, %[[W:.+]]: tensor<64x256xf32>, %[[B:.+]]: tensor<256xf32>, %[[W2:.+]]: tensor<256x64xf32>, %[[B2:.+]]: tensor<64xf32>)
-// CHECK-NEXT: %[[H:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu_tanh"} : tensor<16x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>
+// CHECK-NEXT: %[[H:.+]] = tpc.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu_tanh"} : tensor<16x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>
 // CHECK-NEXT: %[[R:.+]] = onnx.Reshape %[[H]] : tensor<16x256xf32> -> tensor<1x16x256xf32>
 // CHECK-NEXT: %[[R2:.+]] = onnx.Reshape %[[R]] : tensor<1x16x256xf32> -> tensor<16x256xf32>
 // CHECK-NEXT: %[[Y:.+]] = onnx.Gemm %[[R2]], %[[W2]], %[[B2]]
-// CHECK-NEXT: %[[Z:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "relu"}
+// CHECK-NEXT: %[[Z:.+]] = tpc.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "relu"}
 // CHECK-NEXT: return %[[Y]], %[[Z]]
 func.func @gemm_gelu(%x: tensor<16x64xf32>, %w: tensor<64x256xf32>, %b: tensor<256xf32>, %w2: tensor<256x64xf32>, %b2: tensor<64xf32>) -> (tensor<16x64xf32>, tensor<16x256xf32>) {
   %0 = onnx.Gemm %x, %w, %b : tensor<16x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>
@@ -99,7 +99,7 @@ func.func @gemm_gelu(%x: tensor<16x64xf32>, %w: tensor<64x256xf32>, %b: tensor<2
 // transposed weight, a scaled product or C, a C per row, no C, a product
 // with another use, and a Reshape of it with another use.
 // CHECK-LABEL: func.func @gemm_not_fused
-// CHECK-NOT: onnx.MatMulBias
+// CHECK-NOT: tpc.MatMulBias
 func.func @gemm_not_fused(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %r: tensor<4x1xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<32xf32>, tensor<32xf32>) {
   %0 = onnx.Gemm %x, %w, %b {transB = 1 : i64} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   %1 = onnx.Relu %0 : tensor<4x8xf32>
@@ -126,9 +126,9 @@ func.func @gemm_not_fused(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8
 // MatMulBias, and the GELU behind the Reshape joins it.
 // CHECK-LABEL: func.func @sharded_gemm_gelu
 // CHECK-SAME: (%[[X:.+]]: tensor<16x64xf32>, %[[W:.+]]: tensor<64x128xf32>, %[[B:.+]]: tensor<128xf32>)
-// CHECK-NEXT: %[[H:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu_tanh"}
+// CHECK-NEXT: %[[H:.+]] = tpc.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "gelu_tanh"}
 // CHECK-NEXT: %[[R:.+]] = onnx.Reshape %[[H]] : tensor<16x128xf32> -> tensor<1x16x128xf32>
-// CHECK-NEXT: %[[M:.+]] = onnx.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "relu"}
+// CHECK-NEXT: %[[M:.+]] = tpc.MatMulBias %[[X]], %[[W]], %[[B]] {activation = "relu"}
 // CHECK-NEXT: %[[R2:.+]] = onnx.Reshape %[[M]] : tensor<16x128xf32> -> tensor<1x16x128xf32>
 // CHECK-NEXT: return %[[R]], %[[R2]]
 func.func @sharded_gemm_gelu(%x: tensor<16x64xf32>, %w: tensor<64x128xf32>, %b: tensor<128xf32>) -> (tensor<1x16x128xf32>, tensor<1x16x128xf32>) {
@@ -148,7 +148,7 @@ func.func @sharded_gemm_gelu(%x: tensor<16x64xf32>, %w: tensor<64x128xf32>, %b: 
 // A Gemm without C that scales or transposes is not a plain product: its
 // Add stays.
 // CHECK-LABEL: func.func @gemm_without_c_not_plain
-// CHECK-NOT: onnx.MatMulBias
+// CHECK-NOT: tpc.MatMulBias
 func.func @gemm_without_c_not_plain(%x: tensor<16x64xf32>, %w: tensor<64x128xf32>, %wt: tensor<128x64xf32>, %b: tensor<128xf32>) -> (tensor<16x128xf32>, tensor<16x128xf32>) {
   %0 = onnx.Gemm %x, %w {alpha = 0.5 : f32} : tensor<16x64xf32>, tensor<64x128xf32> -> tensor<16x128xf32>
   %1 = onnx.Add %0, %b : tensor<16x128xf32>, tensor<128xf32> -> tensor<16x128xf32>

@@ -5,13 +5,6 @@
 using namespace mlir;
 using namespace tpc::onnx;
 
-/// Drops leading unit dims, so that [1, 1, 64] and [64] compare equal.
-static ArrayRef<int64_t> stripLeadingOnes(ArrayRef<int64_t> s) {
-  while (!s.empty() && s.front() == 1)
-    s = s.drop_front();
-  return s;
-}
-
 LogicalResult RMSNormalizationOp::verify() {
   RankedTensorType x = getX().getType();
   FailureOr<int64_t> axis = normalizeAxis(getAxis(), x.getRank());
@@ -58,52 +51,5 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("attn_mask ")
              << mt << " does not broadcast to the scores";
   }
-  return success();
-}
-
-LogicalResult AddNormalizationOp::verify() {
-  RankedTensorType a = getA().getType();
-  if (getB().getType() != a || getY().getType() != a || getSum().getType() != a)
-    return emitOpError("A, B, Y and Sum must have one type, got ")
-           << a << " and " << getB().getType();
-  FailureOr<int64_t> axis = normalizeAxis(getAxis(), a.getRank());
-  if (failed(axis))
-    return emitOpError("axis ") << int64_t(getAxis()) << " out of range";
-  if (getRms() != 0 && getRms() != 1)
-    return emitOpError("rms must be 0 or 1");
-  if (getRms() && getBias())
-    return emitOpError("an RMS norm has no bias");
-  ArrayRef<int64_t> norm = a.getShape().drop_front(*axis);
-  for (Value w : {getScale(), getBias()})
-    if (w && (stripLeadingOnes(cast<RankedTensorType>(w.getType()).getShape()) !=
-                  stripLeadingOnes(norm) ||
-              cast<RankedTensorType>(w.getType()).getElementType() !=
-                  a.getElementType()))
-      return emitOpError("scale and bias must match the normalized dims");
-  return success();
-}
-
-LogicalResult MatMulBiasOp::verify() {
-  RankedTensorType a = getA().getType(), b = getB().getType();
-  if (a.getRank() < 2 || b.getRank() != 2 ||
-      a.getShape().back() != b.getShape()[0])
-    return emitOpError("A ") << a << " and B " << b
-                             << " are not [..., K] and [K, N]";
-  SmallVector<int64_t> y(a.getShape());
-  y.back() = b.getShape()[1];
-  if (getType().getShape() != ArrayRef<int64_t>(y) ||
-      getType().getElementType() != a.getElementType() ||
-      b.getElementType() != a.getElementType())
-    return emitOpError("result ") << getType() << " is not A x B";
-  if (stripLeadingOnes(getBias().getType().getShape()) !=
-          ArrayRef<int64_t>(y).take_back(1) ||
-      getBias().getType().getElementType() != a.getElementType())
-    return emitOpError("bias ") << getBias().getType()
-                                << " is not one value per column";
-  StringRef act = getActivation();
-  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
-    return emitOpError("activation must be none, relu, gelu or gelu_tanh, "
-                       "not \"")
-           << act << "\"";
   return success();
 }

@@ -1,7 +1,9 @@
-//===- FusedOps.td - Targets of the fusion passes ----------*- tablegen -*-===//
+//===- FusedOps.td - ONNX ops the fusion passes target -----*- tablegen -*-===//
 //
-// Ops that the importer never produces: the fusion passes rewrite decomposed
-// subgraphs into them. Each runs the kernel of the same name.
+// Opset-23 ONNX operators that the fusion passes rewrite decomposed
+// subgraphs into (and that opset-23 files hold directly). tpc's own fusion
+// targets, which ONNX does not define, are in the tpc dialect
+// (compiler/Dialect/TPC/IR/TPCOps.td).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_DIALECT_ONNX_FUSED_OPS
@@ -52,75 +54,6 @@ def ONNX_AttentionOp : ONNX_Op<"Attention"> {
   let assemblyFormat = "$Q `,` $K `,` $V (`,` $attn_mask^)? attr-dict `:` "
                        "type($Q) `,` type($K) `,` type($V) "
                        "(`,` type($attn_mask)^)? `->` type($Y)";
-  let hasVerifier = 1;
-}
-
-def ONNX_SwiGLUOp : ONNX_Op<"SwiGLU", [SameOperandsAndResultType]> {
-  let summary = "silu(gate) * up = gate * sigmoid(gate) * up";
-  let description = [{
-    The gated MLP activation of Llama-style models, elementwise over two
-    tensors of one shape. The target of `--tpc-fuse-swiglu`.
-
-    ```mlir
-    %y = onnx.SwiGLU %gate, %up : tensor<1x16x128xf32>
-    ```
-  }];
-  let arguments = (ins ONNX_FloatTensor:$gate, ONNX_FloatTensor:$up);
-  let results = (outs ONNX_FloatTensor:$Y);
-  let assemblyFormat = "$gate `,` $up attr-dict `:` type($Y)";
-}
-
-def ONNX_AddNormalizationOp : ONNX_Op<"AddNormalization"> {
-  let summary = "Residual add then layer or RMS norm: Sum = A + B, Y = norm(Sum)";
-  let description = [{
-    A and B have one shape (no broadcasting); Sum is their elementwise sum
-    (the residual stream, used again by the next residual add) and Y its
-    LayerNormalization (`rms` = 0, with the optional bias) or RMSNormalization
-    (`rms` = 1, no bias) over the dims from `axis` on. The target of
-    `--tpc-fuse-add-norm`: one pass over the residual instead of two.
-
-    ```mlir
-    %y, %sum = onnx.AddNormalization %x, %r, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32, rms = 0 : i64} : tensor<1x16x64xf32>, tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>, tensor<1x16x64xf32>
-    ```
-  }];
-  let arguments = (ins ONNX_FloatTensor:$A, ONNX_FloatTensor:$B,
-                       ONNX_FloatTensor:$Scale,
-                       Optional<ONNX_FloatTensor>:$Bias,
-                       DefaultValuedAttr<I64Attr, "-1">:$axis,
-                       DefaultValuedAttr<F32Attr, "1e-05">:$epsilon,
-                       DefaultValuedAttr<I64Attr, "0">:$rms);
-  let results = (outs ONNX_FloatTensor:$Y, ONNX_FloatTensor:$Sum);
-  let assemblyFormat = "$A `,` $B `,` $Scale (`,` $Bias^)? attr-dict `:` "
-                       "type($A) `,` type($B) `,` type($Scale) "
-                       "(`,` type($Bias)^)? `->` type($Y) `,` type($Sum)";
-  let hasVerifier = 1;
-  let extraClassDefinition = [{
-    ::mlir::LogicalResult $cppClass::fold(FoldAdaptor adaptor,
-        ::llvm::SmallVectorImpl<::mlir::OpFoldResult> &results) {
-      return ::tpc::onnx::foldMultiResultOp(getOperation(),
-                                            adaptor.getOperands(), results);
-    }
-  }];
-}
-
-def ONNX_MatMulBiasOp : ONNX_Op<"MatMulBias"> {
-  let summary = "MatMul with a bias and an activation as its epilogue";
-  let description = [{
-    Y = act(MatMul(A, B) + Bias), B a [K, N] matrix, Bias one value per
-    output column ([N], leading unit dims allowed), `activation` one of
-    "none", "relu", "gelu" (erf) and "gelu_tanh". The target of
-    `--tpc-fuse-matmul-bias`.
-
-    ```mlir
-    %y = onnx.MatMulBias %x, %w, %b {activation = "gelu"} : tensor<1x16x64xf32>, tensor<64x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
-    ```
-  }];
-  let arguments = (ins ONNX_FloatTensor:$A, ONNX_FloatTensor:$B,
-                       ONNX_FloatTensor:$Bias,
-                       DefaultValuedStrAttr<StrAttr, "none">:$activation);
-  let results = (outs ONNX_FloatTensor:$Y);
-  let assemblyFormat = "$A `,` $B `,` $Bias attr-dict `:` type($A) `,` "
-                       "type($B) `,` type($Bias) `->` type($Y)";
   let hasVerifier = 1;
 }
 

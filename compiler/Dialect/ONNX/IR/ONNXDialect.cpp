@@ -15,10 +15,15 @@ void ONNXDialect::registerOps() {
       >();
 }
 
-Operation *ONNXDialect::materializeConstant(OpBuilder &builder, Attribute value,
-                                            Type type, Location loc) {
+Operation *tpc::onnx::materializeElements(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
   auto elements = dyn_cast<ElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;
   return builder.create<ConstantOp>(loc, type, elements);
+}
+
+Operation *ONNXDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return materializeElements(builder, value, type, loc);
 }

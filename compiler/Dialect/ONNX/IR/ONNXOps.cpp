@@ -442,27 +442,6 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
 // Verifiers
 //===----------------------------------------------------------------------===//
 
-LogicalResult CacheWriteOp::verify() {
-  RankedTensorType st = getState().getType(), ut = getUpdate().getType();
-  int64_t axis = getAxis();
-  if (getResult().getType() != st)
-    return emitOpError("result type ") << getResult().getType()
-                                       << " differs from the state " << st;
-  if (st.getElementType() != ut.getElementType() ||
-      st.getRank() != ut.getRank() || axis < 0 || axis >= st.getRank())
-    return emitOpError("cannot write ") << ut << " into " << st
-                                        << " along axis " << axis;
-  for (int64_t d = 0; d < st.getRank(); ++d)
-    if (d != axis ? ut.getDimSize(d) != st.getDimSize(d)
-                  : ut.getDimSize(d) > st.getDimSize(d))
-      return emitOpError("cannot write ") << ut << " into " << st
-                                          << " along axis " << axis;
-  if (getPosition().getType().getNumElements() != 1)
-    return emitOpError("position must hold one value, not ")
-           << getPosition().getType();
-  return success();
-}
-
 LogicalResult WeightOp::verify() {
   RankedTensorType t = getType();
   Type stored = t.getElementType();

@@ -18,6 +18,11 @@ mlir::OpFoldResult foldOp(mlir::Operation *op,
 mlir::LogicalResult
 foldMultiResultOp(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands,
                   llvm::SmallVectorImpl<mlir::OpFoldResult> &results);
+/// The onnx.Constant holding a folded `value` of `type` (the constant
+/// materializer of the onnx and tpc dialects); nullptr for other values.
+mlir::Operation *materializeElements(mlir::OpBuilder &builder,
+                                     mlir::Attribute value, mlir::Type type,
+                                     mlir::Location loc);
 } // namespace tpc::onnx
 
 #include "compiler/Dialect/ONNX/IR/ONNXOpsDialect.h.inc"

@@ -679,6 +679,5 @@ def ONNX_CumSumOp : ONNX_Op<"CumSum", [AllTypesMatch<["input", "output"]>]> {
 }
 
 include "compiler/Dialect/ONNX/IR/FusedOps.td"
-include "compiler/Dialect/ONNX/IR/StateOps.td"
 
 #endif // TPC_DIALECT_ONNX_OPS

@@ -37,6 +37,12 @@ FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+ArrayRef<int64_t> stripLeadingOnes(ArrayRef<int64_t> shape) {
+  while (!shape.empty() && shape.front() == 1)
+    shape = shape.drop_front();
+  return shape;
+}
+
 SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
                                   ArrayRef<int64_t> normAxes, bool keepDims) {
   SmallVector<int64_t> out;

@@ -24,6 +24,10 @@ broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
 /// `axis` in [-rank, rank) normalised to [0, rank); failure when outside.
 mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
+/// `shape` without its leading unit dims, so that [1, 1, 64] and [64]
+/// compare equal (a per-channel operand with broadcast dims).
+llvm::ArrayRef<int64_t> stripLeadingOnes(llvm::ArrayRef<int64_t> shape);
+
 /// Result shape of a reduction.
 llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<int64_t> normAxes,
