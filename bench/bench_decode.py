@@ -3,6 +3,7 @@
 
     bench_decode.py --tpc build/bin/tpc [--layers 12] [--tokens 64]
                     [--kv-cache 128] [--rounds 3] [--json OUT]
+                    [--baseline-tpc OTHER_TPC]
 
 One GPT-2-small-shaped decoder (bench/make_gpt2_model.py, build_past_graph;
 random weights, cached in bench/.cache/) in the with-past form optimum
@@ -90,6 +91,10 @@ def main(argv=None):
     ap.add_argument("--kv-cache", type=int, default=128)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--baseline-tpc",
+                    help="another tpc binary (an earlier build) whose tp 1 and "
+                         "tp 2 runs of the same engines join the table, so a "
+                         "change is measured against it in the same run")
     args = ap.parse_args(argv)
     cfg = {"hidden": 768, "heads": 12, "layers": args.layers, "vocab": 50257,
            "positions": 1024, "seed": 0, "linear": "gemm"}
@@ -113,6 +118,11 @@ def main(argv=None):
         "onnxruntime x1": lambda: ort_decode(model, first, args.tokens, 1),
         "onnxruntime x2": lambda: ort_decode(model, first, args.tokens, 2),
     }
+    if args.baseline_tpc:
+        runners["baseline tp1 x1"] = lambda: tpc_decode(
+            args.baseline_tpc, engines[1], first, args.tokens, 1, work)
+        runners["baseline tp2 x1"] = lambda: tpc_decode(
+            args.baseline_tpc, engines[2], first, args.tokens, 1, work)
     medians = {k: [] for k in runners}
     p90s = {k: [] for k in runners}
     tokens = {}

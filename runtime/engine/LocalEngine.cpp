@@ -65,87 +65,128 @@ Status LocalEngine::run() {
   return forEachRank([this](int r) { return session(r).run(); });
 }
 
-Status LocalEngine::forEachRank(const std::function<Status(int)> &fn) {
-  // What the rank threads share lives on the heap and is owned by every
-  // thread, so that a thread that never returns (a rank stuck in a kernel)
-  // can be left behind without touching this frame.
-  struct Shared {
-    std::mutex mu;
-    std::condition_variable done;
-    int running = 0;
-    std::vector<bool> finished;
-    Status first, firstLocal;
-    bool haveFirst = false, haveLocal = false;
-    std::function<Status(int)> fn;
-  };
-  auto shared = std::make_shared<Shared>();
-  shared->fn = fn;
-  shared->running = tp();
-  shared->finished.assign(size_t(tp()), false);
-  auto body = [this, shared](int r) {
-    Status st = shared->fn(r);
-    if (!st)
-      // A failure outside a Session (or one a Session did not report to its
-      // peers) must still release them.
-      group_.abort(st.message());
-    std::lock_guard<std::mutex> lock(shared->mu);
-    if (!st && !shared->haveFirst) {
-      shared->first = st;
-      shared->haveFirst = true;
-    }
-    if (!st && !shared->haveLocal &&
-        session(r).lastFailureOrigin() == Session::FailureOrigin::Local) {
-      shared->firstLocal = st;
-      shared->haveLocal = true;
-    }
-    shared->finished[size_t(r)] = true;
-    --shared->running;
-    shared->done.notify_all();
-  };
-  // Every rank on a thread of its own, so that this one can stop waiting
-  // for a stuck rank, whichever it is. A lone rank has no peers to abort
-  // it: it runs here.
+struct LocalEngine::Workers {
+  std::mutex mu;
+  /// Signals a new job (or stop) to the rank threads.
+  std::condition_variable wake;
+  /// Signals forEachRank that a rank finished its part.
+  std::condition_variable done;
+  /// Bumped for every job; a thread runs each generation once.
+  uint64_t generation = 0;
+  bool stop = false;
+  std::function<Status(int)> fn;
+  int running = 0;
+  std::vector<bool> finished;
+  Status first, firstLocal;
+  bool haveFirst = false, haveLocal = false;
   std::vector<std::thread> threads;
-  if (tp() == 1)
-    body(0);
-  else
-    for (int r = 0; r < tp(); ++r)
-      threads.emplace_back(body, r);
+};
 
-  std::unique_lock<std::mutex> lock(shared->mu);
+LocalEngine::~LocalEngine() {
+  if (!workers_)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(workers_->mu);
+    workers_->stop = true;
+  }
+  workers_->wake.notify_all();
+  for (std::thread &t : workers_->threads)
+    if (t.joinable())
+      t.join();
+}
+
+void LocalEngine::startWorkers() {
+  workers_ = std::make_shared<Workers>();
+  for (int r = 0; r < tp(); ++r)
+    workers_->threads.emplace_back([this, w = workers_, r] {
+      uint64_t seen = 0;
+      while (true) {
+        std::function<Status(int)> fn;
+        {
+          std::unique_lock<std::mutex> lock(w->mu);
+          w->wake.wait(lock, [&] { return w->stop || w->generation != seen; });
+          if (w->stop)
+            return;
+          seen = w->generation;
+          fn = w->fn;
+        }
+        Status st = fn(r);
+        if (!st)
+          // A failure outside a Session (or one a Session did not report to
+          // its peers) must still release them.
+          group_.abort(st.message());
+        std::lock_guard<std::mutex> lock(w->mu);
+        if (!st && !w->haveFirst) {
+          w->first = st;
+          w->haveFirst = true;
+        }
+        if (!st && !w->haveLocal &&
+            session(r).lastFailureOrigin() == Session::FailureOrigin::Local) {
+          w->firstLocal = st;
+          w->haveLocal = true;
+        }
+        w->finished[size_t(r)] = true;
+        --w->running;
+        w->done.notify_all();
+      }
+    });
+}
+
+Status LocalEngine::forEachRank(const std::function<Status(int)> &fn) {
+  if (abandoned_)
+    return Status::failedPrecondition("the engine cannot run again: a rank "
+                                      "of an earlier run never stopped");
+  // A lone rank has no peers to abort it and nothing to wait for: it runs
+  // here.
+  if (tp() == 1) {
+    Status st = fn(0);
+    if (!st)
+      group_.abort(st.message());
+    return st;
+  }
+  // Every rank on a thread of its own, so that this one can stop waiting
+  // for a stuck rank, whichever it is.
+  if (!workers_)
+    startWorkers();
+  Workers &w = *workers_;
+  std::unique_lock<std::mutex> lock(w.mu);
+  w.fn = fn;
+  w.running = tp();
+  w.finished.assign(size_t(tp()), false);
+  w.first = w.firstLocal = Status::ok();
+  w.haveFirst = w.haveLocal = false;
+  ++w.generation;
+  w.wake.notify_all();
   // Healthy ranks run as long as they need. Once the group is aborted, every
   // rank must stop within the grace period: one that does not is stuck
   // outside any collective and is left behind.
-  while (shared->running > 0) {
-    if (!shared->haveFirst) {
-      shared->done.wait(lock);
+  while (w.running > 0) {
+    if (!w.haveFirst) {
+      w.done.wait(lock);
       continue;
     }
-    if (!shared->done.wait_for(lock, options_.stopGrace,
-                               [&] { return shared->running == 0; }))
+    if (!w.done.wait_for(lock, options_.stopGrace,
+                         [&] { return w.running == 0; }))
       break;
   }
-  if (shared->running > 0) {
+  if (w.running > 0) {
     std::string stuck;
     for (int r = 0; r < tp(); ++r)
-      if (!shared->finished[size_t(r)])
+      if (!w.finished[size_t(r)])
         stuck += (stuck.empty() ? "" : ", ") + std::to_string(r);
     abandoned_ = true;
-    Status cause = shared->haveLocal ? shared->firstLocal : shared->first;
-    lock.unlock();
-    for (std::thread &t : threads)
+    Status cause = w.haveLocal ? w.firstLocal : w.first;
+    // The threads keep the shared state alive; none is joined again.
+    for (std::thread &t : w.threads)
       t.detach();
     return Status::error(
         cause.message() + "; rank(s) " + stuck + " did not stop within " +
         std::to_string(options_.stopGrace.count()) +
         " ms of the abort and were left running (the process must exit)");
   }
-  lock.unlock();
-  for (std::thread &t : threads)
-    t.join();
-  if (shared->haveLocal)
-    return shared->firstLocal;
-  return shared->first;
+  Status result = w.haveLocal ? w.firstLocal : w.first;
+  w.fn = nullptr;
+  return result;
 }
 
 } // namespace tpc::runtime

@@ -2,7 +2,10 @@
 //
 // Runs a tensor-parallel engine on one host without MPI: every rank is
 // loaded in this process, gets a communicator of one InProcessGroup and its
-// own Session, and the ranks run concurrently on threads of their own.
+// own Session, and the ranks run concurrently on threads of their own. The
+// rank threads live as long as the engine, so that what a rank keeps per
+// thread (its kernel thread pool, its GEMM packing buffers) is made once,
+// not once per forward.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_RUNTIME_ENGINE_LOCALENGINE_H
@@ -34,6 +37,10 @@ struct LocalEngineOptions {
 
 class LocalEngine {
 public:
+  ~LocalEngine();
+  LocalEngine(const LocalEngine &) = delete;
+  LocalEngine &operator=(const LocalEngine &) = delete;
+
   /// Loads every rank of the engine in `dir`.
   static Status load(const std::string &dir, const LocalEngineOptions &options,
                      std::unique_ptr<LocalEngine> &out);
@@ -55,10 +62,11 @@ public:
   /// error of the rank that caused it (see forEachRank).
   Status run();
 
-  /// Calls `fn(rank)` for every rank, each on its own thread, and waits for
-  /// all. A rank whose `fn` fails aborts the group so that no peer waits for
-  /// it. Returns the failure of a rank that failed by itself, in preference
-  /// to the collective failures it caused on its peers.
+  /// Calls `fn(rank)` for every rank, each on its own thread (the same
+  /// thread for a rank every time; a lone rank runs on the caller's), and
+  /// waits for all. A rank whose `fn` fails aborts the group so that no peer
+  /// waits for it. Returns the failure of a rank that failed by itself, in
+  /// preference to the collective failures it caused on its peers.
   Status forEachRank(const std::function<Status(int rank)> &fn);
 
   /// Whether a forEachRank() left a stuck rank's thread running. Its engine
@@ -73,13 +81,18 @@ private:
     std::unique_ptr<Communicator> comm;
     std::unique_ptr<Session> session;
   };
+  /// The rank threads and what they share with forEachRank; owned by the
+  /// threads too, so that a stuck one can be left behind.
+  struct Workers;
   LocalEngine() = default;
+  void startWorkers();
 
   EngineManifest manifest_;
   LocalEngineOptions options_;
   bool abandoned_ = false;
   InProcessGroup group_;
   std::vector<Rank> ranks_;
+  std::shared_ptr<Workers> workers_;
 };
 
 } // namespace tpc::runtime

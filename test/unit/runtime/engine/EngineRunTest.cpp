@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 using namespace tpc;
 using namespace tpc::runtime;
 using namespace tpc::test;
@@ -71,6 +73,47 @@ TEST(EngineRun, SingleRankRunsRepeatedly) {
 TEST(EngineRun, RowParallelAllReduce) {
   MlpCase c = mlpCase(2, 4, 5);
   writeAndCheck(rowParallelEngine(c, 2), c, 2);
+}
+
+// Each rank runs on one thread for the engine's life (what a rank keeps per
+// thread, its kernel pool and packing buffers, is made once), and a lone
+// rank runs on the caller's thread.
+TEST(EngineRun, RankThreadsPersistAcrossForwards) {
+  MlpCase c = mlpCase(2, 4, 5);
+  TempDir dir;
+  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
+  std::unique_ptr<LocalEngine> engine;
+  ASSERT_OK(LocalEngine::load(dir.path(), {}, engine));
+  ASSERT_OK(engine->setInput("x", c.xDesc(), c.x.data()));
+  std::vector<std::vector<std::thread::id>> ids(3);
+  for (auto &forward : ids) {
+    forward.resize(2);
+    ASSERT_OK(engine->forEachRank([&](int r) {
+      forward[size_t(r)] = std::this_thread::get_id();
+      return engine->session(r).run();
+    }));
+    TensorDesc desc;
+    const void *data = nullptr;
+    ASSERT_TRUE(engine->session(1).output("y", desc, data));
+    expectClose(static_cast<const float *>(data), c.expected);
+  }
+  EXPECT_NE(ids[0][0], ids[0][1]);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(ids[0][size_t(r)], std::this_thread::get_id());
+    EXPECT_EQ(ids[1][size_t(r)], ids[0][size_t(r)]) << "rank " << r;
+    EXPECT_EQ(ids[2][size_t(r)], ids[0][size_t(r)]) << "rank " << r;
+  }
+
+  TempDir one;
+  ASSERT_OK(mlpEngine(c).write(one.path()));
+  std::unique_ptr<LocalEngine> single;
+  ASSERT_OK(LocalEngine::load(one.path(), {}, single));
+  std::thread::id lone;
+  ASSERT_OK(single->forEachRank([&](int) {
+    lone = std::this_thread::get_id();
+    return Status::ok();
+  }));
+  EXPECT_EQ(lone, std::this_thread::get_id());
 }
 
 TEST(EngineRun, RowParallelUnevenSplit) {
