@@ -18,6 +18,7 @@ namespace tpc::runtime {
 
 namespace {
 
+#ifdef TPC_CUDA_MODULE_BUILD_PATH
 constexpr const char *kModuleName = "libtpc_backend_cuda.so";
 
 /// The folder of the running executable, "" if it cannot be read.
@@ -49,11 +50,10 @@ std::vector<std::string> candidatePaths() {
     paths.push_back(dir + "/../lib/" + kModuleName);
   if (std::string dir = codeDir(); !dir.empty())
     paths.push_back(dir + "/" + kModuleName);
-#ifdef TPC_CUDA_MODULE_BUILD_PATH
   paths.push_back(TPC_CUDA_MODULE_BUILD_PATH);
-#endif
   return paths;
 }
+#endif // TPC_CUDA_MODULE_BUILD_PATH
 
 struct Loaded {
   const CudaModuleApi *api = nullptr;
