@@ -17,7 +17,7 @@
 
 namespace tpc::runtime {
 
-class RankPlan;
+struct RankPlan;
 struct StepTime;
 
 /// The step times of one rank's last forward (profiled CPU runs).
