@@ -181,10 +181,11 @@ int runGenerate(const ParsedArgs &args) {
       return fail(st.message());
   runtime::GpuRunOptions gpu;
   gpu.emulateRanks = args.has("--emulate-ranks");
-  int64_t device = 0;
-  if (args.has("--device") && !parseInt(args.get("--device"), 0, device))
-    return fail("--device must be a non-negative integer");
-  gpu.device = int(std::min<int64_t>(device, 1023));
+  if (args.has("--device"))
+    if (Status st = runtime::parseIntFlag("--device", args.get("--device"), 0,
+                                          1023, gpu.device);
+        !st)
+      return fail(st.message());
   if (backend == runtime::Backend::Cpu &&
       (args.has("--emulate-ranks") || args.has("--device")))
     return fail(
