@@ -28,9 +28,7 @@ public:
     return engine_->setInput(name, desc, data);
   }
   Status run() override {
-    if (engine_->abandoned())
-      return Status::failedPrecondition("the engine cannot run again: a rank "
-                                        "of an earlier run never stopped");
+    // forEachRank refuses an engine a stuck rank left behind.
     const bool barrier = alignStarts_ && tp() > 1;
     return engine_->forEachRank([&](int r) -> Status {
       if (barrier)
