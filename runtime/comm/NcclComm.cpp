@@ -233,11 +233,14 @@ Status NcclGroup::createRank(const std::vector<uint8_t> &idBytes, int nranks,
   g->options_ = options;
   ncclResult_t r = ncclCommInitRankConfig(&comm, nranks, id, rank, &config);
   if (r != ncclSuccess && r != ncclInProgress) {
+    // NCCL's own reason (ncclGetLastError ignores its argument).
+    std::string detail = ncclGetLastError(comm);
     if (comm)
       (void)ncclCommAbort(comm);
-    return Status::error("ncclCommInitRankConfig (rank " +
-                         std::to_string(rank) + " of " +
-                         std::to_string(nranks) + "): " + ncclGetErrorString(r));
+    return Status::error(
+        "ncclCommInitRankConfig (rank " + std::to_string(rank) + " of " +
+        std::to_string(nranks) + "): " + ncclGetErrorString(r) +
+        (detail.empty() ? "" : " (" + detail + ")"));
   }
   g->comms_.push_back(
       std::make_unique<NcclCommunicator>(*g, comm, rank, nranks, device,

@@ -3,7 +3,8 @@
 // A group over every visible GPU (one is enough): collectives inside a
 // round, checked exactly, and a call that NCCL rejects inside a round, which
 // must fail the round and abort the group without touching freed
-// communicators at ncclGroupEnd.
+// communicators at ncclGroupEnd. And a rank whose peer never joins: the
+// initialisation must end at the timeout with ncclCommAbort, not hang.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -13,10 +14,21 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 
 namespace tpc::cuda::test {
 namespace {
+
+// NCCL checks buffer pointers only when asked, and reads the variable once
+// per process: set it before the first communicator, so that a null buffer
+// is refused whatever the number of ranks (with one rank NCCL otherwise
+// accepts it as a no-op copy).
+[[maybe_unused]] const bool kCheckPointers = [] {
+  setenv("NCCL_CHECK_POINTERS", "1", /*overwrite=*/0);
+  return true;
+}();
 
 struct LocalGroup {
   std::vector<int> devices;
@@ -106,6 +118,33 @@ TEST(NcclGroup, RejectedCallInARoundAbortsAfterTheRound) {
   EXPECT_TRUE(g.group->aborted());
   EXPECT_FALSE(g.group->poll().isOk());
   EXPECT_FALSE(g.group->beginRound().isOk());
+}
+
+TEST(NcclGroup, JoinWhosePeerNeverComesTimesOut) {
+  TPC_REQUIRE_GPU();
+  std::vector<uint8_t> id;
+  Status st = NcclGroup::newUniqueId(id);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+            cudaSuccess);
+  NcclOptions o;
+  o.timeout = std::chrono::milliseconds(3000);
+  std::unique_ptr<NcclGroup> group;
+  // Rank 0 of 2; rank 1 is never started.
+  auto t0 = std::chrono::steady_clock::now();
+  st = NcclGroup::createRank(id, 2, 0, 0, stream, o, group);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  EXPECT_FALSE(st.isOk()) << "rank 0 of 2 joined without its peer";
+  EXPECT_EQ(group, nullptr);
+  EXPECT_NE(st.message().find("3000 ms"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("rank 0"), std::string::npos) << st.message();
+  EXPECT_GE(secs, 2.5);
+  EXPECT_LT(secs, 20.0) << "the timeout did not bound the initialisation";
+  (void)cudaStreamDestroy(stream);
 }
 
 } // namespace
