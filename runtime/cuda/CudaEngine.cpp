@@ -213,9 +213,16 @@ Status CudaEngine::finishLoad() {
     if (size_t bytes = io_.inputs()[i].desc.bytes())
       TPC_CUDA_CHECK(cudaMallocHost(&inputPinned_[i], bytes));
   outputPinned_.assign(io_.outputs().size(), nullptr);
-  for (size_t i = 0; i < io_.outputs().size(); ++i)
-    if (size_t bytes = io_.outputs()[i].desc.bytes())
+  for (size_t i = 0; i < io_.outputs().size(); ++i) {
+    GraphIo::Output &o = io_.outputs()[i];
+    if (size_t bytes = o.desc.bytes()) {
       TPC_CUDA_CHECK(cudaMallocHost(&outputPinned_[i], bytes));
+      // The forward's last copy lands here; output() hands it out as it is
+      // (no second copy per forward).
+      o.external = outputPinned_[i];
+      std::vector<uint8_t>().swap(o.data);
+    }
+  }
   return Status::ok();
 }
 
@@ -321,7 +328,7 @@ Status CudaEngine::enqueueForward() {
     if (const GraphIo::Output &o = io_.outputs()[i]; outputPinned_[i])
       TPC_RETURN_IF_ERROR(cudaResult(
           cudaMemcpyAsync(outputPinned_[i], r0.bufferData(o.buffer),
-                          o.data.size(), cudaMemcpyDeviceToHost, r0.stream()),
+                          o.desc.bytes(), cudaMemcpyDeviceToHost, r0.stream()),
           "copying output '" + o.name + "' from the device"));
   return Status::ok();
 }
@@ -509,9 +516,6 @@ Status CudaEngine::run() {
     if (Status is = rank->checkIndices(); !is)
       return is;
   }
-  for (size_t i = 0; i < io_.outputs().size(); ++i)
-    if (GraphIo::Output &o = io_.outputs()[i]; !o.data.empty())
-      std::memcpy(o.data.data(), outputPinned_[i], o.data.size());
   lastGpuMillis_ = 0;
   for (size_t i = 0; i < streams_.size(); ++i) {
     float ms = 0;

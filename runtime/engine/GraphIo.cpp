@@ -73,7 +73,7 @@ bool GraphIo::output(const std::string &name, TensorDesc &desc,
     if (o.name != name)
       continue;
     desc = o.desc;
-    data = hasRun_ ? o.data.data() : nullptr;
+    data = !hasRun_ ? nullptr : o.external ? o.external : o.data.data();
     return true;
   }
   return false;

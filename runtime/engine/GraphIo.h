@@ -32,6 +32,10 @@ public:
     TensorDesc desc;
     /// The value of the last run (desc.bytes() bytes).
     std::vector<uint8_t> data;
+    /// Where the value is instead, when a backend leaves it in memory of its
+    /// own that holds it until the next run (the CUDA engine's pinned
+    /// staging); `data` is then empty.
+    const void *external = nullptr;
   };
 
   /// Binds the manifest's inputs and outputs to `engine`'s plan buffers;
