@@ -1,11 +1,24 @@
 //===- Fused.cu - Kernels of the fused ops (Attention, SwiGLU) ------------===//
 //
-// Attention gives each query row to one block: its scores over every key
-// live in shared memory (so kvLen is bounded, kMaxAttentionKeys), each warp
-// computes whole dot products with a shuffle reduction, the block finds the
-// row's max and sum, and the threads then sweep the value rows across vDim
-// (coalesced). Accumulation is f32 (f64 for f64). Simple rather than fast:
-// the reference for a tiled kernel. SwiGLU is one elementwise pass.
+// Attention has two kernels.
+//
+// attentionTiles (f32, f16, bf16; head sizes up to 128): a block takes 16
+// query rows of one (batch, head) and sweeps the keys in tiles of 32: the
+// tile's keys and values are staged in shared memory once for all 16 rows,
+// each lane scores one key against four rows, and the softmax is online
+// (running max and sum per row, earlier partial sums rescaled), so any
+// number of keys fits and K and V are read from memory once per 16 rows
+// instead of once per row. Causal blocks stop at their last row's key.
+//
+// attentionRows (the rest: f64, larger heads): each query row to one block;
+// its scores over every key live in shared memory (so kvLen is bounded,
+// kMaxAttentionKeys), each warp computes whole dot products with a shuffle
+// reduction, the block finds the row's max and sum, and the threads then
+// sweep the value rows across vDim. It also serves single-row (decode)
+// queries, where a 16-row tile would idle.
+//
+// Both accumulate in f32 (f64 for f64); a row whose every key is masked
+// gives NaN, as on the CPU. SwiGLU is one elementwise pass.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cuda/DeviceUtil.cuh"
@@ -13,6 +26,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 namespace tpc::cuda {
 namespace {
@@ -97,6 +111,135 @@ __global__ void attentionRows(const __grid_constant__ AttentionParams p,
   }
 }
 
+constexpr int kTileQ = 16, kTileK = 32, kTileDim = 128, kTileThreads = 128;
+constexpr int kTileRowsPerWarp = kTileQ / (kTileThreads / 32);
+constexpr int kTileChunks = kTileDim / 32;
+
+__device__ __forceinline__ float warpMaxF(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kTileThreads)
+    attentionTiles(const __grid_constant__ AttentionParams p, const T *q,
+                   const T *k, const T *v, const void *mask, T *y) {
+  __shared__ float qs[kTileQ][kTileDim];
+  __shared__ float ks[kTileK][kTileDim + 1]; // +1: lane j reads row j
+  __shared__ float vs[kTileK][kTileDim];
+  __shared__ float ps[kTileQ][kTileK];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int hd = int(p.headDim), vd = int(p.vDim);
+  const int64_t bh = blockIdx.y; // b * qHeads + h
+  const int64_t h = bh % p.qHeads, b = bh / p.qHeads;
+  const int64_t kvh = b * p.kvHeads + h / (p.qHeads / p.kvHeads);
+  const int64_t i0 = int64_t(blockIdx.x) * kTileQ;
+  const T *kb = k + kvh * p.kvLen * p.headDim;
+  const T *vb = v + kvh * p.kvLen * p.vDim;
+  const float scale = float(p.scale);
+  const float negInf = -std::numeric_limits<float>::infinity();
+
+  for (int e = threadIdx.x; e < kTileQ * hd; e += kTileThreads) {
+    const int r = e / hd, d = e % hd;
+    const int64_t i = i0 + r;
+    qs[r][d] =
+        i < p.qLen ? float(toCompute(q[(bh * p.qLen + i) * hd + d])) : 0.f;
+  }
+  float m[kTileRowsPerWarp], l[kTileRowsPerWarp];
+  float acc[kTileRowsPerWarp][kTileChunks];
+#pragma unroll
+  for (int rr = 0; rr < kTileRowsPerWarp; ++rr) {
+    m[rr] = negInf;
+    l[rr] = 0.f;
+#pragma unroll
+    for (int c = 0; c < kTileChunks; ++c)
+      acc[rr][c] = 0.f;
+  }
+  // With is_causal, key j > i is masked: no row of this block sees a key
+  // past its last row.
+  const int64_t kvEnd =
+      p.causal ? std::min<int64_t>(p.kvLen, i0 + kTileQ) : p.kvLen;
+  for (int64_t j0 = 0; j0 < kvEnd; j0 += kTileK) {
+    __syncthreads(); // the previous tile is read (and qs written)
+    for (int e = threadIdx.x; e < kTileK * hd; e += kTileThreads) {
+      const int jj = e / hd, d = e % hd;
+      const int64_t j = j0 + jj;
+      ks[jj][d] = j < p.kvLen ? float(toCompute(kb[j * hd + d])) : 0.f;
+    }
+    for (int e = threadIdx.x; e < kTileK * vd; e += kTileThreads) {
+      const int jj = e / vd, d = e % vd;
+      const int64_t j = j0 + jj;
+      vs[jj][d] = j < p.kvLen ? float(toCompute(vb[j * vd + d])) : 0.f;
+    }
+    __syncthreads();
+    // Lane `lane` scores key j against this warp's rows.
+    const int64_t j = j0 + lane;
+    float dot[kTileRowsPerWarp] = {};
+    for (int d = 0; d < hd; ++d) {
+      const float kd = ks[lane][d];
+#pragma unroll
+      for (int rr = 0; rr < kTileRowsPerWarp; ++rr)
+        dot[rr] += qs[warp * kTileRowsPerWarp + rr][d] * kd;
+    }
+#pragma unroll
+    for (int rr = 0; rr < kTileRowsPerWarp; ++rr) {
+      const int r = warp * kTileRowsPerWarp + rr;
+      const int64_t i = i0 + r;
+      float sc = negInf;
+      if (j < p.kvLen && i < p.qLen) {
+        sc = dot[rr] * scale;
+        const int64_t mi = b * p.maskStrides[0] + h * p.maskStrides[1] +
+                           i * p.maskStrides[2] + j * p.maskStrides[3];
+        if (p.mask == AttentionParams::Mask::Float)
+          sc += float(toCompute(static_cast<const T *>(mask)[mi]));
+        else if (p.mask == AttentionParams::Mask::Bool &&
+                 !static_cast<const uint8_t *>(mask)[mi])
+          sc = negInf;
+        if (p.causal && j > i)
+          sc = negInf;
+      }
+      const float mNew = fmaxf(m[rr], warpMaxF(sc));
+      // Until a row meets a key that is not masked, nothing accumulates.
+      const float pj = mNew == negInf ? 0.f : expf(sc - mNew);
+      const float corr = mNew == negInf ? 1.f : expf(m[rr] - mNew);
+      l[rr] = l[rr] * corr + warpSum(pj);
+      m[rr] = mNew;
+      ps[r][lane] = pj;
+#pragma unroll
+      for (int c = 0; c < kTileChunks; ++c)
+        acc[rr][c] *= corr;
+    }
+    __syncwarp();
+    const int keys = int(std::min<int64_t>(kTileK, p.kvLen - j0));
+    for (int jj = 0; jj < keys; ++jj) {
+#pragma unroll
+      for (int c = 0; c < kTileChunks; ++c) {
+        const int d = c * 32 + lane;
+        const float vj = d < vd ? vs[jj][d] : 0.f;
+#pragma unroll
+        for (int rr = 0; rr < kTileRowsPerWarp; ++rr)
+          acc[rr][c] += ps[warp * kTileRowsPerWarp + rr][jj] * vj;
+      }
+    }
+    __syncwarp(); // ps is rewritten by the next tile
+  }
+#pragma unroll
+  for (int rr = 0; rr < kTileRowsPerWarp; ++rr) {
+    const int64_t i = i0 + warp * kTileRowsPerWarp + rr;
+    if (i >= p.qLen)
+      continue;
+    const float inv = 1.f / l[rr]; // l == 0 (every key masked): NaN below
+#pragma unroll
+    for (int c = 0; c < kTileChunks; ++c) {
+      const int d = c * 32 + lane;
+      if (d < vd)
+        y[(bh * p.qLen + i) * vd + d] = fromCompute<T>(acc[rr][c] * inv);
+    }
+  }
+}
+
 template <class T>
 __global__ void swigluTyped(const T *gate, const T *up, T *y, int64_t n) {
   using A = Compute<T>;
@@ -127,13 +270,36 @@ size_t attentionSharedBytes(const AttentionParams &p) {
   return size_t(p.kvLen) * (p.dtype == DType::F64 ? 8 : 4);
 }
 
+bool attentionUsesTiles(const AttentionParams &p) {
+  return p.dtype != DType::F64 && p.headDim <= kTileDim && p.vDim <= kTileDim &&
+         p.batch * p.qHeads <= 65535 &&
+         (p.qLen > 1 || p.kvLen > kMaxAttentionKeys);
+}
+
 cudaError_t attentionKernel(const AttentionParams &p, const void *q,
                             const void *k, const void *v, const void *mask,
                             void *y, cudaStream_t stream) {
   const int64_t rows = p.batch * p.qHeads * p.qLen;
   if (rows == 0 || p.vDim == 0)
     return cudaSuccess;
-  if (p.kvLen > kMaxAttentionKeys || p.kvHeads <= 0)
+  if (p.kvHeads <= 0 || p.qHeads % p.kvHeads != 0)
+    return cudaErrorInvalidValue;
+  if (attentionUsesTiles(p)) {
+    const dim3 grid(unsigned((p.qLen + kTileQ - 1) / kTileQ),
+                    unsigned(p.batch * p.qHeads));
+    return visitFloat(p.dtype, [&](auto tag) -> cudaError_t {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, double>) {
+        return cudaErrorInvalidValue;
+      } else {
+        attentionTiles<T><<<grid, kTileThreads, 0, stream>>>(
+            p, static_cast<const T *>(q), static_cast<const T *>(k),
+            static_cast<const T *>(v), mask, static_cast<T *>(y));
+        return cudaGetLastError();
+      }
+    });
+  }
+  if (p.kvLen > kMaxAttentionKeys)
     return cudaErrorInvalidValue;
   const unsigned blocks = unsigned(std::min<int64_t>(rows, 1 << 20));
   const size_t smem = std::max<size_t>(attentionSharedBytes(p), 8);

@@ -32,10 +32,12 @@ Status prepareFused<FusedOp::Attention>(
   AttentionParams p;
   TPC_RETURN_IF_ERROR(makeAttentionParams(in, out, attrs, p));
   const bool hasMask = p.mask != AttentionParams::Mask::None;
-  if (p.kvLen > kMaxAttentionKeys)
-    return Status::error("the CUDA Attention kernel takes at most " +
-                         std::to_string(kMaxAttentionKeys) + " keys, not " +
-                         std::to_string(p.kvLen));
+  if (p.kvLen > kMaxAttentionKeys && !attentionUsesTiles(p))
+    return Status::error(
+        "the CUDA Attention kernel takes at most " +
+        std::to_string(kMaxAttentionKeys) + " keys with " +
+        (p.dtype == DType::F64 ? "f64" : "heads over 128 wide") + ", not " +
+        std::to_string(p.kvLen));
   kernel = makeLaunch("Attention", [p, hasMask](const void *const *i,
                                                 void *const *o,
                                                 cudaStream_t st) {

@@ -123,9 +123,13 @@ cudaError_t fillKernel(size_t elemSize, int64_t numel, const void *value,
                        void *out, cudaStream_t stream);
 
 // Fused.cu
-/// Keys one Attention row may have: its scores live in shared memory
-/// (48 KiB with the reduction scratch, f64 included).
+/// Keys one Attention row may have in the row kernel (f64, heads over 128
+/// wide): its scores live in shared memory (48 KiB with the reduction
+/// scratch, f64 included). The tiled kernel has no such bound.
 constexpr int64_t kMaxAttentionKeys = 6016;
+/// Whether attentionKernel runs `p` with the tiled kernel (online softmax,
+/// any number of keys) rather than one block per query row.
+bool attentionUsesTiles(const AttentionParams &p);
 /// Dynamic shared memory of attentionKernel's blocks.
 size_t attentionSharedBytes(const AttentionParams &p);
 /// Y = softmax(scale * Q K^T + mask) V per (batch, head), as the CPU kernel.

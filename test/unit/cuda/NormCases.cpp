@@ -10,6 +10,7 @@
 #include "CudaTestUtil.h"
 
 #include <cmath>
+#include <limits>
 
 namespace tpc::cuda::test {
 namespace {
@@ -212,7 +213,8 @@ void addCumSum(Cases &v) {
 }
 
 /// The fused ops: GQA attention with causal, float and bool masks, a row
-/// longer than a warp's worth of keys; SwiGLU; residual add + norm.
+/// longer than a warp's worth of keys, several tiles, more keys than the
+/// row kernel holds; SwiGLU; residual add + norm.
 void addFused(Cases &v) {
   for (DType t : kFloats) {
     const std::string n = dtypeName(t);
@@ -227,6 +229,30 @@ void addFused(Cases &v) {
         {rnd(t, {2, 2, 5, 8}), rnd(t, {2, 2, 9, 8}), rnd(t, {2, 2, 9, 4}),
          rnd(t, {5, 9}, -3, 0)},
         {{t, {2, 2, 5, 4}}}, {}, 4);
+    // The tiled kernel: several query and key tiles, heads 64 wide (values
+    // 48), and a float mask that hides each row's first 40 keys (left
+    // padding: a whole first tile masked) besides its random values.
+    Tensor pad = rnd(t, {70, 100}, -3, 0);
+    for (int64_t r = 0; r < 70; ++r)
+      for (int64_t c = 0; c < 40; ++c)
+        pad.set(r * 100 + c, -std::numeric_limits<double>::infinity());
+    addCase(v, n + "_tiles_left_pad", "Attention",
+            {rnd(t, {1, 4, 70, 64}), rnd(t, {1, 2, 100, 64}),
+             rnd(t, {1, 2, 100, 48}), pad},
+            {{t, {1, 4, 70, 48}}}, {}, 4);
+    addCase(v, n + "_tiles_causal", "Attention",
+            {rnd(t, {2, 2, 50, 128}), rnd(t, {2, 2, 50, 128}),
+             rnd(t, {2, 2, 50, 128})},
+            {{t, {2, 2, 50, 128}}}, intAttr("is_causal", 1), 8);
+    // More keys than the row kernel holds, for a few rows and for one.
+    addCase(v, n + "_long_keys", "Attention",
+            {rnd(t, {1, 2, 3, 8}), rnd(t, {1, 2, 7000, 8}),
+             rnd(t, {1, 2, 7000, 8})},
+            {{t, {1, 2, 3, 8}}}, {}, 8);
+    addCase(v, n + "_decode_long_keys", "Attention",
+            {rnd(t, {1, 2, 1, 8}), rnd(t, {1, 2, 7000, 8}),
+             rnd(t, {1, 2, 7000, 8})},
+            {{t, {1, 2, 1, 8}}}, {}, 8);
     addCase(v, n + "_odd", "SwiGLU", {rnd(t, {3, 37}, -6, 6), rnd(t, {3, 37})},
         {{t, {3, 37}}});
     Attrs eps;
