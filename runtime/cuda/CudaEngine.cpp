@@ -465,6 +465,7 @@ Status CudaEngine::run() {
     return Status::error("a previous forward failed; this engine cannot run "
                          "again");
   TPC_RETURN_IF_ERROR(io_.checkInputsSet());
+  io_.beginRun();
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < io_.inputs().size(); ++i)
     if (const GraphIo::Input &in = io_.inputs()[i]; in.desc.bytes())

@@ -33,8 +33,8 @@ public:
     /// The value of the last run (desc.bytes() bytes).
     std::vector<uint8_t> data;
     /// Where the value is instead, when a backend leaves it in memory of its
-    /// own that holds it until the next run (the CUDA engine's pinned
-    /// staging); `data` is then empty.
+    /// own that holds it until the next run (the CPU arena, the CUDA
+    /// engine's pinned staging); `data` is then empty.
     const void *external = nullptr;
   };
 
@@ -48,6 +48,9 @@ public:
   /// Fails, naming them, when inputs were never set.
   Status checkInputsSet() const;
 
+  /// A run starts: until it succeeds (markRun), output() hands out no data,
+  /// since a run overwrites the memory outputs are handed out from.
+  void beginRun() { hasRun_ = false; }
   /// After a successful run, output() hands out the outputs' data.
   void markRun() { hasRun_ = true; }
   /// Output `name` of the last run; nullptr data before one. False if there

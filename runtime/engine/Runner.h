@@ -47,7 +47,9 @@ public:
   /// Device time of the last forward, in ms; the wall time on the CPU.
   virtual double lastDeviceMillis() const { return lastRunMillis(); }
   /// Graph output `name` of the last run (the lowest local rank's), in host
-  /// memory; nullptr data before a run. False if there is no such output.
+  /// memory that holds it until the next run starts (copy it to keep it);
+  /// nullptr data before a run and after a failed one. False if there is no
+  /// such output.
   virtual bool output(const std::string &name, TensorDesc &desc,
                       const void *&data) const = 0;
   virtual std::vector<std::string> outputNames() const = 0;

@@ -30,6 +30,16 @@ Status Session::create(RankEngine &engine, Communicator *comm,
                          std::to_string(world));
   std::unique_ptr<Session> s(new Session(engine, comm, options));
   TPC_RETURN_IF_ERROR(s->io_.bind(engine, who));
+  // Outputs are handed out where the forward leaves them (no copy per run),
+  // except a state buffer's, which resetState() may zero before they are
+  // read.
+  for (GraphIo::Output &o : s->io_.outputs()) {
+    const PlanBuffer &b = engine.plan().buffers[o.buffer];
+    if (b.kind != BufferKind::State && o.desc.bytes()) {
+      o.external = engine.bufferData(o.buffer);
+      std::vector<uint8_t>().swap(o.data);
+    }
+  }
   out = std::move(s);
   return Status::ok();
 }
@@ -54,6 +64,7 @@ Status Session::run() {
   const std::string who = "rank " + std::to_string(engine_.rank()) + ": ";
   if (Status st = io_.checkInputsSet(); !st)
     return fail(st, FailureOrigin::Local);
+  io_.beginRun();
   for (const GraphIo::Input &in : io_.inputs())
     if (in.desc.bytes())
       std::memcpy(engine_.bufferData(in.buffer), in.data, in.desc.bytes());

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <thread>
 
 using namespace tpc;
@@ -66,6 +67,31 @@ TEST(CpuRunner, EveryRankInProcess) {
   EXPECT_OK(runner->resetState());
   EXPECT_FALSE(runner->abandoned());
   EXPECT_NE(runner->describe().find("2 rank(s)"), std::string::npos);
+}
+
+// Outputs are handed out where the forward leaves them: each run's
+// output() shows that run's values, never an earlier one's.
+TEST(CpuRunner, OutputsAreTheLastRunsValues) {
+  TempDir dir;
+  MlpCase c = mlpCase(2, 4, 5);
+  std::unique_ptr<EngineRunner> runner;
+  ASSERT_NO_FATAL_FAILURE(
+      loadInProcess(dir, rowParallelEngine(c, 2), CpuRunOptions(), runner));
+  runAndCheck(*runner, c);
+  std::vector<float> other(c.x.size());
+  for (size_t i = 0; i < other.size(); ++i)
+    other[i] = -2.0f * c.x[i] + 1.0f;
+  ASSERT_OK(runner->setInput("x", c.xDesc(), other.data()));
+  ASSERT_OK(runner->run());
+  TensorDesc desc;
+  const void *data = nullptr;
+  ASSERT_TRUE(runner->output("y", desc, data));
+  const float *y = static_cast<const float *>(data);
+  bool differs = false;
+  for (size_t i = 0; i < c.expected.size(); ++i)
+    differs |= std::abs(y[i] - c.expected[i]) > 1e-3f;
+  EXPECT_TRUE(differs) << "the second run's output shows the first run's";
+  runAndCheck(*runner, c);
 }
 
 TEST(CpuRunner, ProfiledRunsReportEveryRanksSteps) {
