@@ -1,8 +1,9 @@
 //===- FusedKernels.cpp - Adapters of the fused ops -----------------------===//
 //
 // The ops the fusion passes produce: Attention and SwiGLU have kernels of
-// their own (Fused.cu); AddNormalization is the Add kernel into the Sum
-// output followed by the norm kernel on it; MatMulBias is one cuBLASLt
+// their own (Fused.cu); AddNormalization is the norm kernel with the sum
+// written (rounded to the dtype) and normalised in the same launch;
+// MatMulBias is one cuBLASLt
 // product with the bias epilogue (or a broadcast Add after it when cuBLASLt
 // has none, or the bias is not 16-byte aligned), then the activation as the
 // unary kernel in place. The params are the backend-neutral builders'
@@ -69,20 +70,11 @@ Status prepareFused<FusedOp::AddNormalization>(
     std::unique_ptr<PreparedKernel> &kernel) {
   NormParams p;
   TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
-  const Shape &s = in[0].shape;
-  BinaryParams add;
-  TPC_RETURN_IF_ERROR(makeBinaryParams(BinaryOp::Add, in[0].dtype,
-                                            in[0].dtype, s, s, s, add));
-  kernel = makeLaunch("AddNormalization", [add, p](
-                                              const void *const *i,
-                                              void *const *o,
-                                              cudaStream_t st) -> cudaError_t {
-    // Sum first (output 1), then the norm reads it back.
-    if (cudaError_t err = binaryKernel(add, i[0], i[1], o[1], st);
-        err != cudaSuccess)
-      return err;
-    return normKernel(p, o[1], i[2], p.hasBias ? i[3] : nullptr, o[0], nullptr,
-                      nullptr, st);
+  kernel = makeLaunch("AddNormalization", [p](const void *const *i,
+                                              void *const *o, cudaStream_t st) {
+    // Output 1 is the sum, output 0 its norm.
+    return addNormKernel(p, i[0], i[1], o[1], i[2], p.hasBias ? i[3] : nullptr,
+                         o[0], st);
   });
   return Status::ok();
 }

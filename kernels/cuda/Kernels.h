@@ -59,6 +59,11 @@ cudaError_t softmaxKernel(const SoftmaxParams &p, const void *in,
 cudaError_t normKernel(const NormParams &p, const void *x,
                        const void *scale, const void *bias, void *y,
                        void *mean, void *invStdDev, cudaStream_t stream);
+/// AddNormalization in one launch: sum = x + residual (rounded to the
+/// dtype), y = norm(sum); `sum` may be x or residual.
+cudaError_t addNormKernel(const NormParams &p, const void *x,
+                          const void *residual, void *sum, const void *scale,
+                          const void *bias, void *y, cudaStream_t stream);
 cudaError_t reduceKernel(const ReduceParams &p, const void *in,
                          void *out, cudaStream_t stream);
 /// ArgMax / ArgMin into i64, with the CPU kernel's tie and NaN rules.

@@ -133,15 +133,26 @@ __global__ void softmaxColumns(const T *x, T *y, int64_t outer, int64_t axis,
 // LayerNormalization and RMSNormalization
 //===----------------------------------------------------------------------===//
 
+/// With `residual`, the row normalised is x + residual, rounded to T and
+/// written to `sumOut` first (AddNormalization in one launch): each thread
+/// then reads back only the elements it wrote.
 template <class T>
-__global__ void normRows(const NormParams p, const T *x, const T *scale,
-                         const T *bias, T *y, T *meanOut, T *invStdOut) {
+__global__ void normRows(const NormParams p, const T *x, const T *residual,
+                         T *sumOut, const T *scale, const T *bias, T *y,
+                         T *meanOut, T *invStdOut) {
   using A = Compute<T>;
   __shared__ A smem[32];
   const int64_t n = p.norm;
   const A invN = n ? A(1) / A(n) : A(0);
   for (int64_t row = blockIdx.x; row < p.outer; row += gridDim.x) {
     const T *xr = x + row * n;
+    if (residual) {
+      const T *rr = residual + row * n;
+      T *sr = sumOut + row * n;
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        sr[i] = fromCompute<T>(toCompute(xr[i]) + toCompute(rr[i]));
+      xr = sr;
+    }
     T *yr = y + row * n;
     A mean = 0;
     if (!p.rms) {
@@ -425,20 +436,38 @@ cudaError_t softmaxKernel(const SoftmaxParams &p, const void *in,
   });
 }
 
-cudaError_t normKernel(const NormParams &p, const void *x,
-                       const void *scale, const void *bias, void *y,
-                       void *mean, void *invStdDev, cudaStream_t stream) {
+namespace {
+cudaError_t launchNormRows(const NormParams &p, const void *x,
+                           const void *residual, void *sum, const void *scale,
+                           const void *bias, void *y, void *mean,
+                           void *invStdDev, cudaStream_t stream) {
   if (p.outer == 0)
     return cudaSuccess;
   return visitReal(p.dtype, [&](auto tag) {
     using T = decltype(tag);
     const unsigned blocks = unsigned(std::min<int64_t>(p.outer, 1 << 20));
     normRows<T><<<blocks, rowThreads(p.norm), 0, stream>>>(
-        p, static_cast<const T *>(x), static_cast<const T *>(scale),
+        p, static_cast<const T *>(x), static_cast<const T *>(residual),
+        static_cast<T *>(sum), static_cast<const T *>(scale),
         static_cast<const T *>(bias), static_cast<T *>(y),
         static_cast<T *>(mean), static_cast<T *>(invStdDev));
     return cudaGetLastError();
   });
+}
+} // namespace
+
+cudaError_t normKernel(const NormParams &p, const void *x, const void *scale,
+                       const void *bias, void *y, void *mean, void *invStdDev,
+                       cudaStream_t stream) {
+  return launchNormRows(p, x, nullptr, nullptr, scale, bias, y, mean, invStdDev,
+                        stream);
+}
+
+cudaError_t addNormKernel(const NormParams &p, const void *x,
+                          const void *residual, void *sum, const void *scale,
+                          const void *bias, void *y, cudaStream_t stream) {
+  return launchNormRows(p, x, residual, sum, scale, bias, y, nullptr, nullptr,
+                        stream);
 }
 
 cudaError_t argReduceKernel(const ArgReduceParams &p, const void *in,
