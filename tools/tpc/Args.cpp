@@ -1,5 +1,6 @@
 //===- Args.cpp -----------------------------------------------------------===//
 #include "tools/tpc/Args.h"
+#include "tools/tpc/Commands.h"
 
 #include <cstdio>
 #include <cstring>
@@ -87,6 +88,27 @@ void printHelp(const Command &cmd) {
 
 int fail(const Command &cmd, const std::string &msg) {
   std::fprintf(stderr, "tpc %s: error: %s\n", cmd.name, msg.c_str());
+  return 1;
+}
+
+int runSubcommand(const Subcommand *subcommands, size_t count, int argc,
+                  char **argv, bool &found) {
+  found = false;
+  for (size_t i = 0; i < count && argc >= 2; ++i) {
+    const Subcommand &s = subcommands[i];
+    if (std::strcmp(argv[1], s.command->name) != 0)
+      continue;
+    found = true;
+    ParsedArgs args;
+    bool help = false;
+    if (!parseArgs(*s.command, argc, argv, 2, args, help))
+      return 1;
+    if (help) {
+      printHelp(*s.command);
+      return 0;
+    }
+    return s.run(args);
+  }
   return 1;
 }
 

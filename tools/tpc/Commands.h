@@ -11,6 +11,11 @@ struct Subcommand {
   int (*run)(const ParsedArgs &args);
 };
 
+/// Runs the one of `subcommands` that argv[1] names, with its flags parsed
+/// (or its --help printed); false in `found` when none is named so.
+int runSubcommand(const Subcommand *subcommands, size_t count, int argc,
+                  char **argv, bool &found);
+
 extern const Command kImportCommand;
 int runImport(const ParsedArgs &args);
 extern const Command kCompileCommand;

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 using namespace tpc::cli;
 
@@ -36,19 +37,11 @@ int main(int argc, char **argv) {
     printUsage();
     return argc < 2 ? 1 : 0;
   }
-  for (const Subcommand &s : kSubcommands) {
-    if (std::strcmp(argv[1], s.command->name) != 0)
-      continue;
-    ParsedArgs args;
-    bool help = false;
-    if (!parseArgs(*s.command, argc, argv, 2, args, help))
-      return 1;
-    if (help) {
-      printHelp(*s.command);
-      return 0;
-    }
-    return s.run(args);
-  }
+  bool found = false;
+  int rc =
+      runSubcommand(kSubcommands, std::size(kSubcommands), argc, argv, found);
+  if (found)
+    return rc;
   std::fprintf(stderr, "tpc: error: unknown command '%s' (see 'tpc --help')\n",
                argv[1]);
   return 1;

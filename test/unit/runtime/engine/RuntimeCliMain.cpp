@@ -10,7 +10,7 @@
 #include "tools/tpc/Commands.h"
 
 #include <cstdio>
-#include <cstring>
+#include <iterator>
 
 using namespace tpc::cli;
 
@@ -22,19 +22,11 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s run|generate|inspect ...\n", argv[0]);
     return 1;
   }
-  for (const Subcommand &s : subcommands) {
-    if (std::strcmp(argv[1], s.command->name) != 0)
-      continue;
-    ParsedArgs args;
-    bool help = false;
-    if (!parseArgs(*s.command, argc, argv, 2, args, help))
-      return 1;
-    if (help) {
-      printHelp(*s.command);
-      return 0;
-    }
-    return s.run(args);
-  }
+  bool found = false;
+  int rc =
+      runSubcommand(subcommands, std::size(subcommands), argc, argv, found);
+  if (found)
+    return rc;
   std::fprintf(stderr, "unknown command '%s'\n", argv[1]);
   return 1;
 }
