@@ -153,6 +153,22 @@ template <class F> cudaError_t visitUnit(int size, F &&f) {
   }
 }
 
+/// Calls f(T{}) for the floating type T of `t` (f32, f64, f16, bf16).
+template <class F> cudaError_t visitFloat(DType t, F &&f) {
+  switch (t) {
+  case DType::F32:
+    return f(float{});
+  case DType::F64:
+    return f(double{});
+  case DType::F16:
+    return f(__half{});
+  case DType::BF16:
+    return f(__nv_bfloat16{});
+  default:
+    return cudaErrorInvalidValue;
+  }
+}
+
 /// The largest of 16, 8, 4, 2, 1 that divides every byte count in `sizes`
 /// and every address in `ptrs` (null pointers ignored).
 inline int commonUnit(std::initializer_list<int64_t> sizes,

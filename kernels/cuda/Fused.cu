@@ -252,16 +252,6 @@ __global__ void swigluTyped(const T *gate, const T *up, T *y, int64_t n) {
   }
 }
 
-template <class F> cudaError_t visitFloat(DType t, F &&f) {
-  switch (t) {
-  case DType::F32: return f(float{});
-  case DType::F64: return f(double{});
-  case DType::F16: return f(__half{});
-  case DType::BF16: return f(__nv_bfloat16{});
-  default: return cudaErrorInvalidValue;
-  }
-}
-
 constexpr int kAttentionThreads = 128;
 
 } // namespace

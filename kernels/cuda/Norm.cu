@@ -404,23 +404,13 @@ __global__ void argColumns(ArgRule rule, const T *x, int64_t *out,
   }
 }
 
-template <class F> cudaError_t visitReal(DType t, F &&f) {
-  switch (t) {
-  case DType::F32: return f(float{});
-  case DType::F64: return f(double{});
-  case DType::F16: return f(__half{});
-  case DType::BF16: return f(__nv_bfloat16{});
-  default: return cudaErrorInvalidValue;
-  }
-}
-
 } // namespace
 
 cudaError_t softmaxKernel(const SoftmaxParams &p, const void *in,
                           void *out, cudaStream_t stream) {
   if (p.outer * p.axis * p.inner == 0)
     return cudaSuccess;
-  return visitReal(p.dtype, [&](auto tag) {
+  return visitFloat(p.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T *x = static_cast<const T *>(in);
     T *y = static_cast<T *>(out);
@@ -443,7 +433,7 @@ cudaError_t launchNormRows(const NormParams &p, const void *x,
                            void *invStdDev, cudaStream_t stream) {
   if (p.outer == 0)
     return cudaSuccess;
-  return visitReal(p.dtype, [&](auto tag) {
+  return visitFloat(p.dtype, [&](auto tag) {
     using T = decltype(tag);
     const unsigned blocks = unsigned(std::min<int64_t>(p.outer, 1 << 20));
     normRows<T><<<blocks, rowThreads(p.norm), 0, stream>>>(
