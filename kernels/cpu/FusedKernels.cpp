@@ -107,6 +107,12 @@ public:
       product_->bindConstantInput(index, data);
   }
 
+  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
+    auto *other = dynamic_cast<const MatMulBiasKernel *>(&bound);
+    return index < 2 && other &&
+           product_->shareConstantInput(index, *other->product_);
+  }
+
   void run(const void *const *i, void *const *o,
            const ExecContext &ctx) override {
     product_->run(i, o, ctx);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 namespace tpc::cpu {
 namespace {
@@ -22,8 +23,20 @@ public:
         bShared_(sharesB(offsets_)) {}
 
   void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0)
-      packed_.pack(static_cast<const float *>(data), p_.k, p_.n, p_.n, false);
+    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0) {
+      auto packed = std::make_shared<PackedMatrix>();
+      packed->pack(static_cast<const float *>(data), p_.k, p_.n, p_.n, false);
+      packed_ = std::move(packed);
+    }
+  }
+
+  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
+    auto *other = dynamic_cast<const MatMulF32 *>(&bound);
+    if (index != 1 || !bShared_ || !other || !other->packed_ ||
+        other->p_.k != p_.k || other->p_.n != p_.n)
+      return false;
+    packed_ = other->packed_;
+    return true;
   }
 
   void run(const void *const *in, void *const *out,
@@ -39,11 +52,11 @@ public:
       g.k = p_.k;
       g.a = a + o[1];
       g.lda = p_.k;
-      if (packed_.empty()) {
+      if (!packed_) {
         g.b = b + o[2];
         g.ldb = p_.n;
       } else {
-        g.packedB = &packed_;
+        g.packedB = packed_.get();
       }
       g.c = y + o[0];
       g.ldc = p_.n;
@@ -73,7 +86,8 @@ private:
   MatMulEpilogue epilogue_;
   std::vector<std::array<int64_t, 3>> offsets_;
   bool bShared_ = false;
-  PackedMatrix packed_;
+  /// Shared by the step's kernels for other run-time shapes.
+  std::shared_ptr<const PackedMatrix> packed_;
 };
 
 class GemmF32 final : public PreparedKernel {
@@ -81,9 +95,21 @@ public:
   explicit GemmF32(const GemmParams &p) : p_(p) {}
 
   void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && p_.k > 0 && p_.n > 0)
-      packed_.pack(static_cast<const float *>(data), p_.k, p_.n,
+    if (index == 1 && p_.k > 0 && p_.n > 0) {
+      auto packed = std::make_shared<PackedMatrix>();
+      packed->pack(static_cast<const float *>(data), p_.k, p_.n,
                    p_.transB ? p_.k : p_.n, p_.transB);
+      packed_ = std::move(packed);
+    }
+  }
+
+  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
+    auto *other = dynamic_cast<const GemmF32 *>(&bound);
+    if (index != 1 || !other || !other->packed_ || other->p_.k != p_.k ||
+        other->p_.n != p_.n || other->p_.transB != p_.transB)
+      return false;
+    packed_ = other->packed_;
+    return true;
   }
 
   void run(const void *const *in, void *const *out,
@@ -109,12 +135,12 @@ public:
     g.a = static_cast<const float *>(in[0]);
     g.lda = p_.transA ? p_.m : p_.k;
     g.transA = p_.transA;
-    if (packed_.empty()) {
+    if (!packed_) {
       g.b = static_cast<const float *>(in[1]);
       g.ldb = p_.transB ? p_.k : p_.n;
       g.transB = p_.transB;
     } else {
-      g.packedB = &packed_;
+      g.packedB = packed_.get();
     }
     g.c = y;
     g.ldc = p_.n;
@@ -124,7 +150,7 @@ public:
 
 private:
   GemmParams p_;
-  PackedMatrix packed_;
+  std::shared_ptr<const PackedMatrix> packed_;
 };
 
 } // namespace

@@ -46,6 +46,15 @@ public:
     (void)index;
     (void)data;
   }
+  /// Instead of bindConstantInput: takes input `index`'s repacked form
+  /// from `bound`, the same step prepared for other shapes (run-time
+  /// dimensions) whose same constant input was bound. False when this
+  /// kernel keeps nothing of it or cannot share it; the caller then binds.
+  virtual bool shareConstantInput(size_t index, const PreparedKernel &bound) {
+    (void)index;
+    (void)bound;
+    return false;
+  }
 };
 
 struct KernelDef {

@@ -51,6 +51,18 @@ Status loadHostEngines(const EngineManifest &manifest,
     t.join();
   for (const Status &st : loaded)
     TPC_RETURN_IF_ERROR(st);
+  // The CUDA steps are prepared (and captured as graphs) for one shape.
+  const RankPlan &plan = out[0]->plan();
+  if (!plan.symbols.empty()) {
+    std::string ranges;
+    for (const PlanSymbol &s : plan.symbols)
+      ranges += (ranges.empty() ? "" : ", ") + s.name + " " +
+                std::to_string(s.min) + ".." + std::to_string(s.max);
+    return Status::unimplemented(
+        "the engine has run-time dimensions (" + ranges +
+        "), which the CUDA backend does not run yet: run it on the CPU, or "
+        "compile it with static shapes for --backend cuda");
+  }
   return Status::ok();
 }
 

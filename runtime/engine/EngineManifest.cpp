@@ -90,6 +90,20 @@ Status parseTensorSpecs(const json &root, const char *key,
                              " (dimensions are non-negative integers)");
       spec.desc.shape.push_back(d.get<int64_t>());
     }
+    // Run-time dimensions: how each dimension follows the plan's symbols
+    // (the plan holds the expressions the runtime evaluates).
+    if (auto dims = e.find("dims"); dims != e.end()) {
+      if (!dims->is_array() || dims->size() != spec.desc.shape.size())
+        return manifestError(where + "('" + spec.name +
+                             "') has \"dims\" that are not one string per "
+                             "dimension");
+      for (const json &d : *dims) {
+        if (!d.is_string())
+          return manifestError(where + "('" + spec.name +
+                               "') has a \"dims\" entry that is not a string");
+        spec.dims.push_back(d.get<std::string>());
+      }
+    }
     out.push_back(std::move(spec));
   }
   return Status::ok();
@@ -263,6 +277,24 @@ Status EngineManifest::parse(const std::string &text, const std::string &dir,
     out.producerName = optionalString(*p, "name");
     out.producerVersion = optionalString(*p, "version");
   }
+  if (auto syms = root.find("symbols"); syms != root.end()) {
+    if (!syms->is_array())
+      return manifestError("\"symbols\" is not an array");
+    for (const json &e : *syms) {
+      PlanSymbol sym;
+      if (!e.is_object() || !e.contains("name") || !e["name"].is_string() ||
+          !e.contains("min") || !e["min"].is_number_integer() ||
+          !e.contains("max") || !e["max"].is_number_integer())
+        return manifestError("a \"symbols\" entry is not {name, min, max}");
+      sym.name = e["name"].get<std::string>();
+      sym.min = e["min"].get<int64_t>();
+      sym.max = e["max"].get<int64_t>();
+      if (sym.name.empty() || sym.min < 0 || sym.min > sym.max)
+        return manifestError("run-time dimension '" + sym.name +
+                             "' has an invalid range");
+      out.symbols.push_back(sym);
+    }
+  }
   if (auto o = root.find("options"); o != root.end())
     out.optionsJson = o->dump();
   else
@@ -384,6 +416,15 @@ Status verifyFile(const EngineManifest &manifest, const FileRecord &record,
     return Status::dataLoss(record.file + ": sha256 mismatch (engine.json says " +
                          record.sha256 + ", file has " + digest + ")");
   return Status::ok();
+}
+
+std::string TensorSpec::str() const {
+  if (dims.empty())
+    return desc.str();
+  std::string s = std::string(dtypeName(desc.dtype)) + "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? " x " : "") + dims[i];
+  return s + "]";
 }
 
 } // namespace tpc::runtime

@@ -11,6 +11,7 @@
 #define TPC_RUNTIME_ENGINE_ENGINEMANIFEST_H
 
 #include "kernels/Types.h"
+#include "runtime/format/SymExpr.h"
 
 #include <cstdint>
 #include <memory>
@@ -53,7 +54,14 @@ constexpr int kEngineFormatVersion = 1;
 /// A graph input or output as engine.json declares it.
 struct TensorSpec {
   std::string name;
+  /// With run-time dimensions, the shape at the symbols' maxima.
   TensorDesc desc;
+  /// Run-time dimensions: each dimension as an expression of the engine's
+  /// symbols ("1", "sequence"); empty for a static shape.
+  std::vector<std::string> dims;
+
+  /// "i64[1x16]", or "i64[1 x sequence]" with run-time dimensions.
+  std::string str() const;
 };
 
 /// A file of the engine folder and what engine.json records about it.
@@ -104,6 +112,9 @@ struct EngineManifest {
   std::vector<RankRecord> ranks;
   /// The "options" object as compact JSON text ("{}" when absent).
   std::string optionsJson;
+  /// Run-time dimensions (engine.json's "symbols"; the plans hold the
+  /// expressions): empty for static shapes.
+  std::vector<PlanSymbol> symbols;
   /// A decode engine's "generation" object; kvCacheLength 0 when absent.
   GenerationSpec generation;
   /// SHA-256 of the engine.json text, as 64 hex digits: it names every rank

@@ -25,6 +25,11 @@ public:
     TensorDesc desc;
     /// The caller's data, valid until the next run returns.
     const void *data = nullptr;
+    /// Run-time dimensions: the plan buffer's shape expressions (empty for
+    /// a static input) and its shape at the symbols' maxima. `desc` is
+    /// then the shape last set.
+    std::vector<SymExpr> dims;
+    Shape maxShape;
   };
   struct Output {
     std::string name;
@@ -36,6 +41,8 @@ public:
     /// own that holds it until the next run (the CPU arena, the CUDA
     /// engine's pinned staging); `data` is then empty.
     const void *external = nullptr;
+    /// As Input::dims: `desc` is the shape of the last run.
+    std::vector<SymExpr> dims;
   };
 
   /// Binds the manifest's inputs and outputs to `engine`'s plan buffers;
@@ -47,6 +54,12 @@ public:
                   const void *data);
   /// Fails, naming them, when inputs were never set.
   Status checkInputsSet() const;
+  /// The values of `plan`'s run-time dimensions that the inputs set, all
+  /// checked: an input dimension that is a symbol gives its value, every
+  /// other dimension of a symbolic input must then agree.
+  Status resolveSymbols(const RankPlan &plan, SymbolValues &values) const;
+  /// Gives the symbolic outputs their shapes at `values`.
+  void shapeOutputs(const RankPlan &plan, const SymbolValues &values);
 
   /// A run starts: until it succeeds (markRun), output() hands out no data,
   /// since a run overwrites the memory outputs are handed out from.
@@ -64,7 +77,10 @@ public:
   std::vector<Output> &outputs() { return outputs_; }
 
 private:
+  Status checkSymbolicShape(const Input &in, const Shape &shape) const;
+
   std::string who_;
+  std::vector<PlanSymbol> symbols_;
   std::vector<Input> inputs_;
   std::vector<Output> outputs_;
   bool hasRun_ = false;

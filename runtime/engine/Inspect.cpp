@@ -101,7 +101,7 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
 std::string specList(const std::vector<TensorSpec> &specs) {
   std::string s;
   for (const TensorSpec &t : specs)
-    s += (s.empty() ? "" : ", ") + t.name + " " + t.desc.str();
+    s += (s.empty() ? "" : ", ") + t.name + " " + t.str();
   return s.empty() ? "none" : s;
 }
 
@@ -111,6 +111,9 @@ nlohmann::json specsJson(const std::vector<TensorSpec> &specs) {
     a.push_back({{"name", t.name},
                  {"dtype", dtypeName(t.desc.dtype)},
                  {"shape", t.desc.shape}});
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (!specs[i].dims.empty())
+      a[i]["dims"] = specs[i].dims;
   return a;
 }
 
@@ -190,6 +193,14 @@ std::string formatSummaryText(const EngineSummary &s) {
      << (s.weightsVerified ? "checked" : "not checked (--no-verify)") << "\n";
   os << "inputs   " << specList(m.inputs) << "\n";
   os << "outputs  " << specList(m.outputs) << "\n";
+  if (!m.symbols.empty()) {
+    os << "dims     ";
+    for (size_t k = 0; k < m.symbols.size(); ++k)
+      os << (k ? ", " : "") << m.symbols[k].name << " " << m.symbols[k].min
+         << ".." << m.symbols[k].max;
+    os << " at run time, read from the inputs; every size and the arena "
+          "below are at the maxima\n";
+  }
   if (const GenerationSpec &g = m.generation; g.kvCacheLength)
     os << "decode   one token per forward (tpc generate): KV caches of "
        << g.kvCacheLength << " positions; ids '" << g.idsInput
@@ -246,6 +257,12 @@ std::string formatSummaryJson(const EngineSummary &s) {
                {"vector_math", cpu::vectorIsaName(cpu::vectorMathIsa())},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};
+  if (!m.symbols.empty()) {
+    json syms = json::array();
+    for (const PlanSymbol &sym : m.symbols)
+      syms.push_back({{"name", sym.name}, {"min", sym.min}, {"max", sym.max}});
+    root["symbols"] = syms;
+  }
   if (const GenerationSpec &g = m.generation; g.kvCacheLength)
     root["generation"] = {{"kv_cache_length", g.kvCacheLength},
                           {"batch", g.batch},

@@ -159,6 +159,14 @@ Status RankEngine::checkBindings() {
     }
     return Status::ok();
   };
+  bool sameSymbols = plan_.symbols.size() == manifest_.symbols.size();
+  for (size_t k = 0; sameSymbols && k < plan_.symbols.size(); ++k)
+    sameSymbols = plan_.symbols[k].name == manifest_.symbols[k].name &&
+                  plan_.symbols[k].min == manifest_.symbols[k].min &&
+                  plan_.symbols[k].max == manifest_.symbols[k].max;
+  if (!sameSymbols)
+    return Status::error(planFile_ + ": the plan's run-time dimensions are "
+                                     "not those engine.json lists");
   TPC_RETURN_IF_ERROR(check(plan_.inputs, manifest_.inputs, "input"));
   return check(plan_.outputs, manifest_.outputs, "output");
 }
@@ -269,6 +277,189 @@ Status RankEngine::prepareSteps() {
       return Status::error(planFile_ + ": " + plan_.describeStep(i) +
                            ": binding its weights failed: " + ex.what());
     }
+  }
+  if (!plan_.symbols.empty()) {
+    values_ = plan_.maxValues();
+    loadKernels_.assign(steps_.size(), nullptr);
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      loadKernels_[i] = steps_[i].kernel.get();
+      if (plan_.steps[i].symbolic)
+        symbolicSteps_.push_back(i);
+    }
+    for (const PlanBuffer &b : plan_.buffers)
+      if (b.leadingBlock)
+        blockBuffers_.push_back(b.id);
+    bindings_[values_].lastUse = ++useClock_;
+  }
+  return Status::ok();
+}
+
+Status RankEngine::prepareStep(size_t index, const SymbolValues &values,
+                               std::unique_ptr<cpu::PreparedKernel> &kernel,
+                               PreparedCollective &collective) const {
+  const PlanStep &ps = plan_.steps[index];
+  std::vector<TensorDesc> in, out;
+  for (uint32_t id : ps.inputs)
+    in.push_back(id == kAbsentBuffer ? cpu::absentOperand()
+                                     : plan_.descAt(id, values));
+  for (uint32_t id : ps.outputs)
+    out.push_back(plan_.descAt(id, values));
+  PlanStep step = ps;
+  step.attrs = plan_.attrsAt(index, values);
+  if (ps.kind != StepKind::Kernel)
+    return PreparedCollective::prepare(
+        step, in[0], out[0],
+        arenaOverlap(plan_.buffers[ps.inputs[0]], plan_.buffers[ps.outputs[0]]),
+        rank(), worldSize(), collective);
+  const cpu::KernelDef *def = cpu::lookupKernel(ps.kernel);
+  if (!def)
+    return Status::error("unknown kernel '" + ps.kernel + "'");
+  Status st;
+  try {
+    st = def->prepare(in, out, step.attrs, kernel);
+  } catch (const std::exception &ex) {
+    st = Status::error(std::string("exception: ") + ex.what());
+  }
+  if (st && !kernel)
+    st = Status::error("prepare returned no kernel");
+  return st;
+}
+
+namespace {
+
+/// Copies the leading `block` of a row-major `full`-shaped tensor.
+void copyLeadingBlock(const uint8_t *from, const Shape &full,
+                      const Shape &block, size_t elem, uint8_t *to) {
+  if (block.empty()) {
+    std::memcpy(to, from, elem);
+    return;
+  }
+  int64_t fullStride = int64_t(elem), blockStride = int64_t(elem);
+  for (size_t d = 1; d < full.size(); ++d) {
+    fullStride *= full[d];
+    blockStride *= block[d];
+  }
+  Shape fullRest(full.begin() + 1, full.end());
+  Shape blockRest(block.begin() + 1, block.end());
+  for (int64_t i = 0; i < block[0]; ++i)
+    copyLeadingBlock(from + i * fullStride, fullRest, blockRest, elem,
+                     to + i * blockStride);
+}
+
+} // namespace
+
+Status RankEngine::makeBinding(const SymbolValues &values, Binding &out) const {
+  const std::string where =
+      planFile_ + ": at " + plan_.describeValues(values) + ": ";
+  std::map<uint32_t, const uint8_t *> blockData;
+  for (uint32_t id : blockBuffers_) {
+    TensorDesc full = plan_.buffers[id].desc, block = plan_.descAt(id, values);
+    auto buf = std::make_unique<AlignedBuffer>();
+    TPC_RETURN_IF_ERROR(buf->allocate(size_t(block.bytes()),
+                                      "the block of weight '" +
+                                          plan_.buffers[id].tensor + "'"));
+    if (block.bytes())
+      copyLeadingBlock(bufferPtrs_[id], full.shape, block.shape,
+                       dtypeSize(full.dtype), buf->data());
+    blockData[id] = buf->data();
+    out.blocks.push_back(std::move(buf));
+  }
+  out.kernels.resize(symbolicSteps_.size());
+  out.collectives.resize(symbolicSteps_.size());
+  for (size_t j = 0; j < symbolicSteps_.size(); ++j) {
+    size_t i = symbolicSteps_[j];
+    if (Status st = prepareStep(i, values, out.kernels[j], out.collectives[j]);
+        !st)
+      return Status::error(where + plan_.describeStep(i) + ": " + st.message());
+    cpu::PreparedKernel *k = out.kernels[j].get();
+    if (!k)
+      continue;
+    const PlanStep &ps = plan_.steps[i];
+    try {
+      for (size_t n = 0; n < ps.inputs.size(); ++n) {
+        uint32_t id = ps.inputs[n];
+        if (id == kAbsentBuffer || plan_.buffers[id].kind != BufferKind::Weight)
+          continue;
+        if (auto b = blockData.find(id); b != blockData.end())
+          k->bindConstantInput(n, b->second);
+        else if (!loadKernels_[i] ||
+                 !k->shareConstantInput(n, *loadKernels_[i]))
+          k->bindConstantInput(n, bufferPtrs_[id]);
+      }
+    } catch (const std::exception &ex) {
+      return Status::error(where + plan_.describeStep(i) +
+                           ": binding its weights failed: " + ex.what());
+    }
+  }
+  return Status::ok();
+}
+
+Status RankEngine::bindSymbols(const SymbolValues &values) {
+  if (plan_.symbols.empty() && values.empty())
+    return Status::ok();
+  if (values.size() != plan_.symbols.size())
+    return Status::invalidArgument(
+        planFile_ + ": " + std::to_string(values.size()) +
+        " values for the plan's " + std::to_string(plan_.symbols.size()) +
+        " run-time dimensions");
+  for (size_t k = 0; k < values.size(); ++k)
+    if (values[k] < plan_.symbols[k].min || values[k] > plan_.symbols[k].max)
+      return Status::invalidArgument(
+          "'" + plan_.symbols[k].name + "' is " + std::to_string(values[k]) +
+          ", outside the range " + std::to_string(plan_.symbols[k].min) + ".." +
+          std::to_string(plan_.symbols[k].max) +
+          " the engine was compiled for");
+  if (!options_.hostExecution)
+    return Status::error(planFile_ + ": the engine was loaded for another "
+                                     "backend (without host execution)");
+  if (values == values_)
+    return Status::ok();
+  auto next = bindings_.find(values);
+  if (next == bindings_.end() || next->second.kernels.empty()) {
+    Binding fresh;
+    TPC_RETURN_IF_ERROR(makeBinding(values, fresh));
+    if (next == bindings_.end())
+      next = bindings_.emplace(values, Binding()).first;
+    next->second = std::move(fresh);
+  }
+  // Park the running steps with their binding, then run the new ones.
+  Binding &cur = bindings_[values_];
+  cur.kernels.resize(symbolicSteps_.size());
+  cur.collectives.resize(symbolicSteps_.size());
+  for (size_t j = 0; j < symbolicSteps_.size(); ++j) {
+    Step &step = steps_[symbolicSteps_[j]];
+    cur.kernels[j] = std::move(step.kernel);
+    cur.collectives[j] = step.collective;
+    step.kernel = std::move(next->second.kernels[j]);
+    step.collective = next->second.collectives[j];
+  }
+  next->second.kernels.clear();
+  next->second.collectives.clear();
+  next->second.lastUse = ++useClock_;
+  const bool atMax = values == plan_.maxValues();
+  std::map<uint32_t, uint8_t *> blockData;
+  for (size_t b = 0; b < blockBuffers_.size(); ++b)
+    blockData[blockBuffers_[b]] =
+        atMax ? bufferPtrs_[blockBuffers_[b]] : next->second.blocks[b]->data();
+  for (size_t i : symbolicSteps_) {
+    const PlanStep &ps = plan_.steps[i];
+    for (size_t n = 0; n < ps.inputs.size(); ++n)
+      if (auto b = blockData.find(ps.inputs[n]); b != blockData.end())
+        steps_[i].inputs[n] = b->second;
+  }
+  values_ = values;
+  // Keep the maxima's binding (its kernels own the weights packed at load)
+  // and the most recent others.
+  while (bindings_.size() > kKeptBindings) {
+    auto oldest = bindings_.end();
+    for (auto it = bindings_.begin(); it != bindings_.end(); ++it)
+      if (it->first != values_ && it->first != plan_.maxValues() &&
+          (oldest == bindings_.end() ||
+           it->second.lastUse < oldest->second.lastUse))
+        oldest = it;
+    if (oldest == bindings_.end())
+      break;
+    bindings_.erase(oldest);
   }
   return Status::ok();
 }

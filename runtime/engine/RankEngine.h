@@ -109,6 +109,19 @@ public:
   /// finite whatever ran before).
   void resetState();
 
+  /// The values of the plan's run-time dimensions the steps are prepared
+  /// for: every symbol's maximum after load; empty for a static plan.
+  const SymbolValues &symbolValues() const { return values_; }
+  /// Makes the next forward run at `values` (in RankPlan::symbols order):
+  /// the steps whose shapes or attributes depend on the symbols are
+  /// prepared for them, or taken back from an earlier forward at the same
+  /// values (the last kKeptBindings are kept; weights packed at load are
+  /// shared, not packed again). Arena offsets stay those of the maxima,
+  /// which hold every smaller shape. A value outside its symbol's range is
+  /// an error. Nothing to do for a static plan.
+  Status bindSymbols(const SymbolValues &values);
+  static constexpr size_t kKeptBindings = 8;
+
   /// The plan binding of a graph input or output; nullptr if there is none.
   const PlanBinding *findInput(const std::string &name) const;
   const PlanBinding *findOutput(const std::string &name) const;
@@ -118,6 +131,21 @@ private:
   Status bindWeights();
   Status checkBindings();
   Status prepareSteps();
+  /// Prepares step `index` for `values` into `kernel` / `collective`.
+  Status prepareStep(size_t index, const SymbolValues &values,
+                     std::unique_ptr<cpu::PreparedKernel> &kernel,
+                     PreparedCollective &collective) const;
+
+  /// The symbolic steps' prepared forms for one set of symbol values that
+  /// is not running now, and the leading blocks of weights at those values.
+  struct Binding {
+    std::vector<std::unique_ptr<cpu::PreparedKernel>> kernels;
+    std::vector<PreparedCollective> collectives;
+    /// One per blockBuffers_ entry (none at the maxima: the whole tensor).
+    std::vector<std::unique_ptr<AlignedBuffer>> blocks;
+    uint64_t lastUse = 0;
+  };
+  Status makeBinding(const SymbolValues &values, Binding &out) const;
 
   EngineManifest manifest_;
   RankEngineOptions options_;
@@ -134,6 +162,17 @@ private:
   std::vector<uint8_t *> bufferPtrs_;
   std::vector<Step> steps_;
   uint64_t weightBytes_ = 0;
+  /// Run-time dimensions: the values the steps run at, the steps that
+  /// depend on them, the bindings kept from earlier forwards (the active
+  /// one holds only its blocks), the kernels bound to the weights at load
+  /// (by step; they live in steps_ or in the maxima's binding) and the
+  /// leading-block weight buffers.
+  SymbolValues values_;
+  std::vector<size_t> symbolicSteps_;
+  std::map<SymbolValues, Binding> bindings_;
+  std::vector<const cpu::PreparedKernel *> loadKernels_;
+  std::vector<uint32_t> blockBuffers_;
+  uint64_t useClock_ = 0;
 };
 
 } // namespace tpc::runtime

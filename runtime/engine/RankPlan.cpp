@@ -14,8 +14,70 @@ namespace {
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
+Status convertExpr(const plan::Expr &e, size_t symbols, SymExpr &out) {
+  if (e.coeffs_size() != e.masks_size() || e.coeffs_size() == 0)
+    return Status::error("an expression has " +
+                         std::to_string(e.coeffs_size()) +
+                         " coefficients and " + std::to_string(e.masks_size()) +
+                         " symbol masks");
+  out.terms.clear();
+  for (int i = 0; i < e.coeffs_size(); ++i) {
+    if (e.masks(i) >> symbols)
+      return Status::error("an expression names symbol bits " +
+                           std::to_string(e.masks(i)) + ", but the plan has " +
+                           std::to_string(symbols) + " symbols");
+    out.terms.push_back({e.coeffs(i), e.masks(i)});
+  }
+  return Status::ok();
+}
+
+/// Every corner of the symbols' box: a multilinear expression takes its
+/// least and greatest values over the box at corners.
+std::vector<SymbolValues> corners(const std::vector<PlanSymbol> &symbols) {
+  std::vector<SymbolValues> out;
+  for (uint32_t bits = 0; bits < (1u << symbols.size()); ++bits) {
+    SymbolValues v;
+    for (size_t k = 0; k < symbols.size(); ++k)
+      v.push_back((bits >> k) & 1 ? symbols[k].max : symbols[k].min);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+/// Checks that `exprs` give `atMax` at the maxima and stay within
+/// [0, atMax] over the whole box (a larger value would overrun the memory
+/// planned for the maxima).
+Status checkExprs(const std::vector<SymExpr> &exprs,
+                  const std::vector<int64_t> &atMax,
+                  const std::vector<PlanSymbol> &symbols, bool bounded) {
+  if (exprs.size() != atMax.size())
+    return Status::error("has " + std::to_string(exprs.size()) +
+                         " expressions for " + std::to_string(atMax.size()) +
+                         " values");
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    for (const SymbolValues &c : corners(symbols)) {
+      int64_t v = 0;
+      if (!exprs[i].eval(c, v))
+        return Status::error("expression " + exprs[i].str(symbols) +
+                             " overflows");
+      bool atMaxCorner = true;
+      for (size_t k = 0; k < symbols.size(); ++k)
+        atMaxCorner = atMaxCorner && c[k] == symbols[k].max;
+      if (atMaxCorner && v != atMax[i])
+        return Status::error("expression " + exprs[i].str(symbols) + " is " +
+                             std::to_string(v) + " at the maxima, not " +
+                             std::to_string(atMax[i]));
+      if (bounded && (v < 0 || v > atMax[i]))
+        return Status::error("dimension " + exprs[i].str(symbols) +
+                             " leaves [0, " + std::to_string(atMax[i]) +
+                             "] within the symbols' ranges");
+    }
+  }
+  return Status::ok();
+}
+
 Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
-                     PlanBuffer &out) {
+                     const std::vector<PlanSymbol> &symbols, PlanBuffer &out) {
   std::string what = "buffer " + std::to_string(b.id()) +
                      (b.name().empty() ? "" : " (" + quoted(b.name()) + ")");
   out.id = b.id();
@@ -36,6 +98,26 @@ Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
     return Status::error(what + " of shape " + shapeToString(out.desc.shape) +
                          " is too large");
   out.bytes = *bytes;
+  for (const plan::Expr &e : b.dims()) {
+    out.dims.emplace_back();
+    TPC_RETURN_IF_ERROR(convertExpr(e, symbols.size(), out.dims.back())
+                            .withContext(what + ": "));
+  }
+  if (!out.dims.empty())
+    TPC_RETURN_IF_ERROR(checkExprs(out.dims, out.desc.shape, symbols, true)
+                            .withContext(what + ": shape: "));
+  out.leadingBlock = b.leading_block();
+  if (out.leadingBlock &&
+      (b.kind() != plan::Buffer::WEIGHT || out.dims.empty()))
+    return Status::error(what + " is a leading block, but only a weight "
+                                "with a symbolic shape can be one");
+  if (!out.dims.empty() && b.kind() == plan::Buffer::STATE)
+    return Status::error(what + " is state with a symbolic shape; state "
+                                "keeps one shape across forwards");
+  if (!out.dims.empty() && b.kind() == plan::Buffer::WEIGHT &&
+      !out.leadingBlock)
+    return Status::error(what + " is a weight with a symbolic shape that is "
+                                "not a leading block");
   switch (b.kind()) {
   case plan::Buffer::ARENA: {
     out.kind = BufferKind::Arena;
@@ -70,7 +152,9 @@ Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
   return Status::ok();
 }
 
-Status convertAttrs(const plan::Step &s, Attrs &out) {
+Status convertAttrs(const plan::Step &s, const std::vector<PlanSymbol> &symbols,
+                    PlanStep &step) {
+  Attrs &out = step.attrs;
   std::set<std::string> seen;
   for (const plan::Attr &a : s.attrs()) {
     if (a.name().empty())
@@ -80,6 +164,17 @@ Status convertAttrs(const plan::Step &s, Attrs &out) {
     switch (a.kind()) {
     case plan::Attr::INTS:
       out.setInts(a.name(), {a.ints().begin(), a.ints().end()});
+      if (a.int_exprs_size()) {
+        std::vector<SymExpr> &exprs = step.intExprs[a.name()];
+        for (const plan::Expr &e : a.int_exprs()) {
+          exprs.emplace_back();
+          TPC_RETURN_IF_ERROR(convertExpr(e, symbols.size(), exprs.back()));
+        }
+        TPC_RETURN_IF_ERROR(
+            checkExprs(exprs, *out.getInts(a.name()), symbols, false)
+                .withContext("attribute " + quoted(a.name()) + ": "));
+        step.symbolic = true;
+      }
       break;
     case plan::Attr::FLOATS:
       out.setFloats(a.name(), {a.floats().begin(), a.floats().end()});
@@ -179,7 +274,12 @@ Status convertStep(const RankPlan &p, const plan::Step &s, PlanStep &out) {
         TPC_RETURN_IF_ERROR(
             check(out.outputs[k], "output " + std::to_string(k)));
     }
-  return convertAttrs(s, out.attrs);
+  for (uint32_t id : out.inputs)
+    out.symbolic =
+        out.symbolic || (id != kAbsentBuffer && p.buffers[id].symbolic());
+  for (uint32_t id : out.outputs)
+    out.symbolic = out.symbolic || p.buffers[id].symbolic();
+  return convertAttrs(s, p.symbols, out);
 }
 
 } // namespace
@@ -198,6 +298,37 @@ StepKind stepKindOf(const std::string &kernel) {
   if (kernel == kReduceScatterKernel)
     return StepKind::ReduceScatter;
   return StepKind::Kernel;
+}
+
+SymbolValues RankPlan::maxValues() const {
+  SymbolValues v;
+  for (const PlanSymbol &s : symbols)
+    v.push_back(s.max);
+  return v;
+}
+
+TensorDesc RankPlan::descAt(uint32_t id, const SymbolValues &values) const {
+  const PlanBuffer &b = buffers[id];
+  TensorDesc d = b.desc;
+  for (size_t i = 0; i < b.dims.size(); ++i)
+    (void)b.dims[i].eval(values, d.shape[i]); // bounded at load
+  return d;
+}
+
+Attrs RankPlan::attrsAt(size_t index, const SymbolValues &values) const {
+  const PlanStep &st = steps[index];
+  Attrs a = st.attrs;
+  for (const auto &[name, exprs] : st.intExprs) {
+    std::vector<int64_t> v(exprs.size());
+    for (size_t i = 0; i < exprs.size(); ++i)
+      (void)exprs[i].eval(values, v[i]); // checked at load
+    a.setInts(name, std::move(v));
+  }
+  return a;
+}
+
+std::string RankPlan::describeValues(const SymbolValues &values) const {
+  return describeSymbolValues(symbols, values);
 }
 
 std::string RankPlan::describeStep(size_t index) const {
@@ -253,6 +384,24 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
   out.unplannedBytes = p.unplanned_bytes();
   out.lowerBoundBytes = p.lower_bound_bytes();
   out.producer = p.producer();
+  if (p.symbols_size() && p.format_version() < 2)
+    return fail("a plan of format version " +
+                std::to_string(p.format_version()) +
+                " cannot have run-time dimensions");
+  if (uint32_t(p.symbols_size()) > kMaxPlanSymbols)
+    return fail(std::to_string(p.symbols_size()) +
+                " run-time dimensions; at most " +
+                std::to_string(kMaxPlanSymbols) + " are supported");
+  for (const plan::Symbol &sym : p.symbols()) {
+    if (sym.name().empty() || sym.min() < 0 || sym.min() > sym.max())
+      return fail("run-time dimension " + quoted(sym.name()) + " has range " +
+                  std::to_string(sym.min()) + ".." + std::to_string(sym.max()));
+    for (const PlanSymbol &other : out.symbols)
+      if (other.name == sym.name())
+        return fail("run-time dimension " + quoted(sym.name()) +
+                    " is declared twice");
+    out.symbols.push_back({sym.name(), sym.min(), sym.max()});
+  }
 
   const size_t n = size_t(p.buffers_size());
   out.buffers.resize(n);
@@ -266,7 +415,7 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
       return fail("buffer id " + std::to_string(b.id()) + " is used twice");
     seen[b.id()] = true;
     TPC_RETURN_IF_ERROR(
-        convertBuffer(b, out.arenaBytes, out.buffers[b.id()])
+        convertBuffer(b, out.arenaBytes, out.symbols, out.buffers[b.id()])
             .withContext(fileName + ": "));
   }
   // tpc's planner sizes the arena to the end of its last buffer, rounded

@@ -11,9 +11,11 @@
 
 #include "kernels/Types.h"
 #include "runtime/format/PlanFormat.h"
+#include "runtime/format/SymExpr.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,15 @@ struct PlanBuffer {
   std::string tensor;
   /// The ONNX value name, for messages; may be empty.
   std::string name;
+  /// A shape that depends on the symbols: one expression per dimension of
+  /// `desc` (which holds the shape at the symbols' maxima); empty when the
+  /// shape is static.
+  std::vector<SymExpr> dims;
+  /// A weight whose tensor is the value at the maxima and whose value at
+  /// smaller symbols is the tensor's leading block.
+  bool leadingBlock = false;
+
+  bool symbolic() const { return !dims.empty(); }
 };
 
 /// Whether two non-empty arena buffers share any byte.
@@ -49,6 +60,12 @@ struct PlanStep {
   Attrs attrs;
   /// The ONNX node the step comes from; may be empty.
   std::string node;
+  /// Integer attributes whose values depend on the symbols: an expression
+  /// per entry (the values in `attrs` are those at the maxima).
+  std::map<std::string, std::vector<SymExpr>> intExprs;
+  /// Whether an operand's shape or an attribute depends on the symbols:
+  /// the step is prepared again for each new set of values.
+  bool symbolic = false;
 };
 
 struct PlanBinding {
@@ -70,6 +87,18 @@ struct RankPlan {
   std::vector<PlanBinding> inputs;
   std::vector<PlanBinding> outputs;
   std::string producer;
+  /// Run-time dimensions (empty for a static plan). Shapes, offsets and
+  /// the arena are those at the symbols' maxima.
+  std::vector<PlanSymbol> symbols;
+
+  /// Every symbol at its maximum.
+  SymbolValues maxValues() const;
+  /// Buffer `id`'s description at `values`.
+  TensorDesc descAt(uint32_t id, const SymbolValues &values) const;
+  /// Step `index`'s attributes at `values`.
+  Attrs attrsAt(size_t index, const SymbolValues &values) const;
+  /// "sequence=12, batch=1".
+  std::string describeValues(const SymbolValues &values) const;
 
   /// "step 3 (MatMul, node '/h.0/mlp/MatMul')".
   std::string describeStep(size_t index) const;

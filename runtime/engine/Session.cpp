@@ -65,6 +65,17 @@ Status Session::run() {
   if (Status st = io_.checkInputsSet(); !st)
     return fail(st, FailureOrigin::Local);
   io_.beginRun();
+  // Run-time dimensions: the inputs set them, and the steps that depend on
+  // them are prepared for their values (or taken back from a run before).
+  if (!engine_.plan().symbols.empty()) {
+    SymbolValues values;
+    Status st = io_.resolveSymbols(engine_.plan(), values);
+    if (st)
+      st = engine_.bindSymbols(values).withContext(who);
+    if (!st)
+      return fail(st, FailureOrigin::Local);
+    io_.shapeOutputs(engine_.plan(), values);
+  }
   for (const GraphIo::Input &in : io_.inputs())
     if (in.desc.bytes())
       std::memcpy(engine_.bufferData(in.buffer), in.data, in.desc.bytes());

@@ -17,7 +17,13 @@ namespace tpc {
 
 /// The plan format version the compiler writes and the runtime reads (a
 /// runtime refuses plans of a newer version).
-constexpr uint32_t kPlanFormatVersion = 1;
+constexpr uint32_t kPlanFormatVersion = 2;
+/// The version of plans without run-time dimensions, which runtimes that
+/// predate them read too.
+constexpr uint32_t kStaticPlanFormatVersion = 1;
+/// Most run-time dimensions a plan may have (each sampled at two values
+/// per compile, so the compile grows as 2^n).
+constexpr uint32_t kMaxPlanSymbols = 3;
 /// The buffer id of an absent optional operand.
 constexpr uint32_t kAbsentBuffer = 0xFFFFFFFFu;
 

@@ -125,10 +125,14 @@ Status readInputs(const EngineManifest &manifest,
     if (given.count(name))
       return Status::error("input '" + name + "' is given twice (" + from +
                            ")");
-    if (!sameOrStorageBits(desc, spec->desc))
+    // With run-time dimensions the sizes are the runner's to check.
+    TensorDesc expected = spec->desc;
+    if (!spec->dims.empty() && desc.shape.size() == expected.shape.size())
+      expected.shape = desc.shape;
+    if (!sameOrStorageBits(desc, expected))
       return Status::error("input '" + name + "': " + from + " holds " +
                            desc.str() + ", but the engine expects " +
-                           spec->desc.str());
+                           spec->str());
     return Status::ok();
   };
   auto add = [&](const std::string &name, const std::string &from,

@@ -166,8 +166,11 @@ TEST_F(EngineLoadErrors, PlanNotProtobuf) {
 
 TEST_F(EngineLoadErrors, NewerPlanVersion) {
   EngineBuilder eb = mlpEngine(c);
-  eb.rank(0).plan().set_format_version(2);
-  expectLoadError(eb, {"rank0.plan", "plan format version 2", "version 1"});
+  eb.rank(0).plan().set_format_version(kPlanFormatVersion + 1);
+  expectLoadError(
+      eb, {"rank0.plan",
+           "plan format version " + std::to_string(kPlanFormatVersion + 1),
+           "version " + std::to_string(kPlanFormatVersion)});
 }
 
 TEST_F(EngineLoadErrors, PlanForAnotherRank) {
