@@ -1,12 +1,13 @@
 //===- EngineWriter.cpp - Writing engine folders --------------------------===//
 #include "compiler/Engine/EngineWriter.h"
 #include "base/Cores.h"
-#include "compiler/Engine/OutputDir.h"
-#include "compiler/Engine/PlanSerializer.h"
 #include "compiler/Dialect/ONNX/IR/KernelBridge.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
-#include "runtime/io/Safetensors.h"
+#include "compiler/Engine/OutputDir.h"
+#include "compiler/Engine/PlanSerializer.h"
 #include "kernels/Half.h"
+#include "runtime/engine/EngineManifest.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/support/MappedFile.h"
 #include "runtime/support/Sha256.h"
 
@@ -198,7 +199,8 @@ llvm::json::Object fileEntry(const fs::path &path, const std::string &hash) {
                             {"sha256", hash}};
 }
 
-llvm::json::Array ioEntries(func::FuncOp func, bool inputs) {
+llvm::json::Array ioEntries(func::FuncOp func, bool inputs,
+                            const plan::Plan &plan) {
   llvm::json::Array out;
   auto types = inputs ? func.getArgumentTypes() : func.getResultTypes();
   auto outNames = func->getAttrOfType<ArrayAttr>("onnx.output_names");
@@ -211,10 +213,22 @@ llvm::json::Array ioEntries(func::FuncOp func, bool inputs) {
     llvm::json::Array shape;
     for (int64_t d : rt.getShape())
       shape.push_back(d);
-    out.push_back(llvm::json::Object{
+    llvm::json::Object entry{
         {"name", name},
         {"dtype", desc ? dtypeName(desc->dtype) : "invalid"},
-        {"shape", std::move(shape)}});
+        {"shape", std::move(shape)}};
+    // Run-time dimensions: the shape holds the maxima, "dims" says how
+    // each dimension follows the symbols.
+    for (const plan::Binding &b : inputs ? plan.inputs() : plan.outputs()) {
+      const plan::Buffer &buf = plan.buffers(int(b.buffer()));
+      if (b.name() != name || buf.dims_size() == 0)
+        continue;
+      llvm::json::Array dims;
+      for (const plan::Expr &e : buf.dims())
+        dims.push_back(exprToString(e, plan));
+      entry["dims"] = std::move(dims);
+    }
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -242,26 +256,17 @@ LogicalResult Writer::run() {
   if (!dirAttr)
     return error() << "module has no onnx.source_dir";
   sourceDir = dirAttr.str();
-  std::vector<func::FuncOp> funcs;
-  for (auto f : module.getOps<func::FuncOp>())
-    if (!f.isExternal())
-      funcs.push_back(f);
-  std::sort(funcs.begin(), funcs.end(), [](func::FuncOp a, func::FuncOp b) {
-    auto ra = a->getAttrOfType<IntegerAttr>(tp::kRankAttr);
-    auto rb = b->getAttrOfType<IntegerAttr>(tp::kRankAttr);
-    return (ra ? ra.getInt() : 0) < (rb ? rb.getInt() : 0);
-  });
-  int world = int(funcs.size());
-  if (world == 0)
-    return error() << "nothing to write: the module has no function";
-
-  std::vector<SerializedRank> serialized;
-  for (auto [i, f] : llvm::enumerate(funcs)) {
-    FailureOr<SerializedRank> s = serializeRank(f, int(i), world);
-    if (failed(s))
-      return failure();
-    s->plan.set_producer("tpc " TPC_VERSION);
-    serialized.push_back(std::move(*s));
+  FailureOr<std::vector<SerializedRank>> ranksOrErr = serializeModule(module);
+  if (failed(ranksOrErr))
+    return failure();
+  std::vector<SerializedRank> serialized = std::move(*ranksOrErr);
+  const int world = int(serialized.size());
+  for (SerializedRank &s : serialized)
+    s.plan.set_producer("tpc " TPC_VERSION);
+  if (options.finishPlans) {
+    std::string why;
+    if (!options.finishPlans(serialized, why))
+      return error() << why;
   }
   if (failed(openSources(serialized)))
     return failure();
@@ -320,18 +325,28 @@ LogicalResult Writer::run() {
          fileEntry(dir / ("rank" + std::to_string(r) + ".safetensors"),
                    f.weightHash)}});
   }
-  llvm::json::Array inputs = ioEntries(funcs.front(), true);
-  llvm::json::Array outputs = ioEntries(funcs.front(), false);
+  llvm::json::Array inputs =
+      ioEntries(rankFunctions(module).front(), true, serialized.front().plan);
+  llvm::json::Array outputs =
+      ioEntries(rankFunctions(module).front(), false, serialized.front().plan);
 
   llvm::json::Object manifest{
       {"format", "tpc-engine"},
-      {"format_version", int64_t(kPlanFormatVersion)},
-      {"producer", llvm::json::Object{{"name", "tpc"}, {"version", TPC_VERSION}}},
+      {"format_version", int64_t(runtime::kEngineFormatVersion)},
+      {"producer",
+       llvm::json::Object{{"name", "tpc"}, {"version", TPC_VERSION}}},
       {"options", llvm::json::Object(options.compileOptions)},
       {"tp", world},
       {"inputs", std::move(inputs)},
       {"outputs", std::move(outputs)},
       {"ranks", std::move(ranks)}};
+  if (serialized.front().plan.symbols_size()) {
+    llvm::json::Array symbols;
+    for (const plan::Symbol &sym : serialized.front().plan.symbols())
+      symbols.push_back(llvm::json::Object{
+          {"name", sym.name()}, {"min", sym.min()}, {"max", sym.max()}});
+    manifest["symbols"] = std::move(symbols);
+  }
   if (!options.generation.empty())
     manifest["generation"] = llvm::json::Object(options.generation);
   {

@@ -2,11 +2,14 @@
 #ifndef TPC_COMPILER_ENGINE_ENGINEWRITER_H
 #define TPC_COMPILER_ENGINE_ENGINEWRITER_H
 
+#include "compiler/Engine/PlanSerializer.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tpc {
 
@@ -24,6 +27,10 @@ struct EngineWriteOptions {
   /// moved into place; a non-empty result is an error message, and the
   /// engine is then discarded (the folder it would replace is kept).
   std::function<std::string(const std::string &dir)> check;
+  /// Called on the serialized ranks before anything is written (run-time
+  /// dimensions generalise them here); false with `why` set is an error.
+  std::function<bool(std::vector<SerializedRank> &ranks, std::string &why)>
+      finishPlans;
 };
 
 /// Writes engine.json, rankN.plan and rankN.safetensors for a planned module:

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -43,7 +44,7 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
                                         int worldSize) {
   SerializedRank out;
   plan::Plan &p = out.plan;
-  p.set_format_version(kPlanFormatVersion);
+  p.set_format_version(kStaticPlanFormatVersion);
   p.set_rank(rank);
   p.set_world_size(worldSize);
   auto arena = func->getAttrOfType<IntegerAttr>("plan.arena_bytes");
@@ -207,6 +208,47 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
       addString("tp_reason", reason.getValue());
   }
   return out;
+}
+
+std::vector<func::FuncOp> rankFunctions(ModuleOp module) {
+  std::vector<func::FuncOp> funcs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal())
+      funcs.push_back(f);
+  std::sort(funcs.begin(), funcs.end(), [](func::FuncOp a, func::FuncOp b) {
+    auto ra = a->getAttrOfType<IntegerAttr>(tp::kRankAttr);
+    auto rb = b->getAttrOfType<IntegerAttr>(tp::kRankAttr);
+    return (ra ? ra.getInt() : 0) < (rb ? rb.getInt() : 0);
+  });
+  return funcs;
+}
+
+FailureOr<std::vector<SerializedRank>> serializeModule(ModuleOp module) {
+  std::vector<func::FuncOp> funcs = rankFunctions(module);
+  if (funcs.empty())
+    return module.emitError("nothing to write: the module has no function");
+  std::vector<SerializedRank> out;
+  for (auto [i, f] : llvm::enumerate(funcs)) {
+    FailureOr<SerializedRank> s = serializeRank(f, int(i), int(funcs.size()));
+    if (failed(s))
+      return failure();
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+SymExpr exprOf(const plan::Expr &e) {
+  SymExpr out;
+  for (int i = 0; i < e.coeffs_size() && i < e.masks_size(); ++i)
+    out.terms.push_back({e.coeffs(i), e.masks(i)});
+  return out;
+}
+
+std::string exprToString(const plan::Expr &e, const plan::Plan &plan) {
+  std::vector<std::string> names;
+  for (const plan::Symbol &s : plan.symbols())
+    names.push_back(s.name());
+  return exprOf(e).str(names);
 }
 
 } // namespace tpc

@@ -4,9 +4,11 @@
 
 #include "kernels/Types.h"
 #include "runtime/format/PlanFormat.h"
+#include "runtime/format/SymExpr.h"
 #include "runtime/format/plan.pb.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 #include <vector>
@@ -41,6 +43,19 @@ struct SerializedRank {
 /// emitted on the function's context.
 mlir::FailureOr<SerializedRank> serializeRank(mlir::func::FuncOp func,
                                               int rank, int worldSize);
+
+/// The rank functions of a planned module in rank order: `@rank0`,
+/// `@rank1`, ... (by `tp.rank`), or a lone `@main`.
+std::vector<mlir::func::FuncOp> rankFunctions(mlir::ModuleOp module);
+
+/// Serialises every rank function of a planned module, in rank order.
+mlir::FailureOr<std::vector<SerializedRank>>
+serializeModule(mlir::ModuleOp module);
+
+/// The plan message's expression as the runtime reads it.
+SymExpr exprOf(const plan::Expr &e);
+/// "2*sequence + 1": an expression of `plan`'s symbols.
+std::string exprToString(const plan::Expr &e, const plan::Plan &plan);
 
 } // namespace tpc
 

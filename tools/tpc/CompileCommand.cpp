@@ -1,7 +1,9 @@
 //===- CompileCommand.cpp - tpc compile -----------------------------------===//
 #include "compiler/Engine/EngineWriter.h"
 #include "compiler/Engine/Generation.h"
+#include "compiler/Engine/RunTimeDims.h"
 #include "compiler/Importer/Importer.h"
+#include "compiler/Importer/ModelFile.h"
 #include "compiler/Importer/ShardingAnnotations.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
@@ -35,7 +37,11 @@ const Command kCompileCommand = {
         {"--tp", "N", "tensor-parallel degree (ranks), default 1"},
         {"-o", "ENGINE_DIR", "the engine folder to write (required)"},
         {"--input-shape", "NAME=DxD",
-         "static shape for an input with dynamic dimensions", true},
+         "shape for an input with dynamic dimensions: static (1x16), or "
+         "with run-time dimensions given as ranges (1x1..64, named after "
+         "the model's axis, or 1xseq:1..64): one engine then runs every "
+         "size in the range, its memory planned for the largest",
+         true},
         {"--const-input", "NAME=FILE.npy",
          "bind a graph input to the array in FILE at compile time (shape "
          "operands such as Reshape's shape or Reduce axes must be "
@@ -44,7 +50,8 @@ const Command kCompileCommand = {
         {"--allow-replicated", "GLOB",
          "let the weight MatMuls whose ONNX node or weight name matches GLOB "
          "stay replicated where an op blocks their split (otherwise an "
-         "error)", true},
+         "error)",
+         true},
         {"--sharding-plan", "PLAN.json",
          "roles for weight MatMuls (colwise, rowwise, replicate) by node or "
          "weight name glob, as --dump-sharding writes or in Hugging Face "
@@ -64,7 +71,8 @@ const Command kCompileCommand = {
          "column-parallel LM head with an all-gather of the logits"},
         {"--pass-plugin", "LIB.so",
          "load an MLIR pass plugin, e.g. one with a custom sharding pass "
-         "(docs/custom-sharding.md)", true},
+         "(docs/custom-sharding.md)",
+         true},
         {"--sharding", "PASS",
          "shard with the registered pass PASS (given tp=N) instead of "
          "tpc-tp-shard; the partitioner checks what it leaves"},
@@ -123,6 +131,103 @@ static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
     if (mlir::failed(loadPassPlugin(path, why)))
       return error(why);
   }
+  return true;
+}
+
+/// What the model says of its graph inputs' axes: names and fixed sizes.
+static bool readModelInputAxes(const std::string &path,
+                               std::map<std::string, ModelInputAxes> &out,
+                               std::string &error) {
+  ::onnx::ModelProto model;
+  std::map<std::string, WeightLocation> inlineWeights;
+  if (!loadModelFile(path, model, inlineWeights, error))
+    return false;
+  for (const ::onnx::ValueInfoProto &in : model.graph().input()) {
+    ModelInputAxes &axes = out[in.name()];
+    for (const auto &d : in.type().tensor_type().shape().dim()) {
+      axes.names.push_back(d.has_dim_param() ? d.dim_param() : "");
+      axes.sizes.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    }
+  }
+  return true;
+}
+
+/// Parses the --input-shape values with ranges into `dims`; the others
+/// are parseImportOptions'. Returns false after printing the error.
+static bool parseRunTimeDims(const Command &cmd, const ParsedArgs &args,
+                             const std::string &model,
+                             ImportOptions &importOpts, RunTimeDims &dims) {
+  std::vector<std::string> specs;
+  for (const std::string &spec : args.all("--input-shape"))
+    if (hasInputShapeRange(spec))
+      specs.push_back(spec);
+  if (specs.empty())
+    return true;
+  std::map<std::string, ModelInputAxes> axes;
+  std::string error;
+  if (!readModelInputAxes(model, axes, error)) {
+    fail(cmd, error);
+    return false;
+  }
+  for (const std::string &spec : specs)
+    if (!parseInputShapeRange(spec, axes, dims, error)) {
+      fail(cmd, error);
+      return false;
+    }
+  for (const auto &[name, shape] : dims.staticDims)
+    if (importOpts.inputShapes.count(name)) {
+      fail(cmd, "--input-shape given twice for '" + name + "'");
+      return false;
+    }
+  if (dims.empty()) // every range was one size
+    for (const auto &[name, shape] : dims.staticDims)
+      importOpts.inputShapes[name] = shape;
+  if (!dims.empty() && importOpts.kvCacheLength > 0) {
+    fail(cmd, "--input-shape ranges and --kv-cache cannot be combined yet: "
+              "a decode engine takes one token per forward");
+    return false;
+  }
+  return true;
+}
+
+/// Compiles the model at one sample point of its run-time dimensions and
+/// serializes every rank; false after printing the error.
+static bool compileSample(const Command &cmd, mlir::MLIRContext &ctx,
+                          const std::string &model,
+                          const ImportOptions &importOpts,
+                          const CompileOptions &opts, const RunTimeDims &dims,
+                          const SymbolValues &values, PlanSample &out) {
+  ImportOptions at = importOpts;
+  for (const auto &[name, shape] : dims.shapesAt(values))
+    at.inputShapes[name] = shape;
+  const std::string where =
+      "run-time dimensions: the program does not compile at " +
+      dims.describe(values) + " (the error above); narrow the range";
+  mlir::OwningOpRef<mlir::ModuleOp> module = importOnnxModel(ctx, model, at);
+  if (!module) {
+    fail(cmd, where);
+    return false;
+  }
+  mlir::PassManager pm(&ctx);
+  std::string pipelineError;
+  if (mlir::failed(buildCompilePipeline(pm, opts, [&](const llvm::Twine &msg) {
+        pipelineError = msg.str();
+        return mlir::failure();
+      }))) {
+    fail(cmd, pipelineError);
+    return false;
+  }
+  if (mlir::failed(pm.run(*module))) {
+    fail(cmd, where);
+    return false;
+  }
+  mlir::FailureOr<std::vector<SerializedRank>> ranks = serializeModule(*module);
+  if (mlir::failed(ranks)) {
+    fail(cmd, where);
+    return false;
+  }
+  out.values = values;
+  out.ranks = std::move(*ranks);
   return true;
 }
 
@@ -197,18 +302,33 @@ int runCompile(const ParsedArgs &args) {
   if (!parseImportOptions(cmd, args, importOpts))
     return 1;
   opts.kvCacheLength = importOpts.kvCacheLength;
+  const std::string &model = args.positional[0];
+  RunTimeDims runTimeDims;
+  if (!parseRunTimeDims(cmd, args, model, importOpts, runTimeDims))
+    return 1;
 
   const auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
   ScopedDiagnosticPrinter diag(ctx, "compile");
+  // Run-time dimensions: the program at every sample point first (each
+  // module is dropped once serialized), then at the maxima below.
+  std::vector<PlanSample> samples;
+  for (const SymbolValues &values : runTimeDims.samplePoints()) {
+    samples.emplace_back();
+    if (!compileSample(cmd, ctx, model, importOpts, opts, runTimeDims, values,
+                       samples.back()))
+      return 1;
+  }
+  if (!runTimeDims.empty())
+    for (const auto &[name, shape] : runTimeDims.shapesAt(runTimeDims.maxima()))
+      importOpts.inputShapes[name] = shape;
   // --verbose: MLIR's timing report (import, every pass, writing) on stderr
   // when `timing` goes out of scope.
   mlir::DefaultTimingManager timing;
   timing.setEnabled(args.has("--verbose"));
   mlir::TimingScope rootTimer = timing.getRootScope();
-  const std::string &model = args.positional[0];
   mlir::TimingScope importTimer = rootTimer.nest("import " + model);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       importOnnxModel(ctx, model, importOpts);
@@ -256,6 +376,11 @@ int runCompile(const ParsedArgs &args) {
     if (wopts.generation.empty())
       return fail(cmd, "--kv-cache: " + why);
   }
+  if (!runTimeDims.empty())
+    wopts.finishPlans = [&](std::vector<SerializedRank> &ranks,
+                            std::string &why) {
+      return generalizePlans(ranks, runTimeDims, samples, why);
+    };
   wopts.outDir = args.get("-o");
   wopts.progress = ::isatty(2);
   // The runtime's own checks, applied before the engine is published: an
@@ -281,6 +406,21 @@ int runCompile(const ParsedArgs &args) {
     for (int64_t d : shape)
       dims.push_back(d);
     shapes[name] = std::move(dims);
+  }
+  // An input with run-time dimensions: its --input-shape, symbols named.
+  for (const auto &[name, syms] : runTimeDims.inputSymbols) {
+    std::string spec;
+    for (size_t a = 0; a < syms.size(); ++a) {
+      spec += a ? "x" : "";
+      if (syms[a] < 0) {
+        spec += std::to_string(runTimeDims.staticDims.at(name)[a]);
+        continue;
+      }
+      const PlanSymbol &sym = runTimeDims.symbols[size_t(syms[a])];
+      spec += sym.name + ":" + std::to_string(sym.min) + ".." +
+              std::to_string(sym.max);
+    }
+    shapes[name] = spec;
   }
   llvm::json::Object constInputs;
   for (const auto &[name, ci] : importOpts.constInputs)

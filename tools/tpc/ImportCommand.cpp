@@ -1,4 +1,5 @@
 //===- ImportCommand.cpp - tpc import -------------------------------------===//
+#include "compiler/Engine/RunTimeDims.h"
 #include "compiler/Importer/Importer.h"
 #include "compiler/Registration.h"
 #include "runtime/io/Npy.h"
@@ -81,6 +82,15 @@ bool parseImportOptions(const Command &cmd, const ParsedArgs &args,
   for (const std::string &spec : args.all("--input-shape")) {
     std::string name;
     std::vector<int64_t> shape;
+    // Ranges (run-time dimensions) are tpc compile's: it imports the model
+    // at sample points of them (compiler/Engine/RunTimeDims.h).
+    if (hasInputShapeRange(spec)) {
+      if (cmd.name == std::string("compile"))
+        continue;
+      fail(cmd, "--input-shape '" + spec + "' has a range; tpc " + cmd.name +
+                    " takes static shapes (ranges are for tpc compile)");
+      return false;
+    }
     if (!parseInputShape(spec, name, shape)) {
       fail(cmd, "malformed --input-shape '" + spec +
                     "' (expected NAME=1x16, dims separated by 'x')");

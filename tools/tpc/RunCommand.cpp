@@ -194,8 +194,12 @@ Status tp1Reference(const nlohmann::json &opts, const std::string &model,
       opts["input_shapes"].is_object())
     for (const auto &[name, dims] : opts["input_shapes"].items()) {
       std::string shape;
+      if (dims.is_string()) // with run-time dimensions: "1xsequence:1..64"
+        shape = dims.get<std::string>();
       for (const auto &d : dims)
-        shape += (shape.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
+        if (d.is_number_integer())
+          shape +=
+              (shape.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
       compile.insert(compile.end(),
                      {"--input-shape", name + "=" + (shape.empty() ? "scalar" : shape)});
     }

@@ -1,0 +1,565 @@
+//===- RunTimeDims.cpp - Plans whose shapes follow run-time symbols -------===//
+#include "compiler/Engine/RunTimeDims.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <set>
+
+namespace tpc {
+
+namespace {
+
+bool parseInt(const std::string &s, int64_t &out) {
+  if (s.empty() || s.size() > 12 ||
+      s.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  out = std::stoll(s);
+  return true;
+}
+
+} // namespace
+
+bool hasInputShapeRange(const std::string &spec) {
+  size_t eq = spec.rfind('=');
+  return eq != std::string::npos && spec.find("..", eq) != std::string::npos;
+}
+
+bool parseInputShapeRange(const std::string &spec,
+                          const std::map<std::string, ModelInputAxes> &axes,
+                          RunTimeDims &dims, std::string &error) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    error = "malformed --input-shape '" + spec + "' (expected NAME=1x1..64)";
+    return false;
+  }
+  const std::string name = spec.substr(0, eq);
+  if (dims.inputSymbols.count(name)) {
+    error = "--input-shape given twice for '" + name + "'";
+    return false;
+  }
+  std::vector<std::string> parts;
+  for (size_t pos = eq + 1;;) {
+    size_t x = spec.find_first_of("x,", pos);
+    parts.push_back(spec.substr(pos, x == std::string::npos ? x : x - pos));
+    if (x == std::string::npos)
+      break;
+    pos = x + 1;
+  }
+  auto model = axes.find(name);
+  std::vector<int> &symbols = dims.inputSymbols[name];
+  std::vector<int64_t> &fixed = dims.staticDims[name];
+  for (size_t axis = 0; axis < parts.size(); ++axis) {
+    const std::string &d = parts[axis];
+    auto bad = [&](const std::string &why) {
+      error = "malformed --input-shape '" + spec + "': dimension " +
+              std::to_string(axis) + " '" + d + "' " + why;
+      return false;
+    };
+    size_t dots = d.find("..");
+    int64_t lo = 0, hi = 0;
+    if (dots == std::string::npos) {
+      if (!parseInt(d, lo))
+        return bad("is not a size, a range LO..HI or SYMBOL:LO..HI");
+      symbols.push_back(-1);
+      fixed.push_back(lo);
+      continue;
+    }
+    std::string symbol, range = d;
+    if (size_t colon = d.find(':'); colon != std::string::npos) {
+      symbol = d.substr(0, colon);
+      range = d.substr(colon + 1);
+      dots = range.find("..");
+    } else if (model != axes.end() && axis < model->second.names.size()) {
+      symbol = model->second.names[axis];
+    }
+    if (model != axes.end() && axis < model->second.sizes.size() &&
+        model->second.sizes[axis] >= 0)
+      return bad("is a range, but the model fixes this axis to " +
+                 std::to_string(model->second.sizes[axis]));
+    if (dots == std::string::npos || !parseInt(range.substr(0, dots), lo) ||
+        !parseInt(range.substr(dots + 2), hi))
+      return bad("is not a range LO..HI of sizes");
+    if (lo < 1 || lo > hi)
+      return bad("needs 1 <= LO <= HI");
+    if (symbol.empty())
+      return bad("has no name: the model gives this axis none; name it as "
+                 "SYMBOL:" +
+                 range);
+    if (symbol.find_first_of(" +*/()=:") != std::string::npos)
+      return bad("names symbol '" + symbol + "'; name it as SYMBOL:" + range);
+    if (lo == hi) {
+      symbols.push_back(-1);
+      fixed.push_back(lo);
+      continue;
+    }
+    int index = -1;
+    for (size_t k = 0; k < dims.symbols.size(); ++k)
+      if (dims.symbols[k].name == symbol)
+        index = int(k);
+    if (index < 0) {
+      if (dims.symbols.size() >= kMaxPlanSymbols) {
+        error = "--input-shape '" + spec + "': more than " +
+                std::to_string(kMaxPlanSymbols) +
+                " run-time dimensions (each doubles the compiles that "
+                "check them)";
+        return false;
+      }
+      index = int(dims.symbols.size());
+      dims.symbols.push_back({symbol, lo, hi});
+    } else if (dims.symbols[size_t(index)].min != lo ||
+               dims.symbols[size_t(index)].max != hi) {
+      const PlanSymbol &s = dims.symbols[size_t(index)];
+      error = "--input-shape '" + spec + "' gives '" + symbol + "' the range " +
+              range + ", another input gave it " + std::to_string(s.min) +
+              ".." + std::to_string(s.max);
+      return false;
+    }
+    symbols.push_back(index);
+    fixed.push_back(hi);
+  }
+  return true;
+}
+
+std::map<std::string, std::vector<int64_t>>
+RunTimeDims::shapesAt(const SymbolValues &values) const {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto &[name, syms] : inputSymbols) {
+    std::vector<int64_t> shape = staticDims.at(name);
+    for (size_t a = 0; a < syms.size(); ++a)
+      if (syms[a] >= 0)
+        shape[a] = values[size_t(syms[a])];
+    out[name] = shape;
+  }
+  return out;
+}
+
+SymbolValues RunTimeDims::maxima() const {
+  SymbolValues v;
+  for (const PlanSymbol &s : symbols)
+    v.push_back(s.max);
+  return v;
+}
+
+std::vector<SymbolValues> RunTimeDims::samplePoints() const {
+  const size_t n = symbols.size();
+  std::vector<SymbolValues> out;
+  auto add = [&](const SymbolValues &v) {
+    if (v != maxima() && std::find(out.begin(), out.end(), v) == out.end())
+      out.push_back(v);
+  };
+  for (uint32_t bits = 1; bits < (1u << n); ++bits) {
+    SymbolValues v = maxima();
+    for (size_t k = 0; k < n; ++k)
+      if ((bits >> k) & 1)
+        v[k] -= 1;
+    add(v);
+  }
+  SymbolValues lo, mid;
+  for (const PlanSymbol &s : symbols) {
+    lo.push_back(s.min);
+    mid.push_back(s.min + (s.max - s.min) / 2);
+  }
+  add(lo);
+  add(mid);
+  return out;
+}
+
+std::string RunTimeDims::describe(const SymbolValues &values) const {
+  return describeSymbolValues(symbols, values);
+}
+
+namespace {
+
+/// Compares and fits the plans of one rank across the sample points.
+class Generalizer {
+public:
+  Generalizer(const RunTimeDims &dims, std::vector<SymbolValues> points,
+              std::vector<const SerializedRank *> ranks, int rank)
+      : dims(dims), points(std::move(points)), ranks(std::move(ranks)),
+        rank(rank) {}
+
+  bool run(SerializedRank &out, std::string &error);
+
+private:
+  const plan::Plan &planAt(size_t p) const { return ranks[p]->plan; }
+  std::string at(size_t p) const { return "at " + dims.describe(points[p]); }
+  std::string fail(const std::string &msg) const {
+    return "run-time dimensions: rank " + std::to_string(rank) + ": " + msg;
+  }
+  std::string stepName(int i) const {
+    const plan::Step &s = planAt(0).steps(i);
+    return "step " + std::to_string(i) + " (" + s.kernel() +
+           (s.node().empty() ? "" : ", node '" + s.node() + "'") + ")";
+  }
+  std::string bufferName(int i) const {
+    const plan::Buffer &b = planAt(0).buffers(i);
+    return "buffer " + std::to_string(i) +
+           (b.name().empty() ? "" : " ('" + b.name() + "')");
+  }
+  bool sameStructure(size_t p, std::string &why) const;
+  bool sameWeights(size_t p, std::string &why) const;
+  /// Fits the integer `get` gives at every point; `varies` is false when
+  /// it is the same everywhere.
+  bool fit(const std::function<int64_t(const plan::Plan &)> &get,
+           const std::string &what, SymExpr &expr, bool &varies,
+           std::string &why) const;
+  bool leadingBlock(const WeightSlice &atMax, const WeightSlice &small,
+                    std::string &why) const;
+
+  const RunTimeDims &dims;
+  std::vector<SymbolValues> points; // [0]: the maxima
+  std::vector<const SerializedRank *> ranks;
+  int rank;
+};
+
+bool Generalizer::sameStructure(size_t p, std::string &why) const {
+  const plan::Plan &a = planAt(0), &b = planAt(p);
+  auto differ = [&](const std::string &what) {
+    why = fail("the program " + at(p) +
+               " differs from the one at the "
+               "maxima (" +
+               dims.describe(points[0]) + "): " + what +
+               ". Its structure depends on the shapes: narrow the range, or "
+               "compile static shapes");
+    return false;
+  };
+  if (a.buffers_size() != b.buffers_size())
+    return differ(std::to_string(b.buffers_size()) + " buffers, not " +
+                  std::to_string(a.buffers_size()));
+  if (a.steps_size() != b.steps_size())
+    return differ(std::to_string(b.steps_size()) + " steps, not " +
+                  std::to_string(a.steps_size()));
+  for (int i = 0; i < a.buffers_size(); ++i) {
+    const plan::Buffer &x = a.buffers(i), &y = b.buffers(i);
+    if (x.kind() != y.kind() || x.dtype() != y.dtype() ||
+        x.tensor() != y.tensor() || x.shape_size() != y.shape_size())
+      return differ(bufferName(i) + " is another tensor there");
+  }
+  for (int i = 0; i < a.steps_size(); ++i) {
+    const plan::Step &x = a.steps(i), &y = b.steps(i);
+    if (x.kernel() != y.kernel() || x.node() != y.node() ||
+        !std::equal(x.inputs().begin(), x.inputs().end(), y.inputs().begin(),
+                    y.inputs().end()) ||
+        !std::equal(x.outputs().begin(), x.outputs().end(), y.outputs().begin(),
+                    y.outputs().end()) ||
+        x.attrs_size() != y.attrs_size())
+      return differ(stepName(i) + " is '" + y.kernel() + "' (node '" +
+                    y.node() + "') on other operands there");
+    for (int k = 0; k < x.attrs_size(); ++k) {
+      const plan::Attr &u = x.attrs(k), &v = y.attrs(k);
+      if (u.name() != v.name() || u.kind() != v.kind() ||
+          u.ints_size() != v.ints_size() || u.str() != v.str() ||
+          !std::equal(u.floats().begin(), u.floats().end(), v.floats().begin(),
+                      v.floats().end()))
+        return differ(stepName(i) + " has another attribute '" + u.name() +
+                      "'");
+    }
+  }
+  auto sameBindings = [](const auto &x, const auto &y) {
+    if (x.size() != y.size())
+      return false;
+    for (int i = 0; i < x.size(); ++i)
+      if (x.Get(i).name() != y.Get(i).name() ||
+          x.Get(i).buffer() != y.Get(i).buffer())
+        return false;
+    return true;
+  };
+  if (!sameBindings(a.inputs(), b.inputs()) ||
+      !sameBindings(a.outputs(), b.outputs()))
+    return differ("the graph inputs or outputs are other buffers");
+  return true;
+}
+
+bool Generalizer::fit(const std::function<int64_t(const plan::Plan &)> &get,
+                      const std::string &what, SymExpr &expr, bool &varies,
+                      std::string &why) const {
+  const size_t n = dims.symbols.size();
+  std::vector<int64_t> observed;
+  for (size_t p = 0; p < points.size(); ++p)
+    observed.push_back(get(planAt(p)));
+  varies = false;
+  for (int64_t v : observed)
+    varies = varies || v != observed[0];
+  expr.terms.clear();
+  if (!varies) {
+    expr.terms.push_back({observed[0], 0});
+    return true;
+  }
+  // d(T): the value at the corner whose symbols in T are at their maxima
+  // and the others one below.
+  std::vector<int64_t> corner(size_t(1) << n, 0);
+  std::vector<bool> found(corner.size(), false);
+  for (size_t p = 0; p < points.size(); ++p) {
+    uint32_t t = 0;
+    bool isCorner = true;
+    for (size_t k = 0; k < n; ++k) {
+      if (points[p][k] == dims.symbols[k].max)
+        t |= 1u << k;
+      else if (points[p][k] != dims.symbols[k].max - 1)
+        isCorner = false;
+    }
+    if (isCorner && !found[t]) {
+      corner[t] = observed[p];
+      found[t] = true;
+    }
+  }
+  auto overflow = [&] {
+    why = fail(what + " is too large to fit");
+    return false;
+  };
+  // In t_k = s_k - (max_k - 1), which is 0 or 1 at the corners:
+  // c'(S) = sum over T in S of (-1)^|S\T| d(T) (Moebius inversion).
+  std::vector<int64_t> inT(corner.size(), 0);
+  for (uint32_t s = 0; s < corner.size(); ++s) {
+    if (!found[s]) {
+      why = fail("no sample at a corner of the symbols' ranges");
+      return false;
+    }
+    int64_t c = 0;
+    for (uint32_t t = s;; t = (t - 1) & s) {
+      int64_t term = corner[t];
+      if (__builtin_popcount(s & ~t) & 1)
+        term = -term;
+      if (__builtin_add_overflow(c, term, &c))
+        return overflow();
+      if (t == 0)
+        break;
+    }
+    inT[s] = c;
+  }
+  // Back to monomials of the symbols: prod over k in S of
+  // (s_k - (max_k - 1)) expands to sum over U in S of prod_{U} s_k *
+  // prod_{S\U} -(max_k - 1).
+  std::vector<int64_t> coeff(corner.size(), 0);
+  for (uint32_t s = 0; s < corner.size(); ++s) {
+    if (!inT[s])
+      continue;
+    for (uint32_t u = s;; u = (u - 1) & s) {
+      int64_t term = inT[s];
+      for (size_t k = 0; k < n; ++k)
+        if (((s & ~u) >> k) & 1 &&
+            __builtin_mul_overflow(term, -(dims.symbols[k].max - 1), &term))
+          return overflow();
+      if (__builtin_add_overflow(coeff[u], term, &coeff[u]))
+        return overflow();
+      if (u == 0)
+        break;
+    }
+  }
+  for (uint32_t u = 0; u < coeff.size(); ++u)
+    if (coeff[u])
+      expr.terms.push_back({coeff[u], u});
+  if (expr.terms.empty())
+    expr.terms.push_back({0, 0});
+  // The other samples check it.
+  for (size_t p = 0; p < points.size(); ++p) {
+    int64_t v = 0;
+    if (!expr.eval(points[p], v) || v != observed[p]) {
+      why = fail(what + " is " + std::to_string(observed[p]) + " " + at(p) +
+                 ", but " + expr.str(dims.symbols) +
+                 " (fitted at the corners of the ranges) gives " +
+                 std::to_string(v) +
+                 ": it is not a sum of products of the symbols. Narrow the "
+                 "range, or compile static shapes");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Generalizer::leadingBlock(const WeightSlice &big, const WeightSlice &small,
+                               std::string &why) const {
+  const Shape &full = big.desc.shape, &block = small.desc.shape;
+  size_t elem = dtypeSize(big.desc.dtype);
+  bool ok = full.size() == block.size() &&
+            big.data.size() == big.desc.bytes() &&
+            small.data.size() == small.desc.bytes();
+  for (size_t d = 0; ok && d < full.size(); ++d)
+    ok = block[d] <= full[d];
+  // Walk the block's elements in order, comparing with the full tensor.
+  std::vector<int64_t> index(block.size(), 0);
+  for (size_t i = 0; ok && i < small.desc.numel(); ++i) {
+    size_t offset = 0;
+    for (size_t d = 0; d < full.size(); ++d)
+      offset = offset * size_t(full[d]) + size_t(index[d]);
+    ok = std::memcmp(small.data.data() + i * elem,
+                     big.data.data() + offset * elem, elem) == 0;
+    for (size_t d = block.size(); d-- > 0;) {
+      if (++index[d] < block[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  if (!ok)
+    why = "it is not the leading block of its value at the maxima";
+  return ok;
+}
+
+bool Generalizer::sameWeights(size_t p, std::string &why) const {
+  const std::vector<WeightSlice> &a = ranks[0]->weights, &b = ranks[p]->weights;
+  if (a.size() != b.size()) {
+    why = fail(std::to_string(b.size()) + " weight tensors " + at(p) +
+               ", not " + std::to_string(a.size()));
+    return false;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    const WeightSlice &x = a[i], &y = b[i];
+    auto differ = [&](const std::string &how) {
+      why = fail("weight '" + x.tensor + "' " + how + " " + at(p));
+      return false;
+    };
+    if (x.tensor != y.tensor || x.isConstant != y.isConstant ||
+        x.desc.dtype != y.desc.dtype)
+      return differ("is another tensor");
+    if (!x.isConstant) {
+      if (x.file != y.file || x.offset != y.offset ||
+          x.sourceShape != y.sourceShape || x.axis != y.axis ||
+          x.ranges != y.ranges || x.desc.shape != y.desc.shape)
+        return differ("is another slice of the model's weights");
+      continue;
+    }
+    if (x.desc.shape == y.desc.shape) {
+      if (x.data != y.data)
+        return differ("(a constant computed from the input shapes) holds "
+                      "other values; such a constant cannot follow run-time "
+                      "dimensions unless it is a leading block, such as "
+                      "positions 0..n-1");
+      continue;
+    }
+    std::string how;
+    if (!leadingBlock(x, y, how))
+      return differ("(a constant computed from the input shapes) has shape " +
+                    shapeToString(y.desc.shape) + " and " + how);
+  }
+  return true;
+}
+
+bool Generalizer::run(SerializedRank &out, std::string &error) {
+  for (size_t p = 1; p < points.size(); ++p)
+    if (!sameStructure(p, error) || !sameWeights(p, error))
+      return false;
+  plan::Plan &plan = out.plan;
+  for (int i = 0; i < plan.buffers_size(); ++i) {
+    std::vector<SymExpr> exprs(size_t(plan.buffers(i).shape_size()));
+    bool any = false;
+    for (int d = 0; d < plan.buffers(i).shape_size(); ++d) {
+      bool varies = false;
+      if (!fit([&](const plan::Plan &q) { return q.buffers(i).shape(d); },
+               bufferName(i) + " dimension " + std::to_string(d),
+               exprs[size_t(d)], varies, error))
+        return false;
+      any = any || varies;
+    }
+    if (!any)
+      continue;
+    plan::Buffer *b = plan.mutable_buffers(i);
+    for (const SymExpr &e : exprs) {
+      plan::Expr *pe = b->add_dims();
+      for (const SymExpr::Term &t : e.terms) {
+        pe->add_coeffs(t.coeff);
+        pe->add_masks(t.mask);
+      }
+    }
+    if (b->kind() == plan::Buffer::WEIGHT) {
+      bool constant = false;
+      for (const WeightSlice &w : out.weights)
+        constant = constant || (w.tensor == b->tensor() && w.isConstant);
+      if (!constant) {
+        error = fail(bufferName(i) + " is a model weight whose shape "
+                                     "follows the input shapes");
+        return false;
+      }
+      b->set_leading_block(true);
+    }
+    if (b->kind() == plan::Buffer::STATE) {
+      error = fail(bufferName(i) + " is engine state (a KV cache) whose "
+                                   "shape follows the input shapes");
+      return false;
+    }
+  }
+  for (int i = 0; i < plan.steps_size(); ++i)
+    for (int k = 0; k < plan.steps(i).attrs_size(); ++k) {
+      const plan::Attr &attr = plan.steps(i).attrs(k);
+      if (attr.kind() != plan::Attr::INTS)
+        continue;
+      std::vector<SymExpr> exprs(size_t(attr.ints_size()));
+      bool any = false;
+      for (int e = 0; e < attr.ints_size(); ++e) {
+        bool varies = false;
+        if (!fit(
+                [&](const plan::Plan &q) {
+                  return q.steps(i).attrs(k).ints(e);
+                },
+                stepName(i) + " attribute '" + attr.name() + "'",
+                exprs[size_t(e)], varies, error))
+          return false;
+        any = any || varies;
+      }
+      if (!any)
+        continue;
+      plan::Attr *a = plan.mutable_steps(i)->mutable_attrs(k);
+      for (const SymExpr &ex : exprs) {
+        plan::Expr *pe = a->add_int_exprs();
+        for (const SymExpr::Term &t : ex.terms) {
+          pe->add_coeffs(t.coeff);
+          pe->add_masks(t.mask);
+        }
+      }
+    }
+  // Every symbol must be readable from a graph input at run time.
+  std::vector<bool> given(dims.symbols.size(), false);
+  for (const plan::Binding &bind : plan.inputs())
+    for (const plan::Expr &e : plan.buffers(int(bind.buffer())).dims()) {
+      int k = exprOf(e).plainSymbol();
+      if (k >= 0)
+        given[size_t(k)] = true;
+    }
+  for (size_t k = 0; k < given.size(); ++k)
+    if (!given[k]) {
+      error = fail("no input of the engine has the run-time dimension '" +
+                   dims.symbols[k].name +
+                   "' as one of its dimensions, so a run could not tell "
+                   "its value");
+      return false;
+    }
+  for (const PlanSymbol &s : dims.symbols) {
+    plan::Symbol *sym = plan.add_symbols();
+    sym->set_name(s.name);
+    sym->set_min(s.min);
+    sym->set_max(s.max);
+  }
+  plan.set_format_version(kPlanFormatVersion);
+  return true;
+}
+
+} // namespace
+
+bool generalizePlans(std::vector<SerializedRank> &atMax,
+                     const RunTimeDims &dims,
+                     const std::vector<PlanSample> &samples,
+                     std::string &error) {
+  std::vector<SymbolValues> points = {dims.maxima()};
+  for (const PlanSample &s : samples)
+    points.push_back(s.values);
+  for (size_t r = 0; r < atMax.size(); ++r) {
+    std::vector<const SerializedRank *> ranks = {&atMax[r]};
+    for (const PlanSample &s : samples) {
+      if (s.ranks.size() != atMax.size()) {
+        error = "run-time dimensions: " + std::to_string(s.ranks.size()) +
+                " ranks at " + dims.describe(s.values) + ", not " +
+                std::to_string(atMax.size());
+        return false;
+      }
+      ranks.push_back(&s.ranks[r]);
+    }
+    // The maxima's plan is both a sample and the output: fit from a copy.
+    SerializedRank copy = atMax[r];
+    ranks[0] = &copy;
+    if (!Generalizer(dims, points, ranks, int(r)).run(atMax[r], error))
+      return false;
+  }
+  return true;
+}
+
+} // namespace tpc
