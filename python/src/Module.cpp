@@ -95,11 +95,23 @@ nb::dlpack::dtype dlpackType(DType t) {
   return nb::dtype<uint8_t>();
 }
 
+/// (name, dtype, shape); a run-time dimension is its symbol's name, as
+/// onnxruntime reports a named dynamic axis.
 nb::list specList(const std::vector<TensorSpec> &specs) {
   nb::list out;
-  for (const TensorSpec &s : specs)
-    out.append(nb::make_tuple(s.name, numpyName(s.desc.dtype),
-                              nb::tuple(nb::cast(s.desc.shape))));
+  for (const TensorSpec &s : specs) {
+    nb::list shape;
+    for (size_t i = 0; i < s.desc.shape.size(); ++i) {
+      const std::string &d = i < s.dims.size() ? s.dims[i] : std::string();
+      bool isSize = d.empty() || d == std::to_string(s.desc.shape[i]);
+      if (isSize)
+        shape.append(s.desc.shape[i]);
+      else
+        shape.append(d);
+    }
+    out.append(
+        nb::make_tuple(s.name, numpyName(s.desc.dtype), nb::tuple(shape)));
+  }
   return out;
 }
 
@@ -130,6 +142,13 @@ public:
   int tp() const { return manifest_.tp; }
   nb::list inputs() const { return specList(manifest_.inputs); }
   nb::list outputs() const { return specList(manifest_.outputs); }
+  /// The run-time dimensions: [(name, min, max)], empty for static shapes.
+  nb::list symbols() const {
+    nb::list out;
+    for (const PlanSymbol &s : manifest_.symbols)
+      out.append(nb::make_tuple(s.name, s.min, s.max));
+    return out;
+  }
 
   nb::dict run(nb::dict feeds) {
     // Arrays are read in place when they are C-contiguous and of the
@@ -151,7 +170,9 @@ public:
       TensorDesc desc{spec.desc.dtype, {}};
       for (size_t i = 0; i < a.ndim(); ++i)
         desc.shape.push_back(int64_t(a.shape(i)));
-      if (desc.shape != spec.desc.shape)
+      // With run-time dimensions the runner checks the shape against the
+      // ranges (and the other inputs of each symbol).
+      if (spec.dims.empty() && desc.shape != spec.desc.shape)
         raise(Status::invalidArgument(
             "input '" + spec.name + "' has shape " + shapeToString(desc.shape) +
             ", the engine takes " + shapeToString(spec.desc.shape)));
@@ -265,6 +286,7 @@ NB_MODULE(_tpc, m) {
       .def_prop_ro("tp", &PyEngine::tp)
       .def_prop_ro("inputs", &PyEngine::inputs)
       .def_prop_ro("outputs", &PyEngine::outputs)
+      .def_prop_ro("symbols", &PyEngine::symbols)
       .def("run", &PyEngine::run, nb::arg("feeds"))
       .def_prop_ro("last_run_ms", &PyEngine::lastRunMillis)
       .def("generate", &PyEngine::generate, nb::arg("prompt"),

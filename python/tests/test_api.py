@@ -1,7 +1,8 @@
 """The tpc Python package against onnxruntime's outputs of the committed
-models: compile, run at tp 1 and 2, inputs converted or refused, errors as
-tpc.Error, inspection, a greedy generation loop, Engine.generate against
-transformers' own greedy tokens, threads."""
+models: compile, run at tp 1 and 2, inputs converted or refused, one engine
+at several sequence lengths, errors as tpc.Error, inspection, a greedy
+generation loop, Engine.generate against transformers' own greedy tokens,
+threads."""
 import json
 import os
 import threading
@@ -88,6 +89,29 @@ def test_run_errors(gpt2, feeds, message, kind, builtin, code):
     assert info.value.code == code
     # The engine still runs after a refused call.
     gpt2[1].run({"input_ids": data("gpt2_op17", "inputs", "input_ids")})
+
+
+def test_run_time_sequence_length(tmp_path):
+    # One engine for every length 1..16, run at three lengths in any order,
+    # each against onnxruntime on the source model.
+    import onnxruntime as ort
+    engine = tpc.compile(model("gpt2_op17"), tp=2, output=str(tmp_path / "e"),
+                         input_shapes={"input_ids": (1, (1, 16))})
+    assert engine.symbols == [("sequence", 1, 16)]
+    assert engine.inputs == [("input_ids", "int64", (1, "sequence"))]
+    assert engine.outputs == [("logits", "float32", (1, "sequence", 512))]
+    session = ort.InferenceSession(model("gpt2_op17"),
+                                   providers=["CPUExecutionProvider"])
+    rng = np.random.RandomState(3)
+    for length in (11, 3, 16, 1, 3):
+        ids = rng.randint(0, 512, size=(1, length)).astype(np.int64)
+        got = engine.run({"input_ids": ids})["logits"]
+        want = session.run(None, {"input_ids": ids})[0]
+        assert got.shape == (1, length, 512)
+        np.testing.assert_allclose(got, want, atol=1e-4, rtol=1e-4)
+    with pytest.raises(tpc.InvalidArgumentError,
+                       match="with sequence in 1..16"):
+        engine.run({"input_ids": np.zeros((1, 17), np.int64)})
 
 
 def test_compile_errors(tmp_path):

@@ -92,12 +92,18 @@ class Engine:
     @property
     def inputs(self):
         """[(name, dtype, shape)] of the graph inputs; bf16 shows as
-        "bfloat16"."""
+        "bfloat16", a run-time dimension as its symbol's name."""
         return [(n, self._show(d, n, True), s) for n, d, s in self._engine.inputs]
 
     @property
     def outputs(self):
         return [(n, self._show(d, n, False), s) for n, d, s in self._engine.outputs]
+
+    @property
+    def symbols(self):
+        """[(name, min, max)] of the run-time dimensions (empty for an
+        engine of static shapes)."""
+        return list(self._engine.symbols)
 
     def _show(self, dtype, name, is_input):
         return "bfloat16" if name in self._bf16(is_input) else dtype
@@ -177,6 +183,18 @@ class GenerateResult:
         return "GenerateResult(tokens=%r)" % (self.tokens.tolist(),)
 
 
+def _dim_spec(d):
+    """One dimension of --input-shape: 16, (1, 64) -> "1..64", or a
+    "seq:1..64" string as given."""
+    if isinstance(d, str):
+        return d
+    if isinstance(d, (tuple, list)):
+        if len(d) != 2:
+            raise ValueError("a run-time dimension is (low, high), got %r" % (d,))
+        return "%d..%d" % (int(d[0]), int(d[1]))
+    return str(int(d))
+
+
 def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             const_inputs=None, sharding_plan=None, allow_replicated=None,
             vocab_parallel_embedding=False, parallel_lm_head=False,
@@ -186,7 +204,10 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
     """Compiles `model` (an .onnx path) for `tp` ranks into the folder
     `output` and returns the loaded Engine (on `backend`).
 
-    input_shapes: {name: shape} for inputs with dynamic dimensions.
+    input_shapes: {name: shape} for inputs with dynamic dimensions. A
+    dimension is a size, or a run-time dimension: a (low, high) range or a
+    "symbol:low..high" string, e.g. {"input_ids": (1, (1, 128))}; the
+    engine then runs every size in the range.
     const_inputs: {name: array} bound at compile time (--const-input).
     sharding_plan: a plan file path, or a dict written to one.
     allow_replicated: glob or list of globs (--allow-replicated).
@@ -200,7 +221,7 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             "-o", os.fspath(output), "--dtype", dtype]
     with tempfile.TemporaryDirectory(prefix="tpc-compile-") as tmp:
         for name, shape in (input_shapes or {}).items():
-            dims = "x".join(str(int(d)) for d in shape) if len(shape) else "scalar"
+            dims = "x".join(_dim_spec(d) for d in shape) if len(shape) else "scalar"
             args += ["--input-shape", "%s=%s" % (name, dims)]
         for i, (name, value) in enumerate((const_inputs or {}).items()):
             path = os.path.join(tmp, "const%d.npy" % i)
