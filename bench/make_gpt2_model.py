@@ -163,9 +163,15 @@ def mlp_block(g, s, x, p, linear, h):
 
 
 def build_graph(cfg, seq, layout, location="weights.bin"):
+    """The forward at sequence length `seq`; with seq=None, one graph for
+    every length up to cfg["positions"], its axis named "sequence" (positions
+    and the causal mask computed from the input's shape, as exporters do)."""
     h, nh, L, V = cfg["hidden"], cfg["heads"], cfg["layers"], cfg["vocab"]
     hd = h // nh
     g = Graph()
+    dynamic = seq is None
+    if dynamic:
+        seq = -1  # the sequence in Reshape targets
     inits = [external_tensor(n, shp, location, off, ln) for n, (shp, off, ln) in layout.items()]
 
     def linear(scope, x, w, b, n_out):
@@ -181,11 +187,23 @@ def build_graph(cfg, seq, layout, location="weights.bin"):
 
     top = "/transformer"
     tok = g.op(top + "/wte", "Gather", ["transformer.wte.weight", "input_ids"])
-    pos_ids = g.const(top, np.arange(seq, dtype=np.int64).reshape(1, seq))
+    if dynamic:
+        n = g.op(top, "Gather", [g.op(top, "Shape", ["input_ids"]), g.const(top, np.array(1, np.int64))])
+        pos_ids = g.op(top, "Unsqueeze", [g.op(top, "Range", [g.const(top, np.array(0, np.int64)), n,
+                                                              g.const(top, np.array(1, np.int64))]),
+                                          g.const(top, np.array([0], np.int64))])
+        P = cfg["positions"]
+        n1 = g.op(top, "Unsqueeze", [n, g.const(top, np.array([0], np.int64))])
+        causal = g.op(top, "Slice", [g.const(top, np.tril(np.ones((P, P), dtype=bool)).reshape(1, 1, P, P)),
+                                     g.const(top, np.array([0, 0], np.int64)),
+                                     g.op(top, "Concat", [n1, n1], axis=0),
+                                     g.const(top, np.array([2, 3], np.int64))])
+    else:
+        pos_ids = g.const(top, np.arange(seq, dtype=np.int64).reshape(1, seq))
+        causal = g.const(top, np.tril(np.ones((seq, seq), dtype=bool)).reshape(1, 1, seq, seq))
     pos = g.op(top + "/wpe", "Gather", ["transformer.wpe.weight", pos_ids])
     x = g.op(top, "Add", [tok, pos])
-    causal = np.tril(np.ones((seq, seq), dtype=bool)).reshape(1, 1, seq, seq)
-    mask = g.op(top, "Where", [g.const(top, causal), g.const(top, np.array(0.0, np.float32)),
+    mask = g.op(top, "Where", [causal, g.const(top, np.array(0.0, np.float32)),
                                g.const(top, np.array(np.finfo(np.float32).min, np.float32))])
 
     for l in range(L):
@@ -215,8 +233,8 @@ def build_graph(cfg, seq, layout, location="weights.bin"):
 
     graph = helper.make_graph(
         g.nodes, "gpt2_bench",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, seq])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, seq, V])],
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "sequence" if dynamic else seq])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, "sequence" if dynamic else seq, V])],
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="tpc-bench-gpt2")
@@ -371,6 +389,21 @@ def ensure(out_dir, cfg, seqs, log=print):
         os.replace(meta_path + ".tmp", meta_path)
     meta["generate_s"] = time.time() - t0
     return meta
+
+
+def ensure_dynamic(out_dir, cfg, log=print):
+    """OUT_DIR/model_dyn.onnx: the forward for every sequence length up to
+    cfg["positions"] (build_graph with seq=None), on ensure()'s weights."""
+    meta = ensure(out_dir, cfg, [], log)
+    path = os.path.join(out_dir, "model_dyn.onnx")
+    if not os.path.exists(path):
+        layout = {k: (tuple(s), o, n) for k, (s, o, n) in meta["layout"].items()}
+        model = build_graph(cfg, None, layout)
+        with open(path + ".tmp", "wb") as f:
+            f.write(model.SerializeToString())
+        os.replace(path + ".tmp", path)
+        log(f"wrote {path} ({len(model.graph.node)} nodes)")
+    return path
 
 
 def main(argv=None):
