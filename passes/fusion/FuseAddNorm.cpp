@@ -25,8 +25,12 @@ static bool definedBefore(Value v, Operation *point) {
 }
 
 /// Root: a LayerNormalization or RMSNormalization of Add(a, b) where a and b
-/// have the sum's type. The fused op takes the Add's place so that the
-/// Add's other users (the next residual add) see its Sum result.
+/// are activations of the sum's type. The fused op takes the Add's place so
+/// that the Add's other users (the next residual add) see its Sum result.
+/// An operand computed from weights and constants alone (GPT-2's position
+/// embeddings, [1, S, H]) is a parameter broadcast over the batch, of the
+/// sum's type only when the batch is 1: fusing it then would make the
+/// program's structure depend on the batch size.
 template <class NormOp> struct AddNormPattern : OpRewritePattern<NormOp> {
   using OpRewritePattern<NormOp>::OpRewritePattern;
 
@@ -34,7 +38,8 @@ template <class NormOp> struct AddNormPattern : OpRewritePattern<NormOp> {
                                 PatternRewriter &rewriter) const override {
     auto add = norm.getX().template getDefiningOp<onnx::AddOp>();
     if (!add || add.getA().getType() != add.getType() ||
-        add.getB().getType() != add.getType())
+        add.getB().getType() != add.getType() ||
+        !mayDependOnInputs(add.getA()) || !mayDependOnInputs(add.getB()))
       return failure();
     Value bias;
     if constexpr (std::is_same_v<NormOp, onnx::LayerNormalizationOp>)

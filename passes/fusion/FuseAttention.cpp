@@ -197,7 +197,9 @@ static KVSource peelValue(Value v) {
 }
 
 /// True when the constant `mask` is exactly the causal mask of [S, L]
-/// scores (query i sees keys j <= i), broadcast over its leading dims.
+/// scores (query i sees keys j <= i) in every [S, L] slice: broadcast over
+/// its leading dims, or repeated along them (an exporter's mask expanded to
+/// the batch, folded at a static batch size).
 static bool isCausalMask(Value mask, int64_t S, int64_t L) {
   DenseElementsAttr attr;
   if (!mask || !matchPattern(mask, m_Constant(&attr)))
@@ -205,13 +207,15 @@ static bool isCausalMask(Value mask, int64_t S, int64_t L) {
   ArrayRef<int64_t> s = cast<RankedTensorType>(mask.getType()).getShape();
   if (s.size() < 2 || s[s.size() - 2] != S || s.back() != L || S > L)
     return false;
-  for (int64_t d : s.drop_back(2))
-    if (d != 1)
-      return false;
+  // Whether element `idx` (row-major) is a key its query sees.
+  auto kept = [&](int64_t idx) {
+    int64_t inSlice = idx % (S * L);
+    return inSlice % L <= inSlice / L;
+  };
   int64_t idx = 0;
   if (attr.getElementType().isInteger(1)) {
     for (bool keep : attr.getValues<bool>()) {
-      if (keep != (idx % L <= idx / L))
+      if (keep != kept(idx))
         return false;
       ++idx;
     }
@@ -221,7 +225,7 @@ static bool isCausalMask(Value mask, int64_t S, int64_t L) {
     return false;
   for (APFloat f : attr.getValues<APFloat>()) {
     double x = f.convertToDouble();
-    bool keep = idx % L <= idx / L;
+    bool keep = kept(idx);
     if (keep ? x != 0 : !(x <= kMaskedBelow))
       return false;
     ++idx;

@@ -111,10 +111,36 @@ std::optional<int64_t> trailingAxis(ArrayRef<int64_t> axes, int64_t rank) {
   return axes.front();
 }
 
+bool mayDependOnInputs(Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (!def)
+      return true; // a block argument
+    if (!seen.insert(def).second)
+      continue;
+    if (seen.size() > 64)
+      return true;
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  return false;
+}
+
 bool matchesNormalizedDims(Value w, ArrayRef<int64_t> dims) {
   auto t = dyn_cast<RankedTensorType>(w.getType());
-  return t &&
-         onnx::stripLeadingOnes(t.getShape()) == onnx::stripLeadingOnes(dims);
+  if (!t ||
+      onnx::stripLeadingOnes(t.getShape()) != onnx::stripLeadingOnes(dims))
+    return false;
+  // Unit dims before `dims` say one value for every row only of a value
+  // computed from weights and constants. An activation of one row (a
+  // sequence of length 1) has them by coincidence: treating it as a
+  // per-column parameter would make the program's structure depend on the
+  // input's size.
+  size_t lead = t.getShape().size() - onnx::stripLeadingOnes(dims).size();
+  return lead == 0 || !mayDependOnInputs(w);
 }
 
 Location fusedLoc(ArrayRef<Operation *> ops) {

@@ -55,8 +55,15 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> reduceAxes(mlir::Operation *op);
 std::optional<int64_t> trailingAxis(llvm::ArrayRef<int64_t> axes,
                                     int64_t rank);
 
+/// Whether `v` may depend on the function's arguments (the graph inputs):
+/// a bounded walk up its producers, in which a long chain counts as
+/// dependent. False means `v` is computed from weights and constants only.
+bool mayDependOnInputs(mlir::Value v);
+
 /// True when `w`'s shape, without leading unit dims, equals `dims` without
-/// leading unit dims (a per-element scale or bias of normalized dims).
+/// leading unit dims (a per-element scale or bias of normalized dims), and
+/// `w` is one value for every row: it has no leading dims, or is computed
+/// from weights and constants only (not one row of an activation).
 bool matchesNormalizedDims(mlir::Value w, llvm::ArrayRef<int64_t> dims);
 
 /// A location naming every op of a matched subgraph, so that the fused op

@@ -39,6 +39,26 @@ func.func @broadcast_add(%x: tensor<2x32xf32>, %c: tensor<32xf32>, %w: tensor<32
 
 // -----
 
+// GPT-2's embeddings at batch 1: token embeddings plus position embeddings
+// computed from weights and constants alone ([1, S, H], broadcast over the
+// batch). Of the sum's type only because the batch is 1: not fused, so the
+// program is the same at every batch size.
+// CHECK-LABEL: func.func @parameter_of_the_sums_type
+// CHECK: onnx.Add
+// CHECK: onnx.LayerNormalization
+// CHECK-NOT: tpc.AddNormalization
+func.func @parameter_of_the_sums_type(%ids: tensor<1x4xi64>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<1x4x8xf32> {
+  %wte = onnx.Weight "wte" {file = "m.onnx", length = 512 : i64, offset = 0 : i64} : tensor<16x8xf32>
+  %wpe = onnx.Weight "wpe" {file = "m.onnx", length = 128 : i64, offset = 512 : i64} : tensor<4x8xf32>
+  %tok = onnx.Gather %wte, %ids : tensor<16x8xf32>, tensor<1x4xi64> -> tensor<1x4x8xf32>
+  %pos = onnx.Reshape %wpe {shape = array<i64: 1, 4, 8>} : tensor<4x8xf32> -> tensor<1x4x8xf32>
+  %s = onnx.Add %tok, %pos : tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  %y = onnx.LayerNormalization %s, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : tensor<1x4x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
+
+// -----
+
 // The scale is computed after the add: the fused op could not see it.
 // CHECK-LABEL: func.func @late_scale
 // CHECK-NOT: tpc.AddNormalization

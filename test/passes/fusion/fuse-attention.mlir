@@ -85,6 +85,29 @@ func.func @bool_mask(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tens
 
 // -----
 
+// The causal mask repeated along the batch (an exporter's Expand to
+// [batch, 1, S, S], folded at batch 2) is causal too; one batch whose
+// slice differs keeps its mask.
+// CHECK-LABEL: func.func @causal_per_batch
+// CHECK: %[[M:.+]] = onnx.Constant
+// CHECK: onnx.Attention %{{.+}}, %{{.+}}, %{{.+}} {is_causal = 1 : i64, scale
+// CHECK: onnx.Attention %{{.+}}, %{{.+}}, %{{.+}}, %[[M]] {scale
+func.func @causal_per_batch(%q: tensor<2x2x2x8xf32>, %kt: tensor<2x2x8x2xf32>, %v: tensor<2x2x2x8xf32>) -> (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>) {
+  %mask = onnx.Constant dense<[[[[0.0, -3.40282347E+38], [0.0, 0.0]]], [[[0.0, -3.40282347E+38], [0.0, 0.0]]]]> : tensor<2x1x2x2xf32>
+  %s = onnx.MatMul %q, %kt : tensor<2x2x2x8xf32>, tensor<2x2x8x2xf32> -> tensor<2x2x2x2xf32>
+  %s2 = onnx.Add %s, %mask : tensor<2x2x2x2xf32>, tensor<2x1x2x2xf32> -> tensor<2x2x2x2xf32>
+  %p = onnx.Softmax %s2 : tensor<2x2x2x2xf32>
+  %y = onnx.MatMul %p, %v : tensor<2x2x2x2xf32>, tensor<2x2x2x8xf32> -> tensor<2x2x2x8xf32>
+  %other = onnx.Constant dense<[[[[0.0, -3.40282347E+38], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]]]> : tensor<2x1x2x2xf32>
+  %t = onnx.MatMul %q, %kt : tensor<2x2x2x8xf32>, tensor<2x2x8x2xf32> -> tensor<2x2x2x2xf32>
+  %t2 = onnx.Add %t, %other : tensor<2x2x2x2xf32>, tensor<2x1x2x2xf32> -> tensor<2x2x2x2xf32>
+  %pt = onnx.Softmax %t2 : tensor<2x2x2x2xf32>
+  %z = onnx.MatMul %pt, %v : tensor<2x2x2x2xf32>, tensor<2x2x2x8xf32> -> tensor<2x2x2x8xf32>
+  return %y, %z : tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>
+}
+
+// -----
+
 // A constant mask that is not causal (one entry differs) stays a mask.
 // CHECK-LABEL: func.func @almost_causal
 // CHECK: %[[M:.+]] = onnx.Constant

@@ -19,7 +19,8 @@ func.func @bert_ffn(%x: tensor<1x16x64xf32>, %w: tensor<64x128xf32>, %b: tensor<
 // CHECK: tpc.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x8xf32>
 // CHECK: tpc.MatMulBias %{{.+}}, %{{.+}}, %{{.+}} {activation = "relu"}
 // CHECK-NOT: onnx.Relu
-func.func @bias_and_relu(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<1x8xf32>) -> tensor<4x8xf32> {
+func.func @bias_and_relu(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %b = onnx.Weight "b" {file = "m.onnx", length = 32 : i64, offset = 0 : i64} : tensor<1x8xf32>
   %0 = onnx.MatMul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
   %1 = onnx.Add %0, %b : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
   %2 = onnx.MatMul %1, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
@@ -66,6 +67,27 @@ func.func @not_a_bias(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %r: tensor<4x1xf
   %4 = onnx.MatMul %q, %k : tensor<2x4x8xf32>, tensor<2x8x8xf32> -> tensor<2x4x8xf32>
   %5 = onnx.Add %4, %b : tensor<2x4x8xf32>, tensor<8xf32> -> tensor<2x4x8xf32>
   return %1, %3, %5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
+// A parallel-residual block (GPT-J, GPT-NeoX, Falcon) at sequence length 1:
+// the MLP's output [1, 1, N] is one row, not a bias, though its shape would
+// broadcast as one. Fusing it would make the program's structure depend on
+// the length. A [1, 1, N] weight is a bias.
+// CHECK-LABEL: func.func @one_row_is_not_a_bias
+// CHECK: %[[ATTN:.+]] = onnx.MatMul
+// CHECK: onnx.Add %[[ATTN]]
+// CHECK: tpc.MatMulBias
+// CHECK-NOT: onnx.Add
+func.func @one_row_is_not_a_bias(%x: tensor<1x1x8xf32>, %w: tensor<8x8xf32>) -> (tensor<1x1x8xf32>, tensor<1x1x8xf32>) {
+  %mlp = onnx.Gelu %x : tensor<1x1x8xf32>
+  %0 = onnx.MatMul %x, %w : tensor<1x1x8xf32>, tensor<8x8xf32> -> tensor<1x1x8xf32>
+  %1 = onnx.Add %0, %mlp : tensor<1x1x8xf32>, tensor<1x1x8xf32> -> tensor<1x1x8xf32>
+  %b = onnx.Weight "b" {file = "m.onnx", length = 32 : i64, offset = 0 : i64} : tensor<1x1x8xf32>
+  %2 = onnx.MatMul %x, %w : tensor<1x1x8xf32>, tensor<8x8xf32> -> tensor<1x1x8xf32>
+  %3 = onnx.Add %2, %b : tensor<1x1x8xf32>, tensor<1x1x8xf32> -> tensor<1x1x8xf32>
+  return %1, %3 : tensor<1x1x8xf32>, tensor<1x1x8xf32>
 }
 
 // -----
