@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace tpc {
@@ -171,7 +172,23 @@ std::string RunTimeDims::describe(const SymbolValues &values) const {
 
 namespace {
 
+int64_t numel(const plan::Buffer &b) {
+  int64_t n = 1;
+  for (int64_t d : b.shape())
+    n *= d;
+  return n;
+}
+
 /// Compares and fits the plans of one rank across the sample points.
+///
+/// Buffers are matched through the dataflow, not by number: walking the
+/// steps (which must be the same kernels on the same nodes) pairs each
+/// operand of the maxima's plan with the sample's. At a point where two
+/// values coincide a sample's program may have fewer buffers (two constants
+/// equal at length 1 become one tensor; a reshape that is the identity
+/// there folds away), so several buffers of the maxima may meet one of a
+/// sample: weights are then each checked against it, arena buffers must be
+/// views of one another (one offset, one writer at most).
 class Generalizer {
 public:
   Generalizer(const RunTimeDims &dims, std::vector<SymbolValues> points,
@@ -197,13 +214,22 @@ private:
     return "buffer " + std::to_string(i) +
            (b.name().empty() ? "" : " ('" + b.name() + "')");
   }
-  bool sameStructure(size_t p, std::string &why) const;
+  /// The buffer of the plan at point `p` that buffer `id` of the maxima's
+  /// plan is there, or null where no step or binding touches it.
+  const plan::Buffer *bufferAt(size_t p, int id) const {
+    int other = maps[p][size_t(id)];
+    return other < 0 ? nullptr : &planAt(p).buffers(other);
+  }
+  bool matchProgram(size_t p, std::string &why);
   bool sameWeights(size_t p, std::string &why) const;
-  /// Fits the integer `get` gives at every point; `varies` is false when
-  /// it is the same everywhere.
-  bool fit(const std::function<int64_t(const plan::Plan &)> &get,
+  const WeightSlice *weightAt(size_t p, const std::string &tensor) const;
+  /// Fits the integers `observed` holds at every point (absent where a
+  /// sample cannot tell, which must not be a corner); `varies` is false
+  /// when they are the same everywhere.
+  bool fit(const std::vector<std::optional<int64_t>> &observed,
            const std::string &what, SymExpr &expr, bool &varies,
            std::string &why) const;
+  bool fitBuffer(plan::Buffer &b, int id, std::string &why) const;
   bool leadingBlock(const WeightSlice &atMax, const WeightSlice &small,
                     std::string &why) const;
 
@@ -211,9 +237,11 @@ private:
   std::vector<SymbolValues> points; // [0]: the maxima
   std::vector<const SerializedRank *> ranks;
   int rank;
+  /// Per point, per buffer of the maxima's plan: its buffer there, or -1.
+  std::vector<std::vector<int>> maps;
 };
 
-bool Generalizer::sameStructure(size_t p, std::string &why) const {
+bool Generalizer::matchProgram(size_t p, std::string &why) {
   const plan::Plan &a = planAt(0), &b = planAt(p);
   auto differ = [&](const std::string &what) {
     why = fail("the program " + at(p) +
@@ -224,26 +252,37 @@ bool Generalizer::sameStructure(size_t p, std::string &why) const {
                "compile static shapes");
     return false;
   };
-  if (a.buffers_size() != b.buffers_size())
-    return differ(std::to_string(b.buffers_size()) + " buffers, not " +
-                  std::to_string(a.buffers_size()));
   if (a.steps_size() != b.steps_size())
     return differ(std::to_string(b.steps_size()) + " steps, not " +
                   std::to_string(a.steps_size()));
-  for (int i = 0; i < a.buffers_size(); ++i) {
-    const plan::Buffer &x = a.buffers(i), &y = b.buffers(i);
-    if (x.kind() != y.kind() || x.dtype() != y.dtype() ||
-        x.tensor() != y.tensor() || x.shape_size() != y.shape_size())
-      return differ(bufferName(i) + " is another tensor there");
-  }
+  std::vector<int> &map = maps[p];
+  map.assign(size_t(a.buffers_size()), -1);
+  // Pairs buffer `x` of the maxima with `y` of the sample; false when `x`
+  // already met another buffer there.
+  auto pair = [&](uint32_t x, uint32_t y) {
+    if (x == kAbsentBuffer || y == kAbsentBuffer)
+      return x == y;
+    if (x >= uint32_t(a.buffers_size()) || y >= uint32_t(b.buffers_size()))
+      return false;
+    int &slot = map[x];
+    if (slot >= 0 && slot != int(y))
+      return false;
+    slot = int(y);
+    return true;
+  };
+  auto pairAll = [&](const auto &xs, const auto &ys) {
+    if (xs.size() != ys.size())
+      return false;
+    for (int k = 0; k < xs.size(); ++k)
+      if (!pair(xs.Get(k), ys.Get(k)))
+        return false;
+    return true;
+  };
   for (int i = 0; i < a.steps_size(); ++i) {
     const plan::Step &x = a.steps(i), &y = b.steps(i);
     if (x.kernel() != y.kernel() || x.node() != y.node() ||
-        !std::equal(x.inputs().begin(), x.inputs().end(), y.inputs().begin(),
-                    y.inputs().end()) ||
-        !std::equal(x.outputs().begin(), x.outputs().end(), y.outputs().begin(),
-                    y.outputs().end()) ||
-        x.attrs_size() != y.attrs_size())
+        x.attrs_size() != y.attrs_size() || !pairAll(x.inputs(), y.inputs()) ||
+        !pairAll(x.outputs(), y.outputs()))
       return differ(stepName(i) + " is '" + y.kernel() + "' (node '" +
                     y.node() + "') on other operands there");
     for (int k = 0; k < x.attrs_size(); ++k) {
@@ -256,34 +295,73 @@ bool Generalizer::sameStructure(size_t p, std::string &why) const {
                       "'");
     }
   }
-  auto sameBindings = [](const auto &x, const auto &y) {
-    if (x.size() != y.size())
+  auto pairBindings = [&](const auto &xs, const auto &ys) {
+    if (xs.size() != ys.size())
       return false;
-    for (int i = 0; i < x.size(); ++i)
-      if (x.Get(i).name() != y.Get(i).name() ||
-          x.Get(i).buffer() != y.Get(i).buffer())
+    for (int k = 0; k < xs.size(); ++k)
+      if (xs.Get(k).name() != ys.Get(k).name() ||
+          !pair(xs.Get(k).buffer(), ys.Get(k).buffer()))
         return false;
     return true;
   };
-  if (!sameBindings(a.inputs(), b.inputs()) ||
-      !sameBindings(a.outputs(), b.outputs()))
+  if (!pairBindings(a.inputs(), b.inputs()) ||
+      !pairBindings(a.outputs(), b.outputs()))
     return differ("the graph inputs or outputs are other buffers");
+
+  // Each paired buffer is the same kind of tensor; buffers of the maxima
+  // that meet one buffer there must be able to.
+  std::vector<bool> written(size_t(a.buffers_size()), false);
+  for (const plan::Step &st : a.steps())
+    for (uint32_t o : st.outputs())
+      if (o < written.size())
+        written[o] = true;
+  for (const plan::Binding &bind : a.inputs())
+    if (bind.buffer() < written.size())
+      written[bind.buffer()] = true;
+  std::map<int, std::vector<int>> met; // sample buffer -> maxima's buffers
+  for (int i = 0; i < a.buffers_size(); ++i) {
+    if (map[size_t(i)] < 0)
+      continue;
+    const plan::Buffer &x = a.buffers(i), &y = b.buffers(map[size_t(i)]);
+    bool constant = false;
+    if (x.kind() == plan::Buffer::WEIGHT)
+      if (const WeightSlice *w = weightAt(0, x.tensor()))
+        constant = w->isConstant;
+    if (x.kind() != y.kind() || x.dtype() != y.dtype() ||
+        (!constant && x.tensor() != y.tensor()))
+      return differ(bufferName(i) + " is another tensor there");
+    met[map[size_t(i)]].push_back(i);
+  }
+  for (const auto &[other, group] : met) {
+    if (group.size() < 2)
+      continue;
+    const plan::Buffer &first = a.buffers(group[0]);
+    if (first.kind() == plan::Buffer::WEIGHT)
+      continue; // each is compared with the one constant in sameWeights
+    int writers = 0;
+    for (int i : group) {
+      const plan::Buffer &x = a.buffers(i);
+      writers += written[size_t(i)] ? 1 : 0;
+      if (x.kind() != plan::Buffer::ARENA || x.offset() != first.offset() ||
+          numel(x) != numel(first) || writers > 1)
+        return differ(bufferName(group[0]) + " and " + bufferName(i) +
+                      " are one buffer there but not views of one another "
+                      "at the maxima");
+    }
+  }
   return true;
 }
 
-bool Generalizer::fit(const std::function<int64_t(const plan::Plan &)> &get,
+bool Generalizer::fit(const std::vector<std::optional<int64_t>> &observed,
                       const std::string &what, SymExpr &expr, bool &varies,
                       std::string &why) const {
   const size_t n = dims.symbols.size();
-  std::vector<int64_t> observed;
-  for (size_t p = 0; p < points.size(); ++p)
-    observed.push_back(get(planAt(p)));
   varies = false;
-  for (int64_t v : observed)
-    varies = varies || v != observed[0];
+  for (const std::optional<int64_t> &v : observed)
+    varies = varies || (v && *v != *observed[0]);
   expr.terms.clear();
   if (!varies) {
-    expr.terms.push_back({observed[0], 0});
+    expr.terms.push_back({*observed[0], 0});
     return true;
   }
   // d(T): the value at the corner whose symbols in T are at their maxima
@@ -300,7 +378,13 @@ bool Generalizer::fit(const std::function<int64_t(const plan::Plan &)> &get,
         isCorner = false;
     }
     if (isCorner && !found[t]) {
-      corner[t] = observed[p];
+      if (!observed[p]) {
+        why = fail(what + " has no counterpart " + at(p) +
+                   ", a corner of the symbols' ranges: narrow the range, or "
+                   "compile static shapes");
+        return false;
+      }
+      corner[t] = *observed[p];
       found[t] = true;
     }
   }
@@ -355,8 +439,10 @@ bool Generalizer::fit(const std::function<int64_t(const plan::Plan &)> &get,
   // The other samples check it.
   for (size_t p = 0; p < points.size(); ++p) {
     int64_t v = 0;
-    if (!expr.eval(points[p], v) || v != observed[p]) {
-      why = fail(what + " is " + std::to_string(observed[p]) + " " + at(p) +
+    if (!observed[p])
+      continue;
+    if (!expr.eval(points[p], v) || v != *observed[p]) {
+      why = fail(what + " is " + std::to_string(*observed[p]) + " " + at(p) +
                  ", but " + expr.str(dims.symbols) +
                  " (fitted at the corners of the ranges) gives " +
                  std::to_string(v) +
@@ -396,24 +482,35 @@ bool Generalizer::leadingBlock(const WeightSlice &big, const WeightSlice &small,
   return ok;
 }
 
+const WeightSlice *Generalizer::weightAt(size_t p,
+                                         const std::string &tensor) const {
+  for (const WeightSlice &w : ranks[p]->weights)
+    if (w.tensor == tensor)
+      return &w;
+  return nullptr;
+}
+
 bool Generalizer::sameWeights(size_t p, std::string &why) const {
-  const std::vector<WeightSlice> &a = ranks[0]->weights, &b = ranks[p]->weights;
-  if (a.size() != b.size()) {
-    why = fail(std::to_string(b.size()) + " weight tensors " + at(p) +
-               ", not " + std::to_string(a.size()));
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    const WeightSlice &x = a[i], &y = b[i];
+  const plan::Plan &a = planAt(0);
+  for (int i = 0; i < a.buffers_size(); ++i) {
+    const plan::Buffer *other = bufferAt(p, i);
+    if (a.buffers(i).kind() != plan::Buffer::WEIGHT || !other)
+      continue;
+    const WeightSlice *px = weightAt(0, a.buffers(i).tensor());
+    const WeightSlice *py = weightAt(p, other->tensor());
+    if (!px || !py) {
+      why = fail(bufferName(i) + " names no weight tensor " + at(p));
+      return false;
+    }
+    const WeightSlice &x = *px, &y = *py;
     auto differ = [&](const std::string &how) {
       why = fail("weight '" + x.tensor + "' " + how + " " + at(p));
       return false;
     };
-    if (x.tensor != y.tensor || x.isConstant != y.isConstant ||
-        x.desc.dtype != y.desc.dtype)
+    if (x.isConstant != y.isConstant || x.desc.dtype != y.desc.dtype)
       return differ("is another tensor");
     if (!x.isConstant) {
-      if (x.file != y.file || x.offset != y.offset ||
+      if (x.tensor != y.tensor || x.file != y.file || x.offset != y.offset ||
           x.sourceShape != y.sourceShape || x.axis != y.axis ||
           x.ranges != y.ranges || x.desc.shape != y.desc.shape)
         return differ("is another slice of the model's weights");
@@ -435,32 +532,72 @@ bool Generalizer::sameWeights(size_t p, std::string &why) const {
   return true;
 }
 
+bool Generalizer::fitBuffer(plan::Buffer &b, int id, std::string &why) const {
+  // Each dimension as the samples give it; a buffer that is a view of
+  // another rank where it folded away tells only its element count.
+  std::vector<SymExpr> exprs(size_t(b.shape_size()));
+  bool any = false;
+  for (int d = 0; d < b.shape_size(); ++d) {
+    std::vector<std::optional<int64_t>> observed;
+    observed.push_back(b.shape(d));
+    for (size_t p = 1; p < points.size(); ++p) {
+      const plan::Buffer *o = bufferAt(p, id);
+      if (o && o->shape_size() == b.shape_size())
+        observed.push_back(o->shape(d));
+      else
+        observed.push_back(std::nullopt);
+    }
+    bool varies = false;
+    if (!fit(observed, bufferName(id) + " dimension " + std::to_string(d),
+             exprs[size_t(d)], varies, why))
+      return false;
+    any = any || varies;
+  }
+  for (size_t p = 1; p < points.size(); ++p) {
+    const plan::Buffer *o = bufferAt(p, id);
+    if (!o || o->shape_size() == b.shape_size())
+      continue;
+    int64_t n = 1;
+    for (const SymExpr &e : exprs) {
+      int64_t v = 0;
+      if (!e.eval(points[p], v) || __builtin_mul_overflow(n, v, &n))
+        n = -1;
+    }
+    if (n != numel(*o)) {
+      why = fail(bufferName(id) + " has " + std::to_string(numel(*o)) +
+                 " elements " + at(p) + ", but its fitted shape gives " +
+                 std::to_string(n) +
+                 ". Narrow the range, or compile static shapes");
+      return false;
+    }
+  }
+  if (!any)
+    return true;
+  for (const SymExpr &e : exprs) {
+    plan::Expr *pe = b.add_dims();
+    for (const SymExpr::Term &t : e.terms) {
+      pe->add_coeffs(t.coeff);
+      pe->add_masks(t.mask);
+    }
+  }
+  return true;
+}
+
 bool Generalizer::run(SerializedRank &out, std::string &error) {
+  maps.assign(points.size(), {});
+  maps[0].resize(size_t(planAt(0).buffers_size()));
+  for (size_t i = 0; i < maps[0].size(); ++i)
+    maps[0][i] = int(i);
   for (size_t p = 1; p < points.size(); ++p)
-    if (!sameStructure(p, error) || !sameWeights(p, error))
+    if (!matchProgram(p, error) || !sameWeights(p, error))
       return false;
   plan::Plan &plan = out.plan;
   for (int i = 0; i < plan.buffers_size(); ++i) {
-    std::vector<SymExpr> exprs(size_t(plan.buffers(i).shape_size()));
-    bool any = false;
-    for (int d = 0; d < plan.buffers(i).shape_size(); ++d) {
-      bool varies = false;
-      if (!fit([&](const plan::Plan &q) { return q.buffers(i).shape(d); },
-               bufferName(i) + " dimension " + std::to_string(d),
-               exprs[size_t(d)], varies, error))
-        return false;
-      any = any || varies;
-    }
-    if (!any)
-      continue;
     plan::Buffer *b = plan.mutable_buffers(i);
-    for (const SymExpr &e : exprs) {
-      plan::Expr *pe = b->add_dims();
-      for (const SymExpr::Term &t : e.terms) {
-        pe->add_coeffs(t.coeff);
-        pe->add_masks(t.mask);
-      }
-    }
+    if (!fitBuffer(*b, i, error))
+      return false;
+    if (b->dims_size() == 0)
+      continue;
     if (b->kind() == plan::Buffer::WEIGHT) {
       bool constant = false;
       for (const WeightSlice &w : out.weights)
@@ -487,12 +624,11 @@ bool Generalizer::run(SerializedRank &out, std::string &error) {
       bool any = false;
       for (int e = 0; e < attr.ints_size(); ++e) {
         bool varies = false;
-        if (!fit(
-                [&](const plan::Plan &q) {
-                  return q.steps(i).attrs(k).ints(e);
-                },
-                stepName(i) + " attribute '" + attr.name() + "'",
-                exprs[size_t(e)], varies, error))
+        std::vector<std::optional<int64_t>> observed;
+        for (size_t p = 0; p < points.size(); ++p)
+          observed.push_back(planAt(p).steps(i).attrs(k).ints(e));
+        if (!fit(observed, stepName(i) + " attribute '" + attr.name() + "'",
+                 exprs[size_t(e)], varies, error))
           return false;
         any = any || varies;
       }
