@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace tpc::cpu {
@@ -128,14 +129,28 @@ public:
       : p_(p), offsets_(matMulOffsets(p)), bShared_(sharesB(offsets_)) {}
 
   void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable())
-      packed_.pack(static_cast<const uint16_t *>(data), p_.k, p_.n, p_.n,
+    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable()) {
+      auto packed = std::make_shared<PackedBf16>();
+      packed->pack(static_cast<const uint16_t *>(data), p_.k, p_.n, p_.n,
                    false);
+      packed_ = std::move(packed);
+    }
+  }
+
+  /// Another binding of the step (run-time dimensions) packed the same
+  /// weight: share it instead of packing again.
+  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
+    auto *other = dynamic_cast<const MatMulBf16 *>(&bound);
+    if (index != 1 || !bShared_ || !other || !other->packed_ ||
+        other->p_.k != p_.k || other->p_.n != p_.n)
+      return false;
+    packed_ = other->packed_;
+    return true;
   }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
-    if (packed_.empty() || !bgemmAvailable())
+    if (!packed_ || !bgemmAvailable())
       return matMulHalfKernel(p_, in[0], in[1], out[0], ctx.numThreads);
     const uint16_t *a = static_cast<const uint16_t *>(in[0]);
     uint16_t *y = static_cast<uint16_t *>(out[0]);
@@ -144,7 +159,7 @@ public:
       g.m = p_.foldBatch ? p_.m * p_.batch.numel : p_.m;
       g.a = a + o[1];
       g.lda = p_.k;
-      g.b = &packed_;
+      g.b = packed_.get();
       g.c = y + o[0];
       g.ldc = p_.n;
       bgemm(g, std::max(1, ctx.numThreads));
@@ -155,7 +170,7 @@ private:
   MatMulParams p_;
   std::vector<std::array<int64_t, 3>> offsets_;
   bool bShared_ = false;
-  PackedBf16 packed_;
+  std::shared_ptr<const PackedBf16> packed_;
 };
 
 /// bf16 Gemm: a packed weight and an untransposed A on the bf16 product.
@@ -164,21 +179,34 @@ public:
   explicit GemmBf16(const GemmParams &p) : p_(p) {}
 
   void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && !p_.transA && p_.k > 0 && p_.n > 0 && bgemmAvailable())
-      packed_.pack(static_cast<const uint16_t *>(data), p_.k, p_.n,
+    if (index == 1 && !p_.transA && p_.k > 0 && p_.n > 0 && bgemmAvailable()) {
+      auto packed = std::make_shared<PackedBf16>();
+      packed->pack(static_cast<const uint16_t *>(data), p_.k, p_.n,
                    p_.transB ? p_.k : p_.n, p_.transB);
+      packed_ = std::move(packed);
+    }
+  }
+
+  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
+    auto *other = dynamic_cast<const GemmBf16 *>(&bound);
+    if (index != 1 || p_.transA || !other || !other->packed_ ||
+        other->p_.k != p_.k || other->p_.n != p_.n ||
+        other->p_.transB != p_.transB)
+      return false;
+    packed_ = other->packed_;
+    return true;
   }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
     const void *c = p_.hasC ? in[2] : nullptr;
-    if (packed_.empty() || !bgemmAvailable())
+    if (!packed_ || !bgemmAvailable())
       return gemmHalfKernel(p_, in[0], in[1], c, out[0], ctx.numThreads);
     BgemmArgs g;
     g.m = p_.m;
     g.a = static_cast<const uint16_t *>(in[0]);
     g.lda = p_.k;
-    g.b = &packed_;
+    g.b = packed_.get();
     g.c = static_cast<uint16_t *>(out[0]);
     g.ldc = p_.n;
     g.alpha = float(p_.alpha);
@@ -193,7 +221,7 @@ public:
 
 private:
   GemmParams p_;
-  PackedBf16 packed_;
+  std::shared_ptr<const PackedBf16> packed_;
 };
 
 } // namespace
