@@ -34,13 +34,15 @@ describeGeneration(ModuleOp module,
             std::to_string(ft.getNumResults());
     return {};
   }
+  // [batch, new tokens, vocabulary]: one token per decode step, or a
+  // prompt's tokens at once (a run-time count of new tokens).
   auto logitsT = dyn_cast<RankedTensorType>(ft.getResult(0));
-  if (!logitsT || logitsT.getRank() != 3 || logitsT.getDimSize(1) != 1 ||
-      !logitsT.getElementType().isF32()) {
-    error = "the output of a decode engine must be f32 logits [batch, 1, "
-            "vocabulary]";
+  if (!logitsT || logitsT.getRank() != 3 || !logitsT.getElementType().isF32()) {
+    error = "the output of a decode engine must be f32 logits [batch, new "
+            "tokens, vocabulary]";
     return {};
   }
+  const int64_t newTokens = logitsT.getDimSize(1);
   int64_t vocab = logitsT.getShape().back();
   int64_t batch = logitsT.getDimSize(0);
   std::string ids, mask, positions;
@@ -51,7 +53,7 @@ describeGeneration(ModuleOp module,
       continue;
     auto t = cast<RankedTensorType>(func.getArgument(i).getType());
     auto bound = indexBounds.find(name);
-    bool oneStep = t.getRank() == 2 && t.getDimSize(1) == 1;
+    bool oneStep = t.getRank() == 2 && t.getDimSize(1) == newTokens;
     if (oneStep && bound != indexBounds.end() && bound->second == vocab &&
         ids.empty()) {
       ids = name;
@@ -62,15 +64,18 @@ describeGeneration(ModuleOp module,
                positions.empty()) {
       positions = name;
     } else {
+      std::string n = std::to_string(newTokens);
       error = "cannot tell what input '" + name +
-              "' of the decode step is (token ids [batch, 1] indexing the "
-              "vocabulary, an attention mask [batch, " +
-              std::to_string(length) + "] or position ids [batch, 1])";
+              "' of the decode step is (token ids [batch, " + n +
+              "] indexing the vocabulary, an attention mask [batch, " +
+              std::to_string(length) + "] or position ids [batch, " + n + "])";
       return {};
     }
   }
   if (ids.empty()) {
-    error = "no input of the decode step takes token ids ([batch, 1], "
+    error = "no input of the decode step takes token ids ([batch, " +
+            std::to_string(newTokens) +
+            "], "
             "looked up in a table of " +
             std::to_string(vocab) + " rows, the logits' vocabulary)";
     return {};

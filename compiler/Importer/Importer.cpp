@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -281,17 +282,6 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
       }
     }
   }
-  // The dims the user gave with --input-shape bind their symbols too.
-  for (const ::onnx::ValueInfoProto &in : g.input()) {
-    auto given = options.inputShapes.find(in.name());
-    const auto &shape = in.type().tensor_type().shape();
-    if (given == options.inputShapes.end() ||
-        int64_t(given->second.size()) != shape.dim_size())
-      continue;
-    for (int d = 0; d < shape.dim_size(); ++d)
-      if (shape.dim(d).has_dim_param())
-        symbols[shape.dim(d).dim_param()] = given->second[size_t(d)];
-  }
   if (!foundPast)
     return error() << "--kv-cache: '" << path
                    << "' has no past inputs with a symbolic length (a graph "
@@ -299,6 +289,48 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
                       "a graph output); "
                       "export it with past inputs (optimum's "
                       "text-generation-with-past)";
+  // The dims the user gave with --input-shape bind their symbols too. A
+  // symbol they bind that is neither a past length nor the batch is the
+  // number of new tokens of a forward (a prompt prefilled at once); the
+  // past is then the cache less those tokens, so that past + new is the
+  // cache's length.
+  std::optional<int64_t> newTokens;
+  std::string newTokensFrom;
+  std::set<std::string> batchSymbols;
+  for (const auto &[name, value] : symbols)
+    if (!pastSymbols.count(name))
+      batchSymbols.insert(name);
+  for (const ::onnx::ValueInfoProto &in : g.input()) {
+    auto given = options.inputShapes.find(in.name());
+    const auto &shape = in.type().tensor_type().shape();
+    if (given == options.inputShapes.end() ||
+        int64_t(given->second.size()) != shape.dim_size())
+      continue;
+    for (int d = 0; d < shape.dim_size(); ++d) {
+      if (!shape.dim(d).has_dim_param())
+        continue;
+      const std::string &param = shape.dim(d).dim_param();
+      int64_t v = given->second[size_t(d)];
+      if (!pastSymbols.count(param) && !batchSymbols.count(param) &&
+          param.find('+') == std::string::npos) {
+        if (newTokens && *newTokens != v)
+          return error() << "--kv-cache: --input-shape gives " << in.name()
+                         << " " << v << " new tokens ('" << param << "'), but "
+                         << newTokensFrom << " " << *newTokens;
+        newTokens = v;
+        newTokensFrom = in.name();
+      }
+      symbols[param] = v;
+    }
+  }
+  const int64_t past = length - newTokens.value_or(1);
+  if (past < 0)
+    return error() << "--kv-cache: " << newTokensFrom << " takes " << *newTokens
+                   << " new tokens, more than the cache's " << length
+                   << " positions";
+  for (const std::string &param : pastSymbols)
+    if (symbols[param] == length - 1)
+      symbols[param] = past;
   // Every other symbol is the number of new tokens of a step: one. A sum of
   // symbols ("past_sequence_length + sequence_length") is evaluated.
   auto followsPast = [&](const std::string &param) {
@@ -351,7 +383,7 @@ LogicalResult GraphImporter::resolveKVCacheShapes() {
                        << "=DxDx...";
       dims.push_back(*v);
       if (followsPast(d.dim_param()))
-        offsets.back() = *v - (length - 1);
+        offsets.back() = *v - past;
     }
     if (symbolic)
       kvShapes[in.name()] = dims;

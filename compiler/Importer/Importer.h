@@ -26,8 +26,9 @@ struct ImportOptions {
   std::map<std::string, ConstInput> constInputs;
   /// With a KV cache of this many positions (tpc compile --kv-cache), the
   /// symbolic dims of inputs without --input-shape are resolved for one
-  /// decode step: past lengths (the concatenated axis of each past input)
-  /// length - 1, the batch `batch`, the new-token count 1, sums of these
+  /// forward: the new-token count T (1, or what --input-shape gives the
+  /// ids' sequence axis), past lengths (the concatenated axis of each past
+  /// input) length - T, the batch `batch`, sums of these
   /// ("past_sequence_length + sequence_length") added up.
   int64_t kvCacheLength = 0;
   int64_t batch = 1;

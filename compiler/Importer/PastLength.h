@@ -1,10 +1,11 @@
 //===- PastLength.h - The past length of a decode step, at run time -*- C++ -*-===//
 //
-// A decode engine (`--kv-cache LENGTH`) runs one token per forward against a
-// cache of LENGTH positions. Its shapes are resolved with the past length
-// p = LENGTH - 1 (the caches as the export concatenates them), but the
-// positions the model computes from p are those of the token being decoded:
-// p is the step's `cache_position` at run time. Exports without a
+// A decode engine (`--kv-cache LENGTH`) runs T new tokens per forward (one,
+// or a run-time count) against a cache of LENGTH positions. Its shapes are
+// resolved with the past length p = LENGTH - T (the caches as the export
+// concatenates them), but the positions the model computes from p are
+// those of the tokens being fed: p is the forward's `cache_position` at
+// run time. Exports without a
 // position_ids input (Gemma's, transformers' cache_position) take the
 // token's position from `Range(p, p + new_tokens)`, with p read from a past
 // input's shape; folded at compile time, every token would sit at position

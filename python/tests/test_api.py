@@ -197,6 +197,20 @@ def test_generate_matches_transformers(tmp_path, tp):
         engine.generate(np.zeros((1, 3), np.float32), 2)
 
 
+def test_generate_with_prompt_prefill(tmp_path):
+    # A decode engine that takes 1..8 tokens per forward prefills the prompt
+    # at once and still gives transformers' greedy tokens.
+    with open(os.path.join(MODELS, "hf_qwen2_optimum_past",
+                           "greedy.json")) as f:
+        ref = json.load(f)
+    engine = tpc.compile(model("hf_qwen2_optimum_past"), tp=2,
+                         output=str(tmp_path / "e"), kv_cache=24,
+                         input_shapes={"input_ids": (1, (1, 8))})
+    assert engine.symbols == [("sequence_length", 1, 8)]
+    result = engine.generate(ref["prompt"], ref["max_new_tokens"])
+    assert result.tokens.tolist() == [ref["tokens"]]
+
+
 def test_generate_needs_a_decode_engine(gpt2):
     with pytest.raises(tpc.FailedPreconditionError,
                        match="not a decode engine"):

@@ -215,8 +215,32 @@ Status parseGeneration(const json &root, EngineManifest &out) {
   if (spec.kvCacheLength < 2 || spec.batch < 1 || spec.vocab < 1)
     return manifestError(where + "kv_cache_length, batch and vocab must be "
                                  "positive (a cache of at least 2)");
-  auto input = [&](const std::string &name, Shape shape,
-                   bool integer) -> Status {
+  // The new tokens of a forward: one, or a run-time count 1..N (a prompt
+  // prefilled at once), the same symbol in the ids, positions and logits.
+  const TensorSpec *logits = out.findOutput(spec.logitsOutput);
+  if (!logits || logits->desc.dtype != DType::F32 ||
+      logits->desc.shape.size() != 3 || logits->desc.shape[0] != spec.batch ||
+      logits->desc.shape[2] != spec.vocab)
+    return manifestError(where + "'" + spec.logitsOutput +
+                         "' must be an f32 output [batch, new tokens, vocab]");
+  spec.maxNewTokens = logits->desc.shape[1];
+  std::string tokens = "1";
+  if (spec.maxNewTokens != 1) {
+    tokens = logits->dims.size() == 3 ? logits->dims[1] : std::string();
+    const PlanSymbol *sym = nullptr;
+    for (const PlanSymbol &s : out.symbols)
+      if (s.name == tokens)
+        sym = &s;
+    if (!sym || sym->min != 1 || sym->max != spec.maxNewTokens)
+      return manifestError(
+          where + "'" + spec.logitsOutput + "' takes " +
+          std::to_string(spec.maxNewTokens) +
+          " tokens per forward; a decode engine takes one, or a run-time "
+          "count from 1 (--input-shape input_ids=1x1..N)");
+  }
+  // `tokensAt`: the dimension that counts the new tokens, if any.
+  auto input = [&](const std::string &name, Shape shape, bool integer,
+                   int tokensAt) -> Status {
     if (name.empty())
       return Status::ok();
     const TensorSpec *t = out.findInput(name);
@@ -224,22 +248,26 @@ Status parseGeneration(const json &root, EngineManifest &out) {
       return manifestError(where + "'" + name + "' is not an input");
     bool typeOk = !integer || t->desc.dtype == DType::I64 ||
                   t->desc.dtype == DType::I32;
-    if (t->desc.shape != shape || !typeOk)
-      return manifestError(where + "input '" + name + "' is " +
-                           t->desc.str() + ", not " +
-                           (integer ? "integer " : "") + shapeToString(shape));
+    bool dimsOk =
+        tokensAt < 0 || spec.maxNewTokens == 1 ||
+        (t->dims.size() == shape.size() && t->dims[size_t(tokensAt)] == tokens);
+    if (t->desc.shape != shape || !typeOk || !dimsOk) {
+      std::string want = "[";
+      for (size_t d = 0; d < shape.size(); ++d)
+        want += (d ? ", " : "") +
+                (int(d) == tokensAt ? tokens : std::to_string(shape[d]));
+      return manifestError(where + "input '" + name + "' is " + t->str() +
+                           ", not " + (integer ? "integer " : "") + want + "]");
+    }
     return Status::ok();
   };
-  TPC_RETURN_IF_ERROR(input(spec.idsInput, {spec.batch, 1}, true));
-  TPC_RETURN_IF_ERROR(input(spec.positionInput, {1}, true));
   TPC_RETURN_IF_ERROR(
-      input(spec.maskInput, {spec.batch, spec.kvCacheLength}, false));
-  TPC_RETURN_IF_ERROR(input(spec.positionsInput, {spec.batch, 1}, true));
-  const TensorSpec *logits = out.findOutput(spec.logitsOutput);
-  if (!logits || logits->desc.dtype != DType::F32 ||
-      logits->desc.shape != Shape{spec.batch, 1, spec.vocab})
-    return manifestError(where + "'" + spec.logitsOutput +
-                         "' must be an f32 output [batch, 1, vocab]");
+      input(spec.idsInput, {spec.batch, spec.maxNewTokens}, true, 1));
+  TPC_RETURN_IF_ERROR(input(spec.positionInput, {1}, true, -1));
+  TPC_RETURN_IF_ERROR(
+      input(spec.maskInput, {spec.batch, spec.kvCacheLength}, false, -1));
+  TPC_RETURN_IF_ERROR(
+      input(spec.positionsInput, {spec.batch, spec.maxNewTokens}, true, 1));
   return Status::ok();
 }
 

@@ -94,6 +94,11 @@ struct GenerationSpec {
   /// ids [batch, 1]; empty when the model takes none.
   std::string maskInput;
   std::string positionsInput;
+  /// The most tokens one forward takes: 1 for an engine of one token per
+  /// step; with a run-time count of new tokens (compiled with
+  /// --input-shape input_ids=1x1..N), N, so that a prompt of up to N
+  /// tokens is prefilled in one forward.
+  int64_t maxNewTokens = 1;
 };
 
 struct EngineManifest {

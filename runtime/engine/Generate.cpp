@@ -111,32 +111,50 @@ Status generate(EngineRunner &runner, Communicator *tokenComm,
   TPC_RETURN_IF_ERROR(runner.resetState());
   std::mt19937_64 rng(options.seed);
   std::vector<int64_t> mask(size_t(spec.kvCacheLength), 0);
-  int64_t token = prompt[0], position = 0, pos1 = 0;
-  const TensorDesc tokenDesc{DType::I64, {1, 1}};
+  // One forward takes up to `chunk` tokens: the prompt goes in as few
+  // forwards as that allows (one, when it fits), each generated token in
+  // one of its own.
+  const int64_t chunk = std::max<int64_t>(1, spec.maxNewTokens);
+  std::vector<int64_t> ids(static_cast<size_t>(chunk), 0),
+      positions(static_cast<size_t>(chunk), 0);
+  int64_t pos1 = 0;
   const TensorDesc posDesc{DType::I64, {1}};
   const TensorDesc maskDesc{DType::I64, {1, spec.kvCacheLength}};
-  // The inputs point at these variables; setting them once is enough.
-  TPC_RETURN_IF_ERROR(runner.setInput(spec.idsInput, tokenDesc, &token));
+  // The inputs point at these buffers; their shapes change with the
+  // number of tokens of a forward.
   TPC_RETURN_IF_ERROR(runner.setInput(spec.positionInput, posDesc, &pos1));
   if (!spec.maskInput.empty())
-    TPC_RETURN_IF_ERROR(
-        runner.setInput(spec.maskInput, maskDesc, mask.data()));
-  if (!spec.positionsInput.empty())
-    TPC_RETURN_IF_ERROR(
-        runner.setInput(spec.positionsInput, tokenDesc, &position));
+    TPC_RETURN_IF_ERROR(runner.setInput(spec.maskInput, maskDesc, mask.data()));
   auto start = std::chrono::steady_clock::now();
-  auto step = [&](int64_t t, int64_t id) -> Status {
-    token = id;
-    position = pos1 = t;
-    mask[size_t(t)] = 1;
+  int64_t fed = -1; // tokens of the last forward
+  // Feeds tokens [t, t + n) of `source` in one forward.
+  auto forward = [&](int64_t t, const int64_t *source, int64_t n) -> Status {
+    const TensorDesc desc{DType::I64, {1, n}};
+    if (n != fed) {
+      TPC_RETURN_IF_ERROR(runner.setInput(spec.idsInput, desc, ids.data()));
+      if (!spec.positionsInput.empty())
+        TPC_RETURN_IF_ERROR(
+            runner.setInput(spec.positionsInput, desc, positions.data()));
+      fed = n;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      ids[size_t(i)] = source[i];
+      positions[size_t(i)] = t + i;
+      mask[size_t(t + i)] = 1;
+    }
+    pos1 = t;
     TPC_RETURN_IF_ERROR(runner.run().withContext(
         "generation step " + std::to_string(t) + ": "));
     return Status::ok();
   };
+  auto step = [&](int64_t t, int64_t id) { return forward(t, &id, 1); };
   const float *logits = nullptr;
   int64_t t = 0;
-  for (; t < int64_t(prompt.size()); ++t)
-    TPC_RETURN_IF_ERROR(step(t, prompt[size_t(t)]));
+  while (t < int64_t(prompt.size())) {
+    int64_t n = std::min<int64_t>(chunk, int64_t(prompt.size()) - t);
+    TPC_RETURN_IF_ERROR(forward(t, prompt.data() + t, n));
+    t += n;
+  }
   for (int64_t n = 0; n < options.maxNewTokens; ++n) {
     auto t0 = std::chrono::steady_clock::now();
     if (n > 0) {
@@ -144,6 +162,7 @@ Status generate(EngineRunner &runner, Communicator *tokenComm,
       ++t;
     }
     TPC_RETURN_IF_ERROR(lastLogits(runner, spec.logitsOutput, logits));
+    logits += (fed - 1) * spec.vocab; // the last token's row
     if (keepLogits)
       result.logits.emplace_back(logits, logits + spec.vocab);
     int64_t next = pickToken(logits, spec.vocab, options, rng);

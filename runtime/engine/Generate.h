@@ -1,10 +1,13 @@
 //===- Generate.h - Token generation over a decode engine -------*- C++ -*-===//
 //
-// A decode engine (tpc compile --kv-cache) runs one token per forward and
-// keeps each rank's KV caches as engine state. generate() feeds the prompt
-// one token at a time (each step appends to the caches), then picks each
-// new token from the last logits (greedy, or sampled with a temperature
-// and top-k) and feeds it back, until max_new_tokens or an end token.
+// A decode engine (tpc compile --kv-cache) keeps each rank's KV caches as
+// engine state and takes one token per forward, or, compiled with a
+// run-time count of new tokens (--input-shape input_ids=1x1..N), up to N.
+// generate() feeds the prompt in as few forwards as that allows (one
+// forward for a prompt of up to N tokens; each appends to the caches),
+// then picks each new token from the last logits (greedy, or sampled with
+// a temperature and top-k) and feeds it back, one token per forward,
+// until max_new_tokens or an end token.
 // It runs on any EngineRunner: every rank in process, or this process's
 // rank under MPI, on the CPU or a GPU.
 //

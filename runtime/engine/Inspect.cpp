@@ -202,9 +202,14 @@ std::string formatSummaryText(const EngineSummary &s) {
           "below are at the maxima\n";
   }
   if (const GenerationSpec &g = m.generation; g.kvCacheLength)
-    os << "decode   one token per forward (tpc generate): KV caches of "
-       << g.kvCacheLength << " positions; ids '" << g.idsInput
-       << "', cache position '" << g.positionInput << "'"
+    os << "decode   "
+       << (g.maxNewTokens > 1
+               ? "up to " + std::to_string(g.maxNewTokens) +
+                     " tokens per forward (a prompt prefilled at once, then "
+                     "one at a time; tpc generate)"
+               : std::string("one token per forward (tpc generate)"))
+       << ": KV caches of " << g.kvCacheLength << " positions; ids '"
+       << g.idsInput << "', cache position '" << g.positionInput << "'"
        << (g.maskInput.empty() ? "" : ", mask '" + g.maskInput + "'")
        << (g.positionsInput.empty() ? ""
                                     : ", positions '" + g.positionsInput + "'")
@@ -271,7 +276,8 @@ std::string formatSummaryJson(const EngineSummary &s) {
                           {"position_input", g.positionInput},
                           {"mask_input", g.maskInput},
                           {"positions_input", g.positionsInput},
-                          {"logits_output", g.logitsOutput}};
+                          {"logits_output", g.logitsOutput},
+                          {"tokens_per_forward", g.maxNewTokens}};
   json ranks = json::array();
   for (const RankSummary &r : s.ranks) {
     json collectives = json::array();

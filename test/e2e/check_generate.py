@@ -5,6 +5,11 @@ generate_greedy.py: float64 PyTorch, greedy), compiles a decode engine
 the logits of every step within --atol of the float64 ones.
 
     python check_generate.py MODELS WORK [--tp 1,2,4] [--kv-cache 24]
+                             [--prefill N] [--only NAME,...]
+
+With --prefill N the engines take a run-time count of 1..N new tokens
+(--input-shape input_ids=1x1..N), so the prompt is prefilled in one
+forward and its logits are those of the prompt's last token.
 """
 import argparse
 import json
@@ -29,6 +34,10 @@ def main():
     ap.add_argument("--mpi", action="store_true",
                     help="also generate at tp 2 under mpirun (a rank per process)")
     ap.add_argument("--mpirun", default="mpirun")
+    ap.add_argument("--prefill", type=int, default=0,
+                    help="compile with a run-time count of 1..N new tokens")
+    ap.add_argument("--only", default="",
+                    help="comma-separated model names (default: every one)")
     ap.add_argument("--backend", default="cpu",
                     help="tpc generate's backend; with cuda, ranks above one "
                          "are emulated on the one GPU")
@@ -36,7 +45,8 @@ def main():
     passed = failed = 0
     for name in sorted(os.listdir(args.models)):
         ref_path = os.path.join(args.models, name, "greedy.json")
-        if not os.path.exists(ref_path):
+        if not os.path.exists(ref_path) or \
+                (args.only and name not in args.only.split(",")):
             continue
         with open(ref_path) as f:
             ref = json.load(f)
@@ -48,9 +58,11 @@ def main():
         for tp in [int(t) for t in args.tp.split(",")]:
             engine = os.path.join(work, "tp%d" % tp)
             out = os.path.join(work, "out%d" % tp)
+            shapes = ["--input-shape", "input_ids=1x1..%d" % args.prefill] \
+                if args.prefill else []
             c = run(["tpc", "compile", os.path.join(args.models, name, "model.onnx"),
                      "--tp", str(tp), "--kv-cache", str(args.kv_cache),
-                     "-o", engine, "--quiet"])
+                     "-o", engine, "--quiet"] + shapes)
             if c.returncode != 0:
                 print("FAIL %s tp=%d: compile: %s" % (name, tp, c.stderr.strip()))
                 failed += 1

@@ -182,11 +182,6 @@ static bool parseRunTimeDims(const Command &cmd, const ParsedArgs &args,
   if (dims.empty()) // every range was one size
     for (const auto &[name, shape] : dims.staticDims)
       importOpts.inputShapes[name] = shape;
-  if (!dims.empty() && importOpts.kvCacheLength > 0) {
-    fail(cmd, "--input-shape ranges and --kv-cache cannot be combined yet: "
-              "a decode engine takes one token per forward");
-    return false;
-  }
   return true;
 }
 

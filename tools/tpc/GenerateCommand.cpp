@@ -33,8 +33,10 @@ const Command kGenerateCommand = {
     "[--threads N] [--backend cpu|cuda] [--emulate-ranks] [--device N] "
     "[--json]",
     "Generate tokens with a decode engine (tpc compile --kv-cache): the "
-    "prompt is fed one token at a time into the per-rank KV caches, then "
-    "each new token is picked from the logits and fed back.",
+    "prompt is fed into the per-rank KV caches (in one forward when the "
+    "engine takes a run-time count of tokens, --input-shape "
+    "input_ids=1x1..N, else one token at a time), then each new token is "
+    "picked from the logits and fed back.",
     {
         {"--input-ids", "PROMPT.npy",
          "the prompt: int64 or int32 token ids, shape [1, T] or [T]"},
