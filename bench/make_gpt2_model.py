@@ -248,8 +248,11 @@ def build_past_graph(cfg, layout, location="weights.bin"):
     [1, past_sequence_length + sequence_length] and per layer
     past_key_values.L.key/value [1, heads, past_sequence_length, head_dim];
     outputs logits and present.L.key/value (the past with the new keys or
-    values concatenated). For decoding one token at a time (no causal mask
-    within the new tokens)."""
+    values concatenated). The mask is causal over the past and the new
+    tokens (new token i, at position past + i, sees keys j <= past + i,
+    from Range(past, past + sequence_length) as transformers builds it) and
+    hides the keys attention_mask marks 0, so one forward may take a whole
+    prompt."""
     h, nh, L, V = cfg["hidden"], cfg["heads"], cfg["layers"], cfg["vocab"]
     hd = h // nh
     g = Graph()
@@ -264,11 +267,20 @@ def build_past_graph(cfg, layout, location="weights.bin"):
     tok = g.op(top + "/wte", "Gather", ["transformer.wte.weight", "input_ids"])
     pos = g.op(top + "/wpe", "Gather", ["transformer.wpe.weight", "position_ids"])
     x = g.op(top, "Add", [tok, pos])
-    # Additive mask over the keys: 0 where attention_mask is 1, min elsewhere.
-    m = g.op(top, "Cast", ["attention_mask"], to=TensorProto.FLOAT)
-    m = g.op(top, "Sub", [g.const(top, np.array(1.0, np.float32)), m])
-    m = g.op(top, "Mul", [m, g.const(top, np.array(np.finfo(np.float32).min, np.float32))])
-    mask = g.op(top, "Unsqueeze", [m, g.const(top, np.array([1, 2], np.int64))])
+    # Additive mask [1, 1, new, past + new]: 0 where the key is held
+    # (attention_mask 1) and not after the query's position, min elsewhere.
+    i64 = lambda v: g.const(top, np.array(v, np.int64))  # noqa: E731
+    past_len = g.op(top, "Gather", [g.op(top, "Shape", ["past_key_values.0.key"]), i64(2)])
+    new_len = g.op(top, "Gather", [g.op(top, "Shape", ["input_ids"]), i64(1)])
+    end = g.op(top, "Add", [past_len, new_len])
+    q_pos = g.op(top, "Unsqueeze", [g.op(top, "Range", [past_len, end, i64(1)]), i64([1])])
+    k_pos = g.op(top, "Unsqueeze", [g.op(top, "Range", [i64(0), end, i64(1)]), i64([0])])
+    causal = g.op(top, "LessOrEqual", [k_pos, q_pos])
+    held = g.op(top, "Cast", ["attention_mask"], to=TensorProto.BOOL)
+    keep = g.op(top, "And", [g.op(top, "Unsqueeze", [causal, i64([0, 1])]),
+                             g.op(top, "Unsqueeze", [held, i64([1, 2])])])
+    mask = g.op(top, "Where", [keep, g.const(top, np.array(0.0, np.float32)),
+                               g.const(top, np.array(np.finfo(np.float32).min, np.float32))])
     past_inputs, present_outputs = [], []
     for l in range(L):
         p, s = f"transformer.h.{l}.", f"{top}/h.{l}"
@@ -317,9 +329,10 @@ def build_past_graph(cfg, layout, location="weights.bin"):
 
 
 def ensure_past(out_dir, cfg, log=print):
-    """OUT_DIR/model_past.onnx over the weights of ensure() (made first)."""
+    """OUT_DIR/model_past_causal.onnx over the weights of ensure() (made
+    first)."""
     meta = ensure(out_dir, cfg, [], log)
-    path = os.path.join(out_dir, "model_past.onnx")
+    path = os.path.join(out_dir, "model_past_causal.onnx")
     if not os.path.exists(path):
         layout = {k: (tuple(s), o, n) for k, (s, o, n) in meta["layout"].items()}
         model = build_past_graph(cfg, layout)
