@@ -78,8 +78,10 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
                         ", not '" + dtype + "'");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (opts.kvCacheLength > 0)
+  if (opts.kvCacheLength > 0) {
     pm.addPass(createKVCachePass());
+    pm.addPass(createLastTokenLogitsPass());
+  }
   if (failed(addShardingPass(pm, opts, errorHandler)))
     return failure();
   // The partitioner checks the shardings first, whichever pass left them.

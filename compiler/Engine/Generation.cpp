@@ -34,17 +34,30 @@ describeGeneration(ModuleOp module,
             std::to_string(ft.getNumResults());
     return {};
   }
-  // [batch, new tokens, vocabulary]: one token per decode step, or a
-  // prompt's tokens at once (a run-time count of new tokens).
+  // The last new token's logits (tpc-last-token-logits).
   auto logitsT = dyn_cast<RankedTensorType>(ft.getResult(0));
-  if (!logitsT || logitsT.getRank() != 3 || !logitsT.getElementType().isF32()) {
-    error = "the output of a decode engine must be f32 logits [batch, new "
-            "tokens, vocabulary]";
+  if (!logitsT || logitsT.getRank() != 3 || logitsT.getDimSize(1) != 1 ||
+      !logitsT.getElementType().isF32()) {
+    error = "the output of a decode engine must be f32 logits [batch, 1, "
+            "vocabulary] (the last new token's)";
     return {};
   }
-  const int64_t newTokens = logitsT.getDimSize(1);
   int64_t vocab = logitsT.getShape().back();
   int64_t batch = logitsT.getDimSize(0);
+  // The new tokens of a forward: one, or a prompt's at once (a run-time
+  // count), the second dim of the ids, the [batch, T] input indexing the
+  // vocabulary.
+  int64_t newTokens = 1;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto t = cast<RankedTensorType>(func.getArgument(i).getType());
+    auto name = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    auto bound = name ? indexBounds.find(name.str()) : indexBounds.end();
+    if (t.getRank() == 2 && bound != indexBounds.end() &&
+        bound->second == vocab) {
+      newTokens = t.getDimSize(1);
+      break;
+    }
+  }
   std::string ids, mask, positions;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     std::string name =

@@ -53,6 +53,31 @@ def KVCachePass : Pass<"tpc-kv-cache", "mlir::ModuleOp"> {
   let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
 }
 
+def LastTokenLogitsPass : Pass<"tpc-last-token-logits", "mlir::ModuleOp"> {
+  let summary = "A decode engine's logits: the last new token's only";
+  let description = [{
+    In a decode engine (a module `tpc-kv-cache` marked with
+    `onnx.kv_cache`), a forward of T new tokens needs the logits of the
+    last one only: the next token is picked from them. The logits output
+    `[batch, T, vocab]` becomes `[batch, 1, vocab]`: a Slice of position
+    T - 1 along axis 1 is placed at the output and moved up through the ops
+    that treat each position alone (a MatMul by a weight matrix, a binary
+    op whose other operand has one row there, a norm over the last axis, a
+    Cast or an elementwise activation), each with one use, so the LM head
+    (the largest GEMM of a prefill: `T x hidden x vocab`) and the final norm
+    run for one position. At T = 1 the Slice takes the whole axis and
+    stays, so every token count has the same program.
+
+    ```mlir
+    %h = onnx.Slice %x {axes = array<i64: 1>, ends = array<i64: 8>, starts = array<i64: 7>, steps = array<i64: 1>} : tensor<1x8x64xf32> -> tensor<1x1x64xf32>
+    %logits = onnx.MatMul %h, %lm_head : tensor<1x1x64xf32>, tensor<64x320xf32> -> tensor<1x1x320xf32>
+    ```
+
+    A module without `onnx.kv_cache` is left unchanged.
+  }];
+  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+}
+
 def LowerToPlanPass : Pass<"tpc-lower-to-plan", "mlir::ModuleOp"> {
   let summary = "Lower onnx-dialect functions to plan-dialect kernel lists";
   let description = [{

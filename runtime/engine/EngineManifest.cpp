@@ -215,28 +215,30 @@ Status parseGeneration(const json &root, EngineManifest &out) {
   if (spec.kvCacheLength < 2 || spec.batch < 1 || spec.vocab < 1)
     return manifestError(where + "kv_cache_length, batch and vocab must be "
                                  "positive (a cache of at least 2)");
-  // The new tokens of a forward: one, or a run-time count 1..N (a prompt
-  // prefilled at once), the same symbol in the ids, positions and logits.
+  // The logits of the last new token.
   const TensorSpec *logits = out.findOutput(spec.logitsOutput);
   if (!logits || logits->desc.dtype != DType::F32 ||
-      logits->desc.shape.size() != 3 || logits->desc.shape[0] != spec.batch ||
-      logits->desc.shape[2] != spec.vocab)
+      logits->desc.shape != Shape{spec.batch, 1, spec.vocab})
     return manifestError(where + "'" + spec.logitsOutput +
-                         "' must be an f32 output [batch, new tokens, vocab]");
-  spec.maxNewTokens = logits->desc.shape[1];
+                         "' must be an f32 output [batch, 1, vocab]");
+  // The new tokens of a forward: one, or a run-time count 1..N (a prompt
+  // prefilled at once), the same symbol in the ids and the position ids.
+  const TensorSpec *ids = out.findInput(spec.idsInput);
+  if (ids && ids->desc.shape.size() == 2)
+    spec.maxNewTokens = ids->desc.shape[1];
   std::string tokens = "1";
   if (spec.maxNewTokens != 1) {
-    tokens = logits->dims.size() == 3 ? logits->dims[1] : std::string();
+    tokens = ids->dims.size() == 2 ? ids->dims[1] : std::string();
     const PlanSymbol *sym = nullptr;
     for (const PlanSymbol &s : out.symbols)
       if (s.name == tokens)
         sym = &s;
     if (!sym || sym->min != 1 || sym->max != spec.maxNewTokens)
-      return manifestError(
-          where + "'" + spec.logitsOutput + "' takes " +
-          std::to_string(spec.maxNewTokens) +
-          " tokens per forward; a decode engine takes one, or a run-time "
-          "count from 1 (--input-shape input_ids=1x1..N)");
+      return manifestError(where + "input '" + spec.idsInput + "' takes " +
+                           std::to_string(spec.maxNewTokens) +
+                           " tokens per forward; a decode engine takes one, "
+                           "or a run-time count from 1 (--input-shape " +
+                           spec.idsInput + "=1x1..N)");
   }
   // `tokensAt`: the dimension that counts the new tokens, if any.
   auto input = [&](const std::string &name, Shape shape, bool integer,

@@ -162,7 +162,6 @@ Status generate(EngineRunner &runner, Communicator *tokenComm,
       ++t;
     }
     TPC_RETURN_IF_ERROR(lastLogits(runner, spec.logitsOutput, logits));
-    logits += (fed - 1) * spec.vocab; // the last token's row
     if (keepLogits)
       result.logits.emplace_back(logits, logits + spec.vocab);
     int64_t next = pickToken(logits, spec.vocab, options, rng);

@@ -50,12 +50,11 @@ static bool loadPassPlugins(std::vector<char *> &args) {
 /// tpc's passes, in the order `tpc compile` runs them: the head of
 /// --help lists them (MLIR's own list is long and alphabetical).
 static const char *const kTpcPasses[] = {
-    "tpc-compile-pipeline",  "tpc-kv-cache",          "tpc-tp-shard",
-    "tpc-spmd-partition",
-    "tpc-fuse-layer-norm",   "tpc-fuse-rms-norm",     "tpc-fuse-add-norm",
-    "tpc-fuse-gelu",         "tpc-fuse-swiglu",       "tpc-fuse-attention",
-    "tpc-fuse-matmul-bias",  "tpc-convert-float-type", "tpc-lower-to-plan",
-    "tpc-plan-memory",
+    "tpc-compile-pipeline",   "tpc-kv-cache",       "tpc-last-token-logits",
+    "tpc-tp-shard",           "tpc-spmd-partition", "tpc-fuse-layer-norm",
+    "tpc-fuse-rms-norm",      "tpc-fuse-add-norm",  "tpc-fuse-gelu",
+    "tpc-fuse-swiglu",        "tpc-fuse-attention", "tpc-fuse-matmul-bias",
+    "tpc-convert-float-type", "tpc-lower-to-plan",  "tpc-plan-memory",
 };
 
 /// "tpc optimizer driver" and one line per tpc pass with its summary.
