@@ -221,7 +221,10 @@ private:
     return other < 0 ? nullptr : &planAt(p).buffers(other);
   }
   bool matchProgram(size_t p, std::string &why);
-  bool sameWeights(size_t p, std::string &why) const;
+  bool sameWeights(size_t p, std::string &why);
+  /// Fits each element of `id` (a small integer constant whose values
+  /// change with the symbols) as a polynomial of the symbols.
+  bool fitValues(plan::Buffer &b, int id, std::string &why) const;
   const WeightSlice *weightAt(size_t p, const std::string &tensor) const;
   /// Fits the integers `observed` holds at every point (absent where a
   /// sample cannot tell, which must not be a corner); `varies` is false
@@ -239,6 +242,9 @@ private:
   int rank;
   /// Per point, per buffer of the maxima's plan: its buffer there, or -1.
   std::vector<std::vector<int>> maps;
+  /// Integer constants of a static shape whose values change with the
+  /// symbols (fitted element by element).
+  std::set<int> varyingValues;
 };
 
 bool Generalizer::matchProgram(size_t p, std::string &why) {
@@ -490,7 +496,11 @@ const WeightSlice *Generalizer::weightAt(size_t p,
   return nullptr;
 }
 
-bool Generalizer::sameWeights(size_t p, std::string &why) const {
+/// Integer constants of at most this many elements may follow the symbols
+/// element by element (a past length, a count); larger ones are tables.
+constexpr int64_t kMaxValueExprs = 64;
+
+bool Generalizer::sameWeights(size_t p, std::string &why) {
   const plan::Plan &a = planAt(0);
   for (int i = 0; i < a.buffers_size(); ++i) {
     const plan::Buffer *other = bufferAt(p, i);
@@ -517,6 +527,11 @@ bool Generalizer::sameWeights(size_t p, std::string &why) const {
       continue;
     }
     if (x.desc.shape == y.desc.shape) {
+      bool integer = x.desc.dtype == DType::I64 || x.desc.dtype == DType::I32;
+      if (x.data != y.data && integer && x.desc.numel() <= kMaxValueExprs) {
+        varyingValues.insert(i);
+        continue;
+      }
       if (x.data != y.data)
         return differ("(a constant computed from the input shapes) holds "
                       "other values; such a constant cannot follow run-time "
@@ -528,6 +543,45 @@ bool Generalizer::sameWeights(size_t p, std::string &why) const {
     if (!leadingBlock(x, y, how))
       return differ("(a constant computed from the input shapes) has shape " +
                     shapeToString(y.desc.shape) + " and " + how);
+  }
+  return true;
+}
+
+bool Generalizer::fitValues(plan::Buffer &b, int id, std::string &why) const {
+  const WeightSlice *atMax = weightAt(0, b.tensor());
+  const int64_t n = atMax ? atMax->desc.numel() : 0;
+  auto element = [](const WeightSlice &w, int64_t e) -> int64_t {
+    if (w.desc.dtype == DType::I64) {
+      int64_t v;
+      std::memcpy(&v, w.data.data() + e * 8, 8);
+      return v;
+    }
+    int32_t v;
+    std::memcpy(&v, w.data.data() + e * 4, 4);
+    return v;
+  };
+  for (int64_t e = 0; e < n; ++e) {
+    std::vector<std::optional<int64_t>> observed;
+    for (size_t p = 0; p < points.size(); ++p) {
+      const plan::Buffer *o = bufferAt(p, id);
+      const WeightSlice *w = o ? weightAt(p, o->tensor()) : nullptr;
+      observed.push_back(w ? std::optional<int64_t>(element(*w, e))
+                           : std::nullopt);
+    }
+    SymExpr expr;
+    bool varies = false;
+    if (!fit(observed,
+             "weight '" + b.tensor() +
+                 "' (a constant computed from the "
+                 "input shapes) element " +
+                 std::to_string(e),
+             expr, varies, why))
+      return false;
+    plan::Expr *pe = b.add_values();
+    for (const SymExpr::Term &t : expr.terms) {
+      pe->add_coeffs(t.coeff);
+      pe->add_masks(t.mask);
+    }
   }
   return true;
 }
@@ -595,6 +649,13 @@ bool Generalizer::run(SerializedRank &out, std::string &error) {
   for (int i = 0; i < plan.buffers_size(); ++i) {
     plan::Buffer *b = plan.mutable_buffers(i);
     if (!fitBuffer(*b, i, error))
+      return false;
+    if (varyingValues.count(i) && b->dims_size() > 0) {
+      error = fail(bufferName(i) + " is a constant whose shape and values "
+                                   "both follow the input shapes");
+      return false;
+    }
+    if (varyingValues.count(i) && !fitValues(*b, i, error))
       return false;
     if (b->dims_size() == 0)
       continue;

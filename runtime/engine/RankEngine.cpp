@@ -3,6 +3,7 @@
 
 #include "runtime/support/MappedFile.h"
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -286,9 +287,27 @@ Status RankEngine::prepareSteps() {
       if (plan_.steps[i].symbolic)
         symbolicSteps_.push_back(i);
     }
-    for (const PlanBuffer &b : plan_.buffers)
-      if (b.leadingBlock)
+    for (const PlanBuffer &b : plan_.buffers) {
+      if (b.leadingBlock || !b.values.empty())
         blockBuffers_.push_back(b.id);
+      // The tensor must hold the values at the maxima.
+      if (!b.values.empty()) {
+        std::vector<int64_t> want;
+        TPC_RETURN_IF_ERROR(valuesAt(b, values_, want));
+        for (size_t e = 0; e < want.size(); ++e) {
+          int64_t have =
+              b.desc.dtype == DType::I64
+                  ? reinterpret_cast<const int64_t *>(bufferPtrs_[b.id])[e]
+                  : reinterpret_cast<const int32_t *>(bufferPtrs_[b.id])[e];
+          if (have != want[e])
+            return Status::error(planFile_ + ": weight '" + b.tensor +
+                                 "' element " + std::to_string(e) + " is " +
+                                 std::to_string(have) +
+                                 ", but its value expression gives " +
+                                 std::to_string(want[e]) + " at the maxima");
+        }
+      }
+    }
     bindings_[values_].lastUse = ++useClock_;
   }
   return Status::ok();
@@ -325,6 +344,22 @@ Status RankEngine::prepareStep(size_t index, const SymbolValues &values,
   return st;
 }
 
+namespace {} // namespace
+
+Status RankEngine::valuesAt(const PlanBuffer &b, const SymbolValues &values,
+                            std::vector<int64_t> &out) {
+  out.resize(b.values.size());
+  for (size_t e = 0; e < b.values.size(); ++e) {
+    bool fits = b.values[e].eval(values, out[e]);
+    if (fits && b.desc.dtype == DType::I32)
+      fits = out[e] >= INT32_MIN && out[e] <= INT32_MAX;
+    if (!fits)
+      return Status::outOfRange("weight '" + b.tensor + "' element " +
+                                std::to_string(e) + " overflows its type");
+  }
+  return Status::ok();
+}
+
 namespace {
 
 /// Copies the leading `block` of a row-major `full`-shaped tensor.
@@ -358,9 +393,20 @@ Status RankEngine::makeBinding(const SymbolValues &values, Binding &out) const {
     TPC_RETURN_IF_ERROR(buf->allocate(size_t(block.bytes()),
                                       "the block of weight '" +
                                           plan_.buffers[id].tensor + "'"));
-    if (block.bytes())
+    const PlanBuffer &pb = plan_.buffers[id];
+    if (!pb.values.empty()) {
+      std::vector<int64_t> v;
+      TPC_RETURN_IF_ERROR(valuesAt(pb, values, v).withContext(where));
+      for (size_t e = 0; e < v.size(); ++e) {
+        if (full.dtype == DType::I64)
+          reinterpret_cast<int64_t *>(buf->data())[e] = v[e];
+        else
+          reinterpret_cast<int32_t *>(buf->data())[e] = int32_t(v[e]);
+      }
+    } else if (block.bytes()) {
       copyLeadingBlock(bufferPtrs_[id], full.shape, block.shape,
                        dtypeSize(full.dtype), buf->data());
+    }
     blockData[id] = buf->data();
     out.blocks.push_back(std::move(buf));
   }

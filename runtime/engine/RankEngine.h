@@ -145,6 +145,9 @@ private:
     std::vector<std::unique_ptr<AlignedBuffer>> blocks;
     uint64_t lastUse = 0;
   };
+  /// The elements of an integer weight with value expressions at `values`.
+  static Status valuesAt(const PlanBuffer &b, const SymbolValues &values,
+                         std::vector<int64_t> &out);
   Status makeBinding(const SymbolValues &values, Binding &out) const;
 
   EngineManifest manifest_;

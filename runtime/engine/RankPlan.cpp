@@ -114,6 +114,21 @@ Status convertBuffer(const plan::Buffer &b, uint64_t arenaBytes,
   if (!out.dims.empty() && b.kind() == plan::Buffer::STATE)
     return Status::error(what + " is state with a symbolic shape; state "
                                 "keeps one shape across forwards");
+  for (const plan::Expr &e : b.values()) {
+    out.values.emplace_back();
+    TPC_RETURN_IF_ERROR(convertExpr(e, symbols.size(), out.values.back())
+                            .withContext(what + ": values: "));
+  }
+  if (!out.values.empty() &&
+      (b.kind() != plan::Buffer::WEIGHT || !out.dims.empty() ||
+       out.leadingBlock ||
+       (out.desc.dtype != DType::I64 && out.desc.dtype != DType::I32) ||
+       int64_t(out.values.size()) != out.desc.numel()))
+    return Status::error(what + " has " + std::to_string(out.values.size()) +
+                         " value expressions, but only an i64 or i32 weight "
+                         "of a static shape can have them, one per element "
+                         "(it has " +
+                         std::to_string(out.desc.numel()) + ")");
   if (!out.dims.empty() && b.kind() == plan::Buffer::WEIGHT &&
       !out.leadingBlock)
     return Status::error(what + " is a weight with a symbolic shape that is "

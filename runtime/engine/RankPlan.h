@@ -43,8 +43,11 @@ struct PlanBuffer {
   /// A weight whose tensor is the value at the maxima and whose value at
   /// smaller symbols is the tensor's leading block.
   bool leadingBlock = false;
+  /// An integer weight whose elements follow the symbols: one expression
+  /// per element (the tensor holds their values at the maxima).
+  std::vector<SymExpr> values;
 
-  bool symbolic() const { return !dims.empty(); }
+  bool symbolic() const { return !dims.empty() || !values.empty(); }
 };
 
 /// Whether two non-empty arena buffers share any byte.

@@ -144,6 +144,32 @@ TEST(GeneralizePlans, MatchesThroughTheDataflow) {
   EXPECT_EQ(ranks[0].weights.size(), 2u);
 }
 
+/// The program with one more input to the last Add: an i64 scalar that
+/// is s - 1 (a past length computed from the token count).
+SerializedRank withCount(int64_t n) {
+  SerializedRank r = programAt(n);
+  uint32_t count = addWeight(r, "count", {n - 1});
+  plan::Buffer *b = r.plan.mutable_buffers(int(count));
+  b->clear_shape();
+  r.weights.back().desc.shape = {};
+  r.plan.mutable_steps(2)->add_inputs(count);
+  return r;
+}
+
+TEST(GeneralizePlans, SmallIntegerConstantsFollowTheSymbols) {
+  RunTimeDims d = oneSymbol();
+  std::vector<SerializedRank> ranks = {withCount(4)};
+  std::string error;
+  ASSERT_TRUE(generalizePlans(ranks, d, samplesOf(d, withCount), error))
+      << error;
+  const plan::Buffer &b =
+      ranks[0].plan.buffers(ranks[0].plan.buffers_size() - 1);
+  EXPECT_EQ(b.tensor(), "count");
+  EXPECT_EQ(b.dims_size(), 0);
+  ASSERT_EQ(b.values_size(), 1);
+  EXPECT_EQ(exprToString(b.values(0), ranks[0].plan), "-1 + s");
+}
+
 SerializedRank withoutLastStep(int64_t n) {
   SerializedRank r = programAt(n);
   if (n == 2)

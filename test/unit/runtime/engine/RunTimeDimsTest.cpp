@@ -192,6 +192,14 @@ TEST(RunTimeDims, BadPlansAreRefusedAtLoad) {
            b.set_leading_block(false);
        },
        "is a weight with a symbolic shape that is not a leading block"},
+      {"values of a float weight",
+       [](plan::Plan &p) {
+         for (plan::Buffer &b : *p.mutable_buffers())
+           if (b.tensor() == "w")
+             *b.add_values() = expr(1, 0);
+       },
+       "has 1 value expressions, but only an i64 or i32 weight of a static "
+       "shape can have them, one per element (it has 12)"},
   };
   for (const Case &c : cases) {
     TempDir dir;
