@@ -151,7 +151,8 @@ class Engine:
                  top_k=0, seed=0, end_token=None):
         """Generates tokens with a decode engine (tpc compile --kv-cache):
         the prompt `input_ids` (a sequence or a [1, T] array of ids) is fed
-        one token at a time into the per-rank KV caches, then each new token
+        into the per-rank KV caches (in one forward when the engine takes a
+        run-time count of tokens, else one at a time), then each new token
         is picked from the logits (greedy at temperature 0, else sampled
         among the top_k) and fed back. Returns a GenerateResult: .tokens
         (int64 array [1, N]), .time_to_first_token_ms, .step_ms."""
