@@ -244,6 +244,13 @@ SymExpr exprOf(const plan::Expr &e) {
   return out;
 }
 
+void writeExpr(const SymExpr &e, plan::Expr &out) {
+  for (const SymExpr::Term &t : e.terms) {
+    out.add_coeffs(t.coeff);
+    out.add_masks(t.mask);
+  }
+}
+
 std::string exprToString(const plan::Expr &e, const plan::Plan &plan) {
   std::vector<std::string> names;
   for (const plan::Symbol &s : plan.symbols())

@@ -54,6 +54,8 @@ serializeModule(mlir::ModuleOp module);
 
 /// The plan message's expression as the runtime reads it.
 SymExpr exprOf(const plan::Expr &e);
+/// Writes `e` into the plan's form (the inverse of exprOf).
+void writeExpr(const SymExpr &e, plan::Expr &out);
 /// "2*sequence + 1": an expression of `plan`'s symbols.
 std::string exprToString(const plan::Expr &e, const plan::Plan &plan);
 

@@ -577,11 +577,7 @@ bool Generalizer::fitValues(plan::Buffer &b, int id, std::string &why) const {
                  std::to_string(e),
              expr, varies, why))
       return false;
-    plan::Expr *pe = b.add_values();
-    for (const SymExpr::Term &t : expr.terms) {
-      pe->add_coeffs(t.coeff);
-      pe->add_masks(t.mask);
-    }
+    writeExpr(expr, *b.add_values());
   }
   return true;
 }
@@ -627,13 +623,8 @@ bool Generalizer::fitBuffer(plan::Buffer &b, int id, std::string &why) const {
   }
   if (!any)
     return true;
-  for (const SymExpr &e : exprs) {
-    plan::Expr *pe = b.add_dims();
-    for (const SymExpr::Term &t : e.terms) {
-      pe->add_coeffs(t.coeff);
-      pe->add_masks(t.mask);
-    }
-  }
+  for (const SymExpr &e : exprs)
+    writeExpr(e, *b.add_dims());
   return true;
 }
 
@@ -696,13 +687,8 @@ bool Generalizer::run(SerializedRank &out, std::string &error) {
       if (!any)
         continue;
       plan::Attr *a = plan.mutable_steps(i)->mutable_attrs(k);
-      for (const SymExpr &ex : exprs) {
-        plan::Expr *pe = a->add_int_exprs();
-        for (const SymExpr::Term &t : ex.terms) {
-          pe->add_coeffs(t.coeff);
-          pe->add_masks(t.mask);
-        }
-      }
+      for (const SymExpr &ex : exprs)
+        writeExpr(ex, *a->add_int_exprs());
     }
   // Every symbol must be readable from a graph input at run time.
   std::vector<bool> given(dims.symbols.size(), false);

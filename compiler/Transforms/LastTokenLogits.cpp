@@ -74,7 +74,8 @@ OpOperand *rowOperand(Operation *op, int64_t axis) {
     auto in = cast<RankedTensorType>(op->getOperand(0).getType());
     return in.getShape() == rt.getShape() ? &op->getOpOperand(0) : nullptr;
   }
-  // Binary: one operand of the result's type, the other with one row.
+  // Binary: one operand of the result's type, the other the same for every
+  // row.
   if (isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp>(op)) {
     for (int i = 0; i < 2; ++i)
       if (same(op->getOperand(i)) &&

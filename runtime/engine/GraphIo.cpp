@@ -48,9 +48,7 @@ Status GraphIo::checkSymbolicShape(const Input &in, const Shape &shape) const {
         std::to_string(in.dims.size()) + ")");
   for (size_t d = 0; d < in.dims.size(); ++d) {
     int k = in.dims[d].plainSymbol();
-    bool constant =
-        in.dims[d].terms.size() == 1 && in.dims[d].terms[0].mask == 0;
-    if (constant && shape[d] != in.maxShape[d])
+    if (in.dims[d].isConstant() && shape[d] != in.maxShape[d])
       return Status::invalidArgument(
           who_ + "input '" + in.name + "' has shape " + shapeToString(shape) +
           ", but the engine takes " + expected() + ": dimension " +

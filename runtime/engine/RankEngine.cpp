@@ -196,48 +196,14 @@ Status RankEngine::prepareSteps() {
       return Status::error(planFile_ + ": " + plan_.describeStep(i) + ": " +
                            msg);
     };
-    std::vector<TensorDesc> in, out;
-    for (uint32_t id : ps.inputs)
-      in.push_back(id == kAbsentBuffer ? cpu::absentOperand()
-                                       : plan_.buffers[id].desc);
-    for (uint32_t id : ps.outputs)
-      out.push_back(plan_.buffers[id].desc);
-
-    if (ps.kind != StepKind::Kernel) {
-      if (ps.inputs.size() != 1 || ps.outputs.size() != 1 ||
-          ps.inputs[0] == kAbsentBuffer)
-        return fail("a collective takes one input and one output, got " +
-                    std::to_string(ps.inputs.size()) + " and " +
-                    std::to_string(ps.outputs.size()));
-      bool overlap = arenaOverlap(plan_.buffers[ps.inputs[0]],
-                                  plan_.buffers[ps.outputs[0]]);
-      Status st = PreparedCollective::prepare(ps, in[0], out[0], overlap,
-                                              rank(), worldSize(),
-                                              step.collective);
-      if (!st)
-        return fail(st.message());
-      scratchBytes = std::max(scratchBytes, step.collective.scratchBytes());
+    if (ps.kind == StepKind::Kernel && !options_.hostExecution &&
+        !options_.checkKernels)
       continue;
-    }
-
-    if (!options_.hostExecution && !options_.checkKernels)
-      continue;
-    const cpu::KernelDef *def = cpu::lookupKernel(ps.kernel);
-    if (!def)
-      return fail("unknown kernel '" + ps.kernel +
-                  "' (this runtime has no CPU kernel of that name)");
-    Status st;
-    try {
-      st = def->prepare(in, out, ps.attrs, step.kernel);
-    } catch (const std::exception &ex) {
-      st = Status::error(std::string("exception: ") + ex.what());
-    }
-    if (st && !step.kernel)
-      st = Status::error("prepare returned no kernel");
-    if (!st)
-      return fail(ps.kernel + " rejected its operands (inputs " +
-                  describeDescs(in) + "; outputs " + describeDescs(out) +
-                  "): " + st.message());
+    if (Status st =
+            prepareStep(i, plan_.maxValues(), step.kernel, step.collective);
+        !st)
+      return fail(st.message());
+    scratchBytes = std::max(scratchBytes, step.collective.scratchBytes());
     if (!options_.hostExecution)
       step.kernel.reset();
   }
@@ -325,14 +291,21 @@ Status RankEngine::prepareStep(size_t index, const SymbolValues &values,
     out.push_back(plan_.descAt(id, values));
   PlanStep step = ps;
   step.attrs = plan_.attrsAt(index, values);
-  if (ps.kind != StepKind::Kernel)
-    return PreparedCollective::prepare(
-        step, in[0], out[0],
-        arenaOverlap(plan_.buffers[ps.inputs[0]], plan_.buffers[ps.outputs[0]]),
-        rank(), worldSize(), collective);
+  if (ps.kind != StepKind::Kernel) {
+    if (ps.inputs.size() != 1 || ps.outputs.size() != 1 ||
+        ps.inputs[0] == kAbsentBuffer)
+      return Status::error("a collective takes one input and one output, got " +
+                           std::to_string(ps.inputs.size()) + " and " +
+                           std::to_string(ps.outputs.size()));
+    bool overlap =
+        arenaOverlap(plan_.buffers[ps.inputs[0]], plan_.buffers[ps.outputs[0]]);
+    return PreparedCollective::prepare(step, in[0], out[0], overlap, rank(),
+                                       worldSize(), collective);
+  }
   const cpu::KernelDef *def = cpu::lookupKernel(ps.kernel);
   if (!def)
-    return Status::error("unknown kernel '" + ps.kernel + "'");
+    return Status::error("unknown kernel '" + ps.kernel +
+                         "' (this runtime has no CPU kernel of that name)");
   Status st;
   try {
     st = def->prepare(in, out, step.attrs, kernel);
@@ -341,10 +314,12 @@ Status RankEngine::prepareStep(size_t index, const SymbolValues &values,
   }
   if (st && !kernel)
     st = Status::error("prepare returned no kernel");
-  return st;
+  if (!st)
+    return Status::error(ps.kernel + " rejected its operands (inputs " +
+                         describeDescs(in) + "; outputs " + describeDescs(out) +
+                         "): " + st.message());
+  return Status::ok();
 }
-
-namespace {} // namespace
 
 Status RankEngine::valuesAt(const PlanBuffer &b, const SymbolValues &values,
                             std::vector<int64_t> &out) {
