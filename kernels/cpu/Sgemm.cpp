@@ -2,6 +2,8 @@
 #include "kernels/cpu/Sgemm.h"
 
 #include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/Prefetch.h"
+#include "kernels/cpu/Scratch.h"
 #include "kernels/cpu/SgemmKernels.h"
 #include "kernels/cpu/VectorMath.h"
 
@@ -28,29 +30,6 @@ int64_t kBlock(int64_t k) {
   const int64_t blocks = (k + kMaxKc - 1) / kMaxKc;
   return (k + blocks - 1) / blocks;
 }
-
-float *allocFloats(size_t count) {
-  size_t bytes = std::max<size_t>(64, (count * sizeof(float) + 63) / 64 * 64);
-  void *p = std::aligned_alloc(64, bytes);
-  if (!p)
-    throw std::bad_alloc();
-  return static_cast<float *>(p);
-}
-
-/// A per-thread buffer that only grows.
-struct Scratch {
-  float *data = nullptr;
-  size_t size = 0;
-  ~Scratch() { std::free(data); }
-  float *get(size_t count) {
-    if (count > size) {
-      std::free(data);
-      data = allocFloats(count);
-      size = count;
-    }
-    return data;
-  }
-};
 
 const std::vector<MicroKernels> &allKernels() {
   static const std::vector<MicroKernels> all = availableMicroKernels();
@@ -113,21 +92,25 @@ void packBPanel(const float *b, int64_t ldb, bool trans, int64_t n,
   }
 }
 
-/// A tile of at most mr x Nr at c: the micro-kernel on a full tile,
-/// through a local tile at the edges.
+/// A tile of `rows` x `cols` at c over `count` panels of B: the set's
+/// kernel for that tile straight into C where the columns are whole,
+/// otherwise through a scratch tile.
 void tile(const MicroKernels &mk, int64_t kc, const float *ap, const float *bp,
-          float *c, int64_t ldc, int64_t rows, int64_t cols, float alpha,
-          bool acc) {
-  if (rows == mk.mr && cols == kSgemmNr) {
-    mk.tile(kc, ap, bp, c, ldc, alpha, acc);
+          int64_t bStride, int64_t count, float *c, int64_t ldc, int64_t rows,
+          int64_t cols, float alpha, bool acc) {
+  SgemmTileFn exact = mk.tile(rows, count);
+  if (exact && cols == count * kSgemmNr) {
+    exact(kc, ap, bp, bStride, c, ldc, alpha, acc);
     return;
   }
-  alignas(64) float t[kSgemmMaxMr * kSgemmNr];
-  mk.tile(kc, ap, bp, t, kSgemmNr, alpha, false);
+  SgemmTileFn run = exact ? exact : mk.tile(mk.mr, count);
+  constexpr int64_t kWidth = kSgemmMaxPanels * kSgemmNr;
+  alignas(64) float t[kSgemmMaxMr * kWidth];
+  run(kc, ap, bp, bStride, t, kWidth, alpha, false);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j)
-      c[r * ldc + j] = acc ? c[r * ldc + j] + t[r * kSgemmNr + j]
-                           : t[r * kSgemmNr + j];
+      c[r * ldc + j] = acc ? c[r * ldc + j] + t[r * kWidth + j]
+                           : t[r * kWidth + j];
 }
 
 /// Columns [j0, j1) of C's rows [i0, i1) set to beta * seed.
@@ -158,21 +141,7 @@ void epilogue(const SgemmArgs &g, int64_t i0, int64_t i1, int64_t j0,
     if (g.bias)
       for (int64_t j = 0; j < n; ++j)
         row[j] += g.bias[j0 + j];
-    switch (g.act) {
-    case SgemmActivation::None:
-      break;
-    case SgemmActivation::Relu:
-      // NaN passes through, as the Relu kernel's.
-      for (int64_t j = 0; j < n; ++j)
-        row[j] = row[j] < 0.0f ? 0.0f : row[j];
-      break;
-    case SgemmActivation::Gelu:
-      vecGelu(row, row, n);
-      break;
-    case SgemmActivation::GeluTanh:
-      vecGeluTanh(row, row, n);
-      break;
-    }
+    applyActivation(g.act, row, n);
   }
 }
 
@@ -180,7 +149,7 @@ void epilogue(const SgemmArgs &g, int64_t i0, int64_t i1, int64_t j0,
 void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
   const MicroKernels &mk = kernels();
   const int64_t mr = mk.mr, kMc = mBlock(mr);
-  thread_local Scratch aBuf, bBuf;
+  thread_local Scratch<float> aBuf, bBuf;
   float *ap = aBuf.get(
       size_t(std::min(kMc, (g.m + mr - 1) / mr * mr) * kBlock(g.k)));
   float *bp = g.packedB ? nullptr
@@ -201,14 +170,26 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
     for (int64_t ic = 0; ic < g.m; ic += kMc) {
       const int64_t mc = std::min(kMc, g.m - ic);
       packA(g, mr, ic, mc, pc, kc, ap);
-      for (int64_t p = p0; p < p1; ++p) {
+      const int64_t tiles = (mc + mr - 1) / mr;
+      for (int64_t p = p0; p < p1; p += mk.panels) {
+        const int64_t count = std::min(mk.panels, p1 - p);
         const float *panel = g.packedB ? g.packedB->panel(p, pc)
                                        : bp + (p - p0) * kc * kSgemmNr;
-        const int64_t cols = std::min(kSgemmNr, g.n - p * kSgemmNr);
-        for (int64_t i0 = 0; i0 < mc; i0 += mr)
-          tile(mk, kc, ap + i0 * kc, panel,
+        const int64_t bStride =
+            g.packedB ? g.packedB->k() * kSgemmNr : kc * kSgemmNr;
+        // A packed weight streams from memory: fetch the next panels.
+        const int64_t next = g.packedB ? std::min(mk.panels, p1 - p - count)
+                                       : 0;
+        const int64_t cols = std::min(count * kSgemmNr, g.n - p * kSgemmNr);
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int64_t i0 = t * mr;
+          for (int64_t q = 0; q < next; ++q)
+            prefetchSlice(g.packedB->panel(p + count + q, pc),
+                          kc * kSgemmNr * 4, t, tiles);
+          tile(mk, kc, ap + i0 * kc, panel, bStride, count,
                g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc,
                std::min(mr, mc - i0), cols, g.alpha, acc);
+        }
       }
       if (last && hasEpilogue(g))
         epilogue(g, ic, ic + mc, j0, j1);
@@ -220,7 +201,7 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
 /// weights, which is all a single token's product does.
 void gemvPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
   const MicroKernels &mk = kernels();
-  thread_local Scratch aBuf;
+  thread_local Scratch<float> aBuf;
   const float *a = g.a;
   if (g.transA) {
     float *row = aBuf.get(size_t(g.k));
@@ -255,13 +236,29 @@ void PackedMatrix::Free::operator()(float *p) const { std::free(p); }
 void PackedMatrix::pack(const float *b, int64_t k, int64_t n, int64_t ldb,
                         bool trans) {
   const int64_t panels = (n + kSgemmNr - 1) / kSgemmNr;
-  data_.reset(allocFloats(size_t(panels * std::max<int64_t>(k, 1) *
+  data_.reset(allocAligned<float>(size_t(panels * std::max<int64_t>(k, 1) *
                                  kSgemmNr)));
   k_ = k;
   n_ = n;
   for (int64_t p = 0; p < panels; ++p)
     packBPanel(b, ldb, trans, n, p, 0, k,
                data_.get() + p * k * kSgemmNr);
+}
+
+void applyActivation(SgemmActivation act, float *x, int64_t n) {
+  switch (act) {
+  case SgemmActivation::None:
+    return;
+  case SgemmActivation::Relu:
+    // NaN passes through, as the Relu kernel's.
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = x[i] < 0.0f ? 0.0f : x[i];
+    return;
+  case SgemmActivation::Gelu:
+    return vecGelu(x, x, n);
+  case SgemmActivation::GeluTanh:
+    return vecGeluTanh(x, x, n);
+  }
 }
 
 void sgemm(const SgemmArgs &g, int numThreads) {

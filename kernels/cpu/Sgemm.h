@@ -3,9 +3,9 @@
 // C = alpha * op(A) op(B) (+ C), row-major, the way BLIS structures it: B in
 // panels of kSgemmNr columns, A in panels of as many rows as the
 // micro-kernel takes, a register-tiled micro-kernel chosen at run time from
-// what the CPU has (AVX-512: 16 x 16, one zmm per row, A broadcast from
-// memory; AVX2 + FMA: 6 x 16; plain C++ otherwise) and cache blocking over K
-// and M. A weight B is packed once
+// what the CPU has (AVX-512: 14 x 32 over two panels, 28 zmm accumulators;
+// AVX2 + FMA: 6 x 16; plain C++ otherwise) and cache blocking over K and
+// M. A weight B is packed once
 // (PackedMatrix) when its kernel is bound to the engine's weights; other
 // operands are packed per call, each thread packing only what it uses.
 // Threads split the columns, so no two write the same output. A seed of C
@@ -55,6 +55,9 @@ private:
 /// The activation of sgemm's epilogue; the vector functions of VectorMath.h
 /// (the unfused kernels' own), so fusing does not change the values.
 enum class SgemmActivation { None, Relu, Gelu, GeluTanh };
+
+/// x[i] = act(x[i]) in place (the vector math's GELUs; Relu keeps NaN).
+void applyActivation(SgemmActivation act, float *x, int64_t n);
 
 struct SgemmArgs {
   int64_t m = 0, n = 0, k = 0;

@@ -8,6 +8,7 @@
 #include "kernels/cpu/SgemmKernels.h"
 
 #include <immintrin.h>
+#include <utility>
 #include <vector>
 
 namespace tpc::cpu {
@@ -17,11 +18,11 @@ namespace {
 constexpr int kMr = 6;
 constexpr int kNr = int(kSgemmNr);
 /// Rows of the AVX-512 tile.
-constexpr int kMr512 = 16;
+constexpr int kMr512 = 14;
 static_assert(kMr512 <= kSgemmMaxMr && kMr <= kSgemmMaxMr, "tile too tall");
 
-void tileGeneric(int64_t kc, const float *ap, const float *bp, float *c,
-                 int64_t ldc, float alpha, bool acc) {
+void tileGeneric(int64_t kc, const float *ap, const float *bp, int64_t,
+                 float *c, int64_t ldc, float alpha, bool acc) {
   float t[kMr][kNr] = {};
   for (int64_t p = 0; p < kc; ++p)
     for (int r = 0; r < kMr; ++r)
@@ -30,6 +31,11 @@ void tileGeneric(int64_t kc, const float *ap, const float *bp, float *c,
   for (int r = 0; r < kMr; ++r)
     for (int j = 0; j < kNr; ++j)
       c[r * ldc + j] = alpha * t[r][j] + (acc ? c[r * ldc + j] : 0.0f);
+}
+
+/// The selector of a set with only its full kMr x Nr tile.
+template <SgemmTileFn Full> SgemmTileFn fullTile(int64_t rows, int64_t count) {
+  return rows == kMr && count == 1 ? Full : nullptr;
 }
 
 void gemvGeneric(int64_t k, const float *a, const float *panels,
@@ -62,8 +68,8 @@ TPC_AVX2 inline void storeRow(float *c, __m256 x0, __m256 x1, __m256 alpha,
 
 /// 6 x 16: twelve accumulators, two loads of B and six broadcasts of A per
 /// step of k, so the two FMA pipes stay busy.
-TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, float *c,
-                       int64_t ldc, float alpha, bool acc) {
+TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, int64_t,
+                       float *c, int64_t ldc, float alpha, bool acc) {
   // The tile of C is read (acc) and written only after the loop: fetch it
   // now so that its cache misses overlap the arithmetic.
   for (int r = 0; r < kMr; ++r) {
@@ -157,32 +163,86 @@ TPC_AVX2 void gemvAvx2(int64_t k, const float *a, const float *panels,
 
 #define TPC_AVX512 __attribute__((target("avx512f")))
 
-/// 16 x 16: a row of the tile is one zmm, so sixteen accumulators; per step
-/// of k one load of B and sixteen FMAs that take their A element as an
-/// embedded broadcast from memory (no register for it), which keeps the
-/// loads per FMA near one and both 512-bit FMA pipes busy.
-TPC_AVX512 void tileAvx512(int64_t kc, const float *ap, const float *bp,
-                           float *c, int64_t ldc, float alpha, bool acc) {
-  for (int r = 0; r < kMr512; ++r)
-    _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc), _MM_HINT_T0);
-  __m512 x[kMr512];
-  for (int r = 0; r < kMr512; ++r)
-    x[r] = _mm512_setzero_ps();
+/// 14 x 32 (two panels): 28 accumulators; per step of k two loads of B
+/// and, per row, one broadcast of A that feeds two FMAs, so the loads stay
+/// well under the FMAs and both 512-bit FMA pipes are busy. R x P
+/// instances serve the edge tiles (fewer rows, one panel) without
+/// computing rows that are not there.
+/// The products of a 14 x 32 tile (R x 16P at the edges) into `out` (rows
+/// of 32): the loop alone in its function, with nothing else live, so that
+/// GCC keeps every accumulator and both rows of B in registers.
+template <int R, int P>
+TPC_AVX512 __attribute__((noinline)) void
+dotsAvx512(int64_t kc, const float *ap, const float *bp0, const float *bp1,
+           float *out) {
+  __m512 x0[R], x1[R];
+  for (int r = 0; r < R; ++r)
+    x0[r] = x1[r] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
-    const __m512 b = _mm512_loadu_ps(bp);
+    const __m512 b0 = _mm512_loadu_ps(bp0 + p * kNr);
+    if constexpr (P > 1) {
+      const __m512 b1 = _mm512_loadu_ps(bp1 + p * kNr);
 #pragma GCC unroll 16
-    for (int r = 0; r < kMr512; ++r)
-      x[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b, x[r]);
+      for (int r = 0; r < R; ++r) {
+        const __m512 a = _mm512_set1_ps(ap[r]);
+        x0[r] = _mm512_fmadd_ps(a, b0, x0[r]);
+        x1[r] = _mm512_fmadd_ps(a, b1, x1[r]);
+      }
+    } else {
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r)
+        x0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b0, x0[r]);
+    }
     ap += kMr512;
-    bp += kNr;
   }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    _mm512_store_ps(out + r * 2 * kNr, x0[r]);
+    if constexpr (P > 1)
+      _mm512_store_ps(out + r * 2 * kNr + kNr, x1[r]);
+  }
+}
+
+/// 14 x 32 (two panels): 28 accumulators; per step of k two loads of B
+/// and, per row, one broadcast of A that feeds two FMAs, so the loads stay
+/// well under the FMAs and both 512-bit FMA pipes are busy. R x P
+/// instances serve the edge tiles (fewer rows, one panel) without
+/// computing rows that are not there.
+template <int R, int P>
+TPC_AVX512 void tileAvx512(int64_t kc, const float *ap, const float *bp,
+                           int64_t bStride, float *c, int64_t ldc,
+                           float alpha, bool acc) {
+  // C is read (acc) and written only after the loop: fetch it now so that
+  // its cache misses overlap the arithmetic.
+  for (int r = 0; r < R; ++r)
+    for (int s = 0; s < P; ++s)
+      _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc + s * kNr),
+                   _MM_HINT_T0);
+  alignas(64) float t[R * 2 * kNr];
+  dotsAvx512<R, P>(kc, ap, bp, bp + (P > 1 ? bStride : 0), t);
   const __m512 va = _mm512_set1_ps(alpha);
-  for (int r = 0; r < kMr512; ++r) {
-    __m512 v = _mm512_mul_ps(x[r], va);
-    if (acc)
-      v = _mm512_add_ps(v, _mm512_loadu_ps(c + r * ldc));
-    _mm512_storeu_ps(c + r * ldc, v);
-  }
+  for (int r = 0; r < R; ++r)
+    for (int s = 0; s < P; ++s) {
+      float *dst = c + r * ldc + s * kNr;
+      __m512 v = _mm512_mul_ps(_mm512_load_ps(t + (2 * r + s) * kNr), va);
+      if (acc)
+        v = _mm512_add_ps(v, _mm512_loadu_ps(dst));
+      _mm512_storeu_ps(dst, v);
+    }
+}
+
+template <int... Rows>
+SgemmTileFn pickAvx512(int64_t rows, int64_t count,
+                       std::integer_sequence<int, Rows...>) {
+  static constexpr SgemmTileFn kOne[] = {tileAvx512<Rows + 1, 1>...};
+  static constexpr SgemmTileFn kTwo[] = {tileAvx512<Rows + 1, 2>...};
+  if (rows < 1 || rows > kMr512 || count < 1 || count > 2)
+    return nullptr;
+  return count == 1 ? kOne[rows - 1] : kTwo[rows - 1];
+}
+
+SgemmTileFn tilesAvx512(int64_t rows, int64_t count) {
+  return pickAvx512(rows, count, std::make_integer_sequence<int, kMr512>());
 }
 
 /// Four panels at once, one zmm each, two accumulators per panel (even and
@@ -221,11 +281,11 @@ std::vector<MicroKernels> availableMicroKernels() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f"))
-    all.push_back({"avx512f", kMr512, tileAvx512, gemvAvx512});
+    all.push_back({"avx512f", kMr512, 2, tilesAvx512, gemvAvx512});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    all.push_back({"avx2-fma", kMr, tileAvx2, gemvAvx2});
+    all.push_back({"avx2-fma", kMr, 1, fullTile<tileAvx2>, gemvAvx2});
 #endif
-  all.push_back({"generic", kMr, tileGeneric, gemvGeneric});
+  all.push_back({"generic", kMr, 1, fullTile<tileGeneric>, gemvGeneric});
   return all;
 }
 

@@ -13,15 +13,28 @@ namespace tpc::cpu {
 
 /// Panels of packed B that one single-row call streams at once.
 constexpr int64_t kGemvPanels = 4;
+/// The most panels of B any micro-kernel's tile spans.
+constexpr int64_t kSgemmMaxPanels = 2;
+
+/// c[r * ldc + j] = alpha * sum_p ap[p * mr + r] * B[p, j], plus c's old
+/// value with acc, for the tile's rows r and columns j; column j of B is
+/// column j % Nr of the panel at bp + (j / Nr) * bStride, whose row p is
+/// at p * Nr.
+using SgemmTileFn = void (*)(int64_t kc, const float *ap, const float *bp,
+                             int64_t bStride, float *c, int64_t ldc,
+                             float alpha, bool acc);
 
 struct MicroKernels {
   const char *name;
-  /// Rows of the tile (at most kSgemmMaxMr): A is packed in panels of mr.
+  /// Rows of the full tile (at most kSgemmMaxMr): A is packed in panels of
+  /// mr.
   int64_t mr;
-  /// c[r * ldc + j] = alpha * sum_p ap[p * mr + r] * bp[p * Nr + j], plus
-  /// c's old value with acc, for r < mr and j < Nr.
-  void (*tile)(int64_t kc, const float *ap, const float *bp, float *c,
-               int64_t ldc, float alpha, bool acc);
+  /// Panels of B the full tile spans (at most kSgemmMaxPanels).
+  int64_t panels;
+  /// The kernel for a tile of `rows` <= mr rows and `count` <= panels
+  /// panels, or null where the set has only its full tile (which then runs
+  /// into a scratch tile for the edges).
+  SgemmTileFn (*tile)(int64_t rows, int64_t count);
   /// out[q * Nr + j] = sum_p a[p] * panels[q * stride + p * Nr + j] for
   /// q < count (at most kGemvPanels) and j < Nr.
   void (*gemv)(int64_t k, const float *a, const float *panels, int64_t stride,

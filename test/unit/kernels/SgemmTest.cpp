@@ -155,11 +155,12 @@ private:
 };
 
 TEST_P(SgemmKernel, MatchesDoubleReference) {
-  // Edges in every dimension: m not a multiple of any tile height (6, 16)
-  // or of the M block, n not a multiple of 16, k not a multiple of the K
+  // Edges in every dimension: m a multiple of a tile height (6, 14) or
+  // not, past the M block (150); n a multiple of one or two panels or
+  // neither (an odd panel left at the end); k not a multiple of the K
   // block, and one row.
-  const int64_t ms[] = {1, 5, 6, 13, 16, 33, 150};
-  const int64_t ns[] = {1, 16, 37, 100};
+  const int64_t ms[] = {1, 5, 6, 13, 14, 16, 28, 33, 150};
+  const int64_t ns[] = {1, 16, 32, 37, 48, 100};
   const int64_t ks[] = {1, 7, 300};
   for (int64_t m : ms)
     for (int64_t n : ns)
