@@ -1,38 +1,56 @@
-//===- Bgemm.h - bf16 matrix products on AVX512-BF16 ------------*- C++ -*-===//
+//===- Bgemm.h - bf16 matrix products on AVX512-BF16 and AMX ----*- C++ -*-===//
 //
-// C = alpha * A B (+ beta * C0) for bf16 A and a bf16 weight B packed once,
-// on the AVX512-BF16 dot-product instruction (vdpbf16ps: two bf16 products
-// summed into each fp32 lane per step of two k), accumulating in fp32 and
-// rounding each result to bf16 once (to nearest even). The packed weight
-// keeps bf16's two bytes per element, so a product streams half the bytes
-// of the fp32 path: a bf16 engine's single-token forward, which only streams
-// weights, runs in about half the time. Chosen at run time: only on CPUs
-// with AVX512-BF16 (bgemmAvailable); elsewhere bf16 products widen to fp32
-// (MatMulHalf.h).
+// C = act(alpha * A B (+ beta * C0) (+ bias)) for bf16 A and a bf16 weight
+// B packed once, accumulating in fp32 and rounding each result to bf16 once
+// (to nearest even). The packed weight keeps bf16's two bytes per element,
+// so a product streams half the bytes of the fp32 path. Two kernels, the
+// best the CPU and OS allow chosen at run time:
+//   amx-bf16     AMX tiles (tdpbf16ps: a 16 x 32 by 32 x 16 product per
+//                instruction), 32 x 32 blocks of C in four tile registers;
+//   avx512-bf16  vdpbf16ps, a 16 x 16 block of C in sixteen zmm registers.
+// A single row of A always takes the AVX512-BF16 GEMV (it only streams the
+// weight). Elsewhere bf16 products widen to fp32 (MatMulHalf.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CPU_BGEMM_H
 #define TPC_KERNELS_CPU_BGEMM_H
 
+#include "kernels/cpu/Sgemm.h"
+
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace tpc::cpu {
 
 /// Columns of a packed panel.
 constexpr int64_t kBgemmNr = 16;
+/// Pairs of k in one AMX tile of the packed weight (k = 32).
+constexpr int64_t kBgemmTilePairs = 16;
 
-/// Whether this CPU runs the bf16 products (AVX512-F, -BW and -BF16), and
-/// whether bgemmForceOff() turned them off.
+/// The bf16 product kernels.
+enum class BgemmKernel { Widening, Avx512Bf16, AmxBf16 };
+
+/// The kernel bgemm uses: the best this CPU and OS run (AMX needs the
+/// kernel's permission for tile data, asked once) unless bgemmUseKernel
+/// chose another. Widening means bgemm is not available.
+BgemmKernel bgemmKernel();
+/// Whether bgemm may be called (bgemmKernel() is not Widening).
 bool bgemmAvailable();
-/// Turns the bf16 products off (true) or back on, for tests and benchmarks
-/// that compare them with the widening path; not thread-safe against
-/// running products.
-void bgemmForceOff(bool off);
+/// "amx-bf16", "avx512-bf16" or "widening".
+const char *bgemmKernelName(BgemmKernel kernel);
+/// The kernels this CPU runs, best first; Widening is always last.
+std::vector<BgemmKernel> bgemmAvailableKernels();
+/// Makes bgemm use `kernel` (Widening turns the bf16 products off); false,
+/// changing nothing, when this CPU cannot run it. For tests and benchmarks
+/// that compare the paths; not thread-safe against running products.
+bool bgemmUseKernel(BgemmKernel kernel);
 
-/// A bf16 K x N matrix as ceil(N / 16) panels of ceil(K / 2) pairs: pair p
+/// A bf16 K x N matrix as ceil(N / 16) panels of pairStride() pairs: pair p
 /// of panel q holds rows 2p and 2p + 1 of columns [16 q, 16 q + 16)
-/// interleaved (one 64-byte vector), zero past K and N.
+/// interleaved (one 64-byte vector), zero past K and N. The pairs of a panel
+/// are padded to whole AMX tiles of 16, so that both kernels read the same
+/// packed weight.
 class PackedBf16 {
 public:
   /// Packs op(B) from bf16 bits: B is [k, n] (row stride ldb) or, with
@@ -42,9 +60,12 @@ public:
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
   int64_t pairs() const { return (k_ + 1) / 2; }
-  /// Panel `q`: pairs() vectors of 32 bf16.
+  int64_t pairStride() const {
+    return (pairs() + kBgemmTilePairs - 1) / kBgemmTilePairs * kBgemmTilePairs;
+  }
+  /// Panel `q`: pairStride() vectors of 32 bf16.
   const uint16_t *panel(int64_t q) const {
-    return data_.get() + q * pairs() * 2 * kBgemmNr;
+    return data_.get() + q * pairStride() * 2 * kBgemmNr;
   }
 
 private:
@@ -69,6 +90,10 @@ struct BgemmArgs {
   const uint16_t *c0 = nullptr;
   int64_t c0Row = 0, c0Col = 0;
   float beta = 0.0f;
+  /// Last, in fp32 before the one rounding: C[i, j] = act(C[i, j] +
+  /// bias[j]) (bias, n bf16 values, may be null).
+  const uint16_t *bias = nullptr;
+  SgemmActivation act = SgemmActivation::None;
 };
 
 /// One product on `numThreads` threads; needs bgemmAvailable().

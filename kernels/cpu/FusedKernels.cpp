@@ -3,6 +3,7 @@
 #include "kernels/cpu/Fused.h"
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/MatMul.h"
+#include "kernels/cpu/MatMulHalf.h"
 #include "kernels/cpu/Norm.h"
 #include "kernels/cpu/Parallel.h"
 
@@ -94,7 +95,8 @@ template <class F> F epilogue(F x, F bias, int act) {
 }
 
 /// The MatMul kernel (which packs a weight B when bound), then the bias and
-/// activation; f16, bf16 and f64 (fp32 runs them in sgemm's epilogue).
+/// activation; f16 and f64 (fp32 and bf16 run them in the product's
+/// epilogue).
 class MatMulBiasKernel final : public PreparedKernel {
 public:
   MatMulBiasKernel(std::unique_ptr<PreparedKernel> product, DType dtype,
@@ -150,15 +152,17 @@ Status prepareFused<FusedOp::MatMulBias>(
   MatMulBiasParams b;
   TPC_RETURN_IF_ERROR(makeMatMulBiasParams(in, out, attrs, b));
   const int actCode = int(b.activation);
-  if (b.dtype == DType::F32) {
-    // fp32: the bias and activation run in sgemm's epilogue, on each block
-    // of rows in the thread that computed it.
+  static const SgemmActivation acts[] = {
+      SgemmActivation::None, SgemmActivation::Relu, SgemmActivation::Gelu,
+      SgemmActivation::GeluTanh};
+  if (b.dtype == DType::F32 || b.dtype == DType::BF16) {
+    // The bias and activation run on the product's fp32 blocks, in the
+    // thread that computed them (bf16: before the product's one rounding).
     MatMulParams p;
     TPC_RETURN_IF_ERROR(makeMatMulParams({in[0], in[1]}, out, p));
-    static const SgemmActivation acts[] = {
-        SgemmActivation::None, SgemmActivation::Relu, SgemmActivation::Gelu,
-        SgemmActivation::GeluTanh};
-    kernel = makeMatMulF32Kernel(p, MatMulEpilogue{2, acts[actCode]});
+    const MatMulEpilogue e{2, acts[actCode]};
+    kernel = b.dtype == DType::F32 ? makeMatMulF32Kernel(p, e)
+                                   : makeMatMulBf16Kernel(p, e);
     return Status::ok();
   }
   const KernelDef *mm = lookupKernel("MatMul");

@@ -28,6 +28,21 @@ Scratch &scratch() {
   return s;
 }
 
+/// y = act(y + bias) in place over `rows` rows of n bf16 values, in fp32.
+void biasActivationBf16(uint16_t *y, const uint16_t *bias, int64_t rows,
+                        int64_t n, SgemmActivation act) {
+  std::vector<float> &row = scratch().c;
+  row.resize(size_t(n));
+  for (int64_t r = 0; r < rows; ++r, y += n) {
+    for (int64_t j = 0; j < n; ++j)
+      row[size_t(j)] = bfloat16ToFloat(BFloat16{y[j]}) +
+                       bfloat16ToFloat(BFloat16{bias[j]});
+    applyActivation(act, row.data(), n);
+    for (int64_t j = 0; j < n; ++j)
+      y[j] = floatToBFloat16(row[size_t(j)]).bits;
+  }
+}
+
 float *grow(std::vector<float> &v, int64_t n) {
   if (v.size() < static_cast<size_t>(n))
     v.resize(static_cast<size_t>(n));
@@ -122,11 +137,14 @@ void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
   });
 }
 
-/// bf16 MatMul: a packed weight on the bf16 product, else widening.
+/// bf16 MatMul: a packed weight on the bf16 product, else widening. With
+/// an epilogue (MatMulBias), the bias and activation run on the product's
+/// fp32 tiles before its one rounding.
 class MatMulBf16 final : public PreparedKernel {
 public:
-  explicit MatMulBf16(const MatMulParams &p)
-      : p_(p), offsets_(matMulOffsets(p)), bShared_(sharesB(offsets_)) {}
+  MatMulBf16(const MatMulParams &p, const MatMulEpilogue &e)
+      : p_(p), epilogue_(e), offsets_(matMulOffsets(p)),
+        bShared_(sharesB(offsets_)) {}
 
   void bindConstantInput(size_t index, const void *data) override {
     if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable()) {
@@ -150,8 +168,15 @@ public:
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
-    if (!packed_ || !bgemmAvailable())
-      return matMulHalfKernel(p_, in[0], in[1], out[0], ctx.numThreads);
+    if (!packed_ || !bgemmAvailable()) {
+      matMulHalfKernel(p_, in[0], in[1], out[0], ctx.numThreads);
+      if (epilogue_.biasInput >= 0)
+        biasActivationBf16(static_cast<uint16_t *>(out[0]),
+                           static_cast<const uint16_t *>(
+                               in[epilogue_.biasInput]),
+                           p_.batch.numel * p_.m, p_.n, epilogue_.act);
+      return;
+    }
     const uint16_t *a = static_cast<const uint16_t *>(in[0]);
     uint16_t *y = static_cast<uint16_t *>(out[0]);
     for (const std::array<int64_t, 3> &o : offsets_) {
@@ -162,12 +187,16 @@ public:
       g.b = packed_.get();
       g.c = y + o[0];
       g.ldc = p_.n;
+      if (epilogue_.biasInput >= 0)
+        g.bias = static_cast<const uint16_t *>(in[epilogue_.biasInput]);
+      g.act = epilogue_.act;
       bgemm(g, std::max(1, ctx.numThreads));
     }
   }
 
 private:
   MatMulParams p_;
+  MatMulEpilogue epilogue_;
   std::vector<std::array<int64_t, 3>> offsets_;
   bool bShared_ = false;
   std::shared_ptr<const PackedBf16> packed_;
@@ -226,8 +255,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<PreparedKernel> makeMatMulBf16Kernel(const MatMulParams &p) {
-  return std::make_unique<MatMulBf16>(p);
+std::unique_ptr<PreparedKernel>
+makeMatMulBf16Kernel(const MatMulParams &p, const MatMulEpilogue &epilogue) {
+  return std::make_unique<MatMulBf16>(p, epilogue);
 }
 
 std::unique_ptr<PreparedKernel> makeGemmBf16Kernel(const GemmParams &p) {

@@ -21,9 +21,12 @@ void gemmHalfKernel(const GemmParams &p, const void *a, const void *b,
                     const void *c, void *y, int numThreads);
 
 /// The kernels of bf16 MatMul and Gemm: a weight B (bound to the engine)
-/// shared by every batch and a row-major A run on the AVX512-BF16 product
-/// (Bgemm.h) where the CPU has it; everything else on the widening path.
-std::unique_ptr<PreparedKernel> makeMatMulBf16Kernel(const MatMulParams &p);
+/// shared by every batch and a row-major A run on the bf16 product
+/// (Bgemm.h: AMX or AVX512-BF16) where the CPU has it; everything else on
+/// the widening path. A MatMul's epilogue (bias input and activation) runs
+/// in fp32 before the product's rounding on the bf16 product.
+std::unique_ptr<PreparedKernel>
+makeMatMulBf16Kernel(const MatMulParams &p, const MatMulEpilogue &epilogue = {});
 std::unique_ptr<PreparedKernel> makeGemmBf16Kernel(const GemmParams &p);
 
 } // namespace tpc::cpu
