@@ -1,6 +1,7 @@
 //===- Inspect.cpp - What an engine folder holds --------------------------===//
 #include "runtime/engine/Inspect.h"
 
+#include "kernels/cpu/Bgemm.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
 
@@ -187,6 +188,7 @@ std::string formatSummaryText(const EngineSummary &s) {
   os << "\n";
   os << "tp       " << m.tp << "\n";
   os << "cpu      " << cpu::sgemmKernelName() << " GEMM, "
+     << cpu::bgemmKernelName(cpu::bgemmKernel()) << " bf16 GEMM, "
      << cpu::vectorIsaName(cpu::vectorMathIsa())
      << " vector math on this machine (chosen at load)\n";
   os << "files    sizes and plan digests checked; weight digests "
@@ -259,6 +261,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                {"tp", m.tp},
                {"weights_verified", s.weightsVerified},
                {"gemm_kernel", cpu::sgemmKernelName()},
+               {"bf16_gemm_kernel", cpu::bgemmKernelName(cpu::bgemmKernel())},
                {"vector_math", cpu::vectorIsaName(cpu::vectorMathIsa())},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};

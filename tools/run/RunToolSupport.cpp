@@ -3,6 +3,7 @@
 #include "base/Cores.h"
 #include "kernels/StorageTypes.h"
 
+#include "kernels/cpu/Bgemm.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
 
@@ -351,6 +352,7 @@ void printLatency(const EngineRunner &runner,
     } else {
       j["threads"] = o.threadsPerRank;
       j["gemm_kernel"] = cpu::sgemmKernelName();
+      j["bf16_gemm_kernel"] = cpu::bgemmKernelName(cpu::bgemmKernel());
       j["vector_math"] = cpu::vectorIsaName(cpu::vectorMathIsa());
     }
     out << j.dump() << "\n";
@@ -370,10 +372,11 @@ void printLatency(const EngineRunner &runner,
   else
     std::snprintf(tail, sizeof(tail),
                   "; load %.1f ms (%d iteration%s after %d warmup; tp %d, %d "
-                  "thread%s per rank; %s GEMM, vector math %s)\n",
+                  "thread%s per rank; %s GEMM, %s bf16 GEMM, vector math %s)\n",
                   loadMillis, o.iterations, plural, o.warmup, runner.tp(),
                   o.threadsPerRank, o.threadsPerRank == 1 ? "" : "s",
                   cpu::sgemmKernelName(),
+                  cpu::bgemmKernelName(cpu::bgemmKernel()),
                   cpu::vectorIsaName(cpu::vectorMathIsa()));
   out << "latency: " << formatLatency(w) << tail;
   if (cuda)

@@ -5,6 +5,7 @@
 #include "../TempDir.h"
 #include "base/Cores.h"
 #include "tools/run/RunToolSupport.h"
+#include "kernels/cpu/Bgemm.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
 #include "tools/run/Tools.h"
@@ -90,6 +91,9 @@ TEST_F(RunToolTest, JsonIsTheOnlyStdout) {
   EXPECT_EQ(j["iterations"], 4);
   // The GEMM path that ran: the fastest this CPU has.
   EXPECT_EQ(j["gemm_kernel"], tpc::cpu::sgemmAvailableKernels().front());
+  // The bf16 product's kernel: the best this CPU and OS allow.
+  EXPECT_EQ(j["bf16_gemm_kernel"],
+            tpc::cpu::bgemmKernelName(tpc::cpu::bgemmAvailableKernels().front()));
   // And the vector math's instruction set: the widest this CPU has.
   EXPECT_EQ(j["vector_math"],
             tpc::cpu::vectorIsaName(tpc::cpu::vectorMathIsa()));
@@ -224,6 +228,8 @@ TEST(InspectTool, TextAndJson) {
   nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["tp"], 2);
   EXPECT_EQ(j["gemm_kernel"], tpc::cpu::sgemmKernelName());
+  EXPECT_EQ(j["bf16_gemm_kernel"],
+            tpc::cpu::bgemmKernelName(tpc::cpu::bgemmKernel()));
   EXPECT_EQ(j["vector_math"],
             tpc::cpu::vectorIsaName(tpc::cpu::vectorMathIsa()));
   ASSERT_EQ(j["ranks"].size(), 2u);
