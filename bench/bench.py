@@ -13,9 +13,10 @@ Cases (all by default):
            interleaved round by round.
   seq1     the same weights at sequence 1 (weight streaming), with a DRAM read
            bandwidth probe taken before and after in the same run.
-  bf16     a --dtype bf16 engine (AVX512-BF16 products where the CPU has
-           them) against tpc's and onnxruntime's fp32 at sequences 1 and 128,
-           one thread, with the bf16 logits' agreement with onnxruntime.
+  bf16     a --dtype bf16 engine (AMX or AVX512-BF16 products, whichever
+           the CPU has, as tpc run reports) against tpc's and onnxruntime's
+           fp32 at sequences 1 and 128, one thread, with the bf16 logits'
+           agreement with onnxruntime.
   compile  tpc compile wall time and peak RSS on bench/make_big_model.py's
            1 GiB MLP stack (tp 1 and 8) against a plain cp of its weights, and
            on the GPT-2 model (tp 1 and 4).
@@ -118,7 +119,8 @@ class Tpc:
             raise RuntimeError(f"no JSON from {' '.join(cmd)}:\n{r.stdout[-2000:]}")
         lat = doc["latency_ms"]
         # The kernel paths that ran, as tpc run reports them.
-        self.kernels = {"gemm": doc.get("gemm_kernel"), "vector_math": doc.get("vector_math")}
+        self.kernels = {"gemm": doc.get("gemm_kernel"), "bf16_gemm": doc.get("bf16_gemm_kernel"),
+                        "vector_math": doc.get("vector_math")}
         return {"median": lat["median"], "min": lat["min"], "max": lat["max"],
                 "iterations": doc.get("iterations", iterations), "process_wall_s": wall}
 
@@ -435,12 +437,12 @@ class Context:
     # -- case: a bf16 engine against fp32, one core
 
     def case_bf16(self):
-        """--dtype bf16 (the AVX512-BF16 product where the CPU has it) against
-        tpc's and onnxruntime's fp32, at sequence 1 and the latency sequence,
+        """--dtype bf16 (the AMX or AVX512-BF16 product where the CPU has it)
+        against tpc's and onnxruntime's fp32, at sequence 1 and the latency sequence,
         one thread each, rounds alternating."""
         self.ensure_model()
         p = self.p
-        out = {"kernel": self.tpc_bf16_kernel(), "runs": []}
+        out = {"kernel": None, "runs": []}
         for seq in (1, p["seq"]):
             ids = np.load(self.inputs(seq)["input_ids"])
             e32 = self.engine(seq, 1)
@@ -450,6 +452,7 @@ class Context:
             od = e16.rstrip("/") + ".out"
             os.makedirs(od, exist_ok=True)
             self.tpc.run(e16, self.inputs(seq), 1, 1, 0, 1, output_dir=od)
+            out["kernel"] = self.tpc.kernels.get("bf16_gemm") or "not reported"
             got = np.load(os.path.join(od, "logits.npy"))
             shutil.rmtree(od, ignore_errors=True)
             cmp = compare(ref, got)
@@ -473,12 +476,6 @@ class Context:
                 r["ratio_vs_ort"] = r["median_ms"] / rows[2]["median_ms"]
             out["runs"].append({"seq": seq, "check": cmp, "rows": rows})
         self.results["bf16"] = out
-
-    def tpc_bf16_kernel(self):
-        """The bf16 product path tpc takes on this CPU."""
-        simd = set(machine.cpu_info().get("simd", []))
-        return "avx512-bf16 (vdpbf16ps)" if {"avx512_bf16", "avx512bw"} <= simd \
-            else "widened to fp32 (no AVX512-BF16)"
 
     def membw(self, when):
         log(f"DRAM read bandwidth probe ({when}), {self.p['membw_mib']} MiB")

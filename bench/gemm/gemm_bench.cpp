@@ -1,16 +1,21 @@
-//===- gemm_bench.cpp - fp32 GEMM libraries at a transformer's shapes -----===//
+//===- gemm_bench.cpp - GEMM libraries at a transformer's shapes ----------===//
 //
 // Times tpc's own sgemm (weights packed once, as an engine does at load)
 // against the GEMM libraries Debian ships, at the weight-product shapes of a
 // GPT-2-small forward, in one process and one run: OpenBLAS, BLIS and oneDNN
 // are opened with dlopen (RTLD_LOCAL) so that their BLAS symbols do not mix.
-// A library that is not installed is reported as such. Prints one JSON object.
+// A library that is not installed is reported as such. tpc's bf16 product
+// runs the same shapes once per bf16 kernel this CPU has (operands rounded
+// to bf16 before timing; its difference from the fp32 result is reported,
+// not a failure). Prints one JSON object.
 //
 //   tpc_gemm_bench [--threads N] [--tokens M,...] [--hidden H] [--vocab V]
 //                  [--repeats R]
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/Bgemm.h"
 #include "kernels/cpu/Sgemm.h"
+#include "kernels/Half.h"
 
 #include <dlfcn.h>
 
@@ -43,7 +48,10 @@ struct Library {
   std::string name;
   std::string detail;
   GemmFn run;                    // empty when unavailable
-  std::function<void(const Shape &, const float *)> prepare; // optional
+  /// Optional, untimed: packs B (and converts A where the library needs).
+  std::function<void(const Shape &, const float *a, const float *b)> prepare;
+  /// Optional, untimed: C as fp32 after run, where run writes another type.
+  std::function<void(float *c)> result;
 };
 
 void *openLib(const char *path, std::string &why) {
@@ -59,7 +67,7 @@ using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float *,
 
 Library cblasLibrary(const char *name, const char *path,
                      const char *threadsFn, int threads) {
-  Library lib{name, path, {}, {}};
+  Library lib{name, path, {}, {}, {}};
   std::string why;
   void *h = openLib(path, why);
   if (!h) {
@@ -86,7 +94,7 @@ Library cblasLibrary(const char *name, const char *path,
 }
 
 Library dnnlLibrary(int threads) {
-  Library lib{"oneDNN", "libdnnl.so.2", {}, {}};
+  Library lib{"oneDNN", "libdnnl.so.2", {}, {}, {}};
   std::string why;
   void *h = openLib("libdnnl.so.2", why);
   if (!h) {
@@ -164,8 +172,9 @@ int main(int argc, char **argv) {
       continue;
     Library lib{libs.empty() ? "tpc" : std::string("tpc-") + kernel,
                 std::string("packed weights, ") + kernel + " micro-kernel",
-                {}, {}};
-    lib.prepare = [&packed, kernel](const Shape &s, const float *b) {
+                {}, {}, {}};
+    lib.prepare = [&packed, kernel](const Shape &s, const float *,
+                                    const float *b) {
       (void)sgemmUseKernel(kernel);
       packed.pack(b, s.k, s.n, s.transB ? s.k : s.n, s.transB);
     };
@@ -185,6 +194,47 @@ int main(int argc, char **argv) {
     };
     libs.push_back(std::move(lib));
   }
+  // The bf16 product, once per bf16 kernel (AMX, AVX512-BF16).
+  PackedBf16 packedBf16;
+  std::vector<uint16_t> aBf16, bBf16, cBf16;
+  for (BgemmKernel kernel : bgemmAvailableKernels()) {
+    if (kernel == BgemmKernel::Widening)
+      continue;
+    const std::string name = bgemmKernelName(kernel);
+    Library lib{"tpc-bf16-" + name,
+                "bf16 operands, packed weights, " + name + " kernel, fp32 "
+                "accumulation",
+                {}, {}, {}};
+    lib.prepare = [&, kernel](const Shape &s, const float *a, const float *b) {
+      (void)bgemmUseKernel(kernel);
+      auto toBf16 = [](const float *x, size_t count, std::vector<uint16_t> &y) {
+        y.resize(count);
+        for (size_t i = 0; i < count; ++i)
+          y[i] = tpc::floatToBf16(x[i]);
+      };
+      toBf16(a, size_t(s.m * s.k), aBf16);
+      toBf16(b, size_t(s.k * s.n), bBf16);
+      cBf16.assign(size_t(s.m * s.n), 0);
+      packedBf16.pack(bBf16.data(), s.k, s.n, s.transB ? s.k : s.n, s.transB);
+    };
+    lib.run = [&, kernel, threads](const Shape &s, const float *,
+                                   const float *, float *) {
+      (void)bgemmUseKernel(kernel);
+      BgemmArgs g;
+      g.m = s.m;
+      g.a = aBf16.data();
+      g.lda = s.k;
+      g.b = &packedBf16;
+      g.c = cBf16.data();
+      g.ldc = s.n;
+      bgemm(g, threads);
+    };
+    lib.result = [&](float *c) {
+      for (size_t i = 0; i < cBf16.size(); ++i)
+        c[i] = tpc::bf16ToFloat(cBf16[i]);
+    };
+    libs.push_back(std::move(lib));
+  }
   libs.push_back(cblasLibrary("OpenBLAS", "libopenblas.so.0",
                               "openblas_set_num_threads", threads));
   libs.push_back(cblasLibrary("BLIS", "libblis.so.4",
@@ -193,7 +243,7 @@ int main(int argc, char **argv) {
   // Debian's libxsmm-dev ships the code generator only, no library to call.
   libs.push_back({"libxsmm", "not available: Debian's libxsmm 1.17 package "
                              "has only the kernel generator, no GEMM library",
-                  {}, {}});
+                  {}, {}, {}});
 
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -235,9 +285,11 @@ int main(int argc, char **argv) {
           continue;
         }
         if (lib.prepare)
-          lib.prepare(s, b.data());
+          lib.prepare(s, a.data(), b.data());
         std::fill(c.begin(), c.end(), NAN);
         lib.run(s, a.data(), b.data(), c.data());
+        if (lib.result)
+          lib.result(c.data());
         double err = 0;
         if (!haveRef) {
           ref = c;
