@@ -97,16 +97,16 @@ void packBPanel(const float *b, int64_t ldb, bool trans, int64_t n,
 /// otherwise through a scratch tile.
 void tile(const MicroKernels &mk, int64_t kc, const float *ap, const float *bp,
           int64_t bStride, int64_t count, float *c, int64_t ldc, int64_t rows,
-          int64_t cols, float alpha, bool acc) {
+          int64_t cols, float alpha, bool acc, const PanelPrefetch &pf) {
   SgemmTileFn exact = mk.tile(rows, count);
   if (exact && cols == count * kSgemmNr) {
-    exact(kc, ap, bp, bStride, c, ldc, alpha, acc);
+    exact(kc, ap, bp, bStride, c, ldc, alpha, acc, pf);
     return;
   }
   SgemmTileFn run = exact ? exact : mk.tile(mk.mr, count);
   constexpr int64_t kWidth = kSgemmMaxPanels * kSgemmNr;
   alignas(64) float t[kSgemmMaxMr * kWidth];
-  run(kc, ap, bp, bStride, t, kWidth, alpha, false);
+  run(kc, ap, bp, bStride, t, kWidth, alpha, false, pf);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j)
       c[r * ldc + j] = acc ? c[r * ldc + j] + t[r * kWidth + j]
@@ -183,12 +183,14 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
         const int64_t cols = std::min(count * kSgemmNr, g.n - p * kSgemmNr);
         for (int64_t t = 0; t < tiles; ++t) {
           const int64_t i0 = t * mr;
-          for (int64_t q = 0; q < next; ++q)
-            prefetchSlice(g.packedB->panel(p + count + q, pc),
-                          kc * kSgemmNr * 4, t, tiles);
+          const PanelPrefetch pf =
+              next ? PanelPrefetch::slice(g.packedB->panel(p + count, pc),
+                                          bStride * 4, next,
+                                          kc * kSgemmNr * 4, t, tiles)
+                   : PanelPrefetch();
           tile(mk, kc, ap + i0 * kc, panel, bStride, count,
                g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc,
-               std::min(mr, mc - i0), cols, g.alpha, acc);
+               std::min(mr, mc - i0), cols, g.alpha, acc, pf);
         }
       }
       if (last && hasEpilogue(g))

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/SgemmKernels.h"
 
+#include <algorithm>
 #include <immintrin.h>
 #include <utility>
 #include <vector>
@@ -22,7 +23,9 @@ constexpr int kMr512 = 14;
 static_assert(kMr512 <= kSgemmMaxMr && kMr <= kSgemmMaxMr, "tile too tall");
 
 void tileGeneric(int64_t kc, const float *ap, const float *bp, int64_t,
-                 float *c, int64_t ldc, float alpha, bool acc) {
+                 float *c, int64_t ldc, float alpha, bool acc,
+                 const PanelPrefetch &pf) {
+  pf.all();
   float t[kMr][kNr] = {};
   for (int64_t p = 0; p < kc; ++p)
     for (int r = 0; r < kMr; ++r)
@@ -69,7 +72,9 @@ TPC_AVX2 inline void storeRow(float *c, __m256 x0, __m256 x1, __m256 alpha,
 /// 6 x 16: twelve accumulators, two loads of B and six broadcasts of A per
 /// step of k, so the two FMA pipes stay busy.
 TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, int64_t,
-                       float *c, int64_t ldc, float alpha, bool acc) {
+                       float *c, int64_t ldc, float alpha, bool acc,
+                       const PanelPrefetch &pf) {
+  pf.all();
   // The tile of C is read (acc) and written only after the loop: fetch it
   // now so that its cache misses overlap the arithmetic.
   for (int r = 0; r < kMr; ++r) {
@@ -174,11 +179,19 @@ TPC_AVX2 void gemvAvx2(int64_t k, const float *a, const float *panels,
 template <int R, int P>
 TPC_AVX512 __attribute__((noinline)) void
 dotsAvx512(int64_t kc, const float *ap, const float *bp0, const float *bp1,
-           float *out) {
+           float *out, const PanelPrefetch &pf) {
   __m512 x0[R], x1[R];
   for (int r = 0; r < R; ++r)
     x0[r] = x1[r] = _mm512_setzero_ps();
+  // One line of the prefetch slice every `every` steps of k.
+  const int64_t every = pf.lines ? std::max<int64_t>(1, kc / pf.lines) : 0;
+  int64_t issued = 0, wait = every;
   for (int64_t p = 0; p < kc; ++p) {
+    if (every && --wait == 0) {
+      wait = every;
+      if (issued < pf.lines)
+        pf.line(issued++);
+    }
     const __m512 b0 = _mm512_loadu_ps(bp0 + p * kNr);
     if constexpr (P > 1) {
       const __m512 b1 = _mm512_loadu_ps(bp1 + p * kNr);
@@ -195,6 +208,8 @@ dotsAvx512(int64_t kc, const float *ap, const float *bp0, const float *bp1,
     }
     ap += kMr512;
   }
+  while (issued < pf.lines)
+    pf.line(issued++);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     _mm512_store_ps(out + r * 2 * kNr, x0[r]);
@@ -211,7 +226,7 @@ dotsAvx512(int64_t kc, const float *ap, const float *bp0, const float *bp1,
 template <int R, int P>
 TPC_AVX512 void tileAvx512(int64_t kc, const float *ap, const float *bp,
                            int64_t bStride, float *c, int64_t ldc,
-                           float alpha, bool acc) {
+                           float alpha, bool acc, const PanelPrefetch &pf) {
   // C is read (acc) and written only after the loop: fetch it now so that
   // its cache misses overlap the arithmetic.
   for (int r = 0; r < R; ++r)
@@ -219,7 +234,7 @@ TPC_AVX512 void tileAvx512(int64_t kc, const float *ap, const float *bp,
       _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc + s * kNr),
                    _MM_HINT_T0);
   alignas(64) float t[R * 2 * kNr];
-  dotsAvx512<R, P>(kc, ap, bp, bp + (P > 1 ? bStride : 0), t);
+  dotsAvx512<R, P>(kc, ap, bp, bp + (P > 1 ? bStride : 0), t, pf);
   const __m512 va = _mm512_set1_ps(alpha);
   for (int r = 0; r < R; ++r)
     for (int s = 0; s < P; ++s) {

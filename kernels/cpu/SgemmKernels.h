@@ -7,6 +7,7 @@
 #ifndef TPC_KERNELS_CPU_SGEMMKERNELS_H
 #define TPC_KERNELS_CPU_SGEMMKERNELS_H
 
+#include "kernels/cpu/Prefetch.h"
 #include "kernels/cpu/Sgemm.h"
 
 namespace tpc::cpu {
@@ -20,9 +21,10 @@ constexpr int64_t kSgemmMaxPanels = 2;
 /// value with acc, for the tile's rows r and columns j; column j of B is
 /// column j % Nr of the panel at bp + (j / Nr) * bStride, whose row p is
 /// at p * Nr.
+/// Meanwhile it prefetches `pf` (Prefetch.h).
 using SgemmTileFn = void (*)(int64_t kc, const float *ap, const float *bp,
                              int64_t bStride, float *c, int64_t ldc,
-                             float alpha, bool acc);
+                             float alpha, bool acc, const PanelPrefetch &pf);
 
 struct MicroKernels {
   const char *name;
