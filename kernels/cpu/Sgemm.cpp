@@ -43,27 +43,67 @@ const MicroKernels *&current() {
 
 const MicroKernels &kernels() { return *current(); }
 
-/// op(A)[ic + i, pc + p] for i < mc, p < kc into panels of mr rows.
-void packA(const SgemmArgs &g, int64_t mr, int64_t ic, int64_t mc, int64_t pc,
+/// The row tiles of an M block: where each starts, its rows, and the rows
+/// its packed panel of A holds (its stride; the zero rows past its own are
+/// computed but not stored).
+struct RowTiles {
+  static constexpr int kMax = 64;
+  int64_t count = 0;
+  int64_t row[kMax], rows[kMax], stride[kMax];
+};
+
+/// Tiles of mr rows over mc rows. A set with kernels for every height
+/// (`exact`) packs each tile at its own height, and a short last tile (under
+/// half of mr, which its loads would bound) is evened out with the one
+/// before it: 128 rows in tiles of 14 end in 8 + 8, not 14 + 2. Otherwise
+/// every panel holds mr rows.
+RowTiles rowTiles(int64_t mc, int64_t mr, bool exact) {
+  RowTiles t;
+  auto add = [&](int64_t rows) {
+    const int64_t at = t.count ? t.row[t.count - 1] + t.rows[t.count - 1] : 0;
+    t.row[t.count] = at;
+    t.rows[t.count] = rows;
+    t.stride[t.count] = exact ? rows : mr;
+    ++t.count;
+  };
+  int64_t full = mc / mr, rest = mc % mr;
+  const bool even = exact && rest && rest < mr / 2 && full > 0;
+  if (even)
+    --full;
+  for (int64_t i = 0; i < full; ++i)
+    add(mr);
+  if (even) {
+    add((mr + rest + 1) / 2);
+    add((mr + rest) / 2);
+  } else if (rest) {
+    add(rest);
+  }
+  return t;
+}
+
+/// op(A)[ic + i, pc + p] for i < mc, p < kc into one panel per row tile,
+/// tile after tile (row p of a tile's panel at p * its stride).
+void packA(const SgemmArgs &g, const RowTiles &tiles, int64_t ic, int64_t pc,
            int64_t kc, float *dst) {
-  for (int64_t i0 = 0; i0 < mc; i0 += mr) {
-    const int64_t rows = std::min(mr, mc - i0);
-    float *panel = dst + i0 * kc;
-    for (int64_t r = 0; r < mr; ++r) {
+  for (int64_t t = 0; t < tiles.count; ++t) {
+    const int64_t rows = tiles.rows[t], stride = tiles.stride[t];
+    float *panel = dst;
+    dst += stride * kc;
+    for (int64_t r = 0; r < stride; ++r) {
       if (r >= rows) {
         for (int64_t p = 0; p < kc; ++p)
-          panel[p * mr + r] = 0.0f;
+          panel[p * stride + r] = 0.0f;
         continue;
       }
-      const int64_t row = ic + i0 + r;
+      const int64_t row = ic + tiles.row[t] + r;
       if (g.transA) {
         const float *src = g.a + pc * g.lda + row;
         for (int64_t p = 0; p < kc; ++p)
-          panel[p * mr + r] = src[p * g.lda];
+          panel[p * stride + r] = src[p * g.lda];
       } else {
         const float *src = g.a + row * g.lda + pc;
         for (int64_t p = 0; p < kc; ++p)
-          panel[p * mr + r] = src[p];
+          panel[p * stride + r] = src[p];
       }
     }
   }
@@ -149,6 +189,7 @@ void epilogue(const SgemmArgs &g, int64_t i0, int64_t i1, int64_t j0,
 void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
   const MicroKernels &mk = kernels();
   const int64_t mr = mk.mr, kMc = mBlock(mr);
+  const bool exact = mk.tile(1, 1) != nullptr;
   thread_local Scratch<float> aBuf, bBuf;
   float *ap = aBuf.get(
       size_t(std::min(kMc, (g.m + mr - 1) / mr * mr) * kBlock(g.k)));
@@ -169,8 +210,9 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
                    bp + (p - p0) * kc * kSgemmNr);
     for (int64_t ic = 0; ic < g.m; ic += kMc) {
       const int64_t mc = std::min(kMc, g.m - ic);
-      packA(g, mr, ic, mc, pc, kc, ap);
-      const int64_t tiles = (mc + mr - 1) / mr;
+      const RowTiles rt = rowTiles(mc, mr, exact);
+      packA(g, rt, ic, pc, kc, ap);
+      const int64_t tiles = rt.count;
       for (int64_t p = p0; p < p1; p += mk.panels) {
         const int64_t count = std::min(mk.panels, p1 - p);
         const float *panel = g.packedB ? g.packedB->panel(p, pc)
@@ -181,16 +223,18 @@ void sgemmPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
         const int64_t next = g.packedB ? std::min(mk.panels, p1 - p - count)
                                        : 0;
         const int64_t cols = std::min(count * kSgemmNr, g.n - p * kSgemmNr);
+        const float *at = ap;
         for (int64_t t = 0; t < tiles; ++t) {
-          const int64_t i0 = t * mr;
+          const int64_t i0 = rt.row[t];
           const PanelPrefetch pf =
               next ? PanelPrefetch::slice(g.packedB->panel(p + count, pc),
                                           bStride * 4, next,
                                           kc * kSgemmNr * 4, t, tiles)
                    : PanelPrefetch();
-          tile(mk, kc, ap + i0 * kc, panel, bStride, count,
-               g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc,
-               std::min(mr, mc - i0), cols, g.alpha, acc, pf);
+          tile(mk, kc, at, panel, bStride, count,
+               g.c + (ic + i0) * g.ldc + p * kSgemmNr, g.ldc, rt.rows[t],
+               cols, g.alpha, acc, pf);
+          at += rt.stride[t] * kc;
         }
       }
       if (last && hasEpilogue(g))

@@ -206,7 +206,7 @@ dotsAvx512(int64_t kc, const float *ap, const float *bp0, const float *bp1,
       for (int r = 0; r < R; ++r)
         x0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b0, x0[r]);
     }
-    ap += kMr512;
+    ap += R;
   }
   while (issued < pf.lines)
     pf.line(issued++);

@@ -17,8 +17,8 @@ constexpr int64_t kGemvPanels = 4;
 /// The most panels of B any micro-kernel's tile spans.
 constexpr int64_t kSgemmMaxPanels = 2;
 
-/// c[r * ldc + j] = alpha * sum_p ap[p * mr + r] * B[p, j], plus c's old
-/// value with acc, for the tile's rows r and columns j; column j of B is
+/// c[r * ldc + j] = alpha * sum_p ap[p * R + r] * B[p, j], plus c's old
+/// value with acc, for the tile's R rows r and columns j; column j of B is
 /// column j % Nr of the panel at bp + (j / Nr) * bStride, whose row p is
 /// at p * Nr.
 /// Meanwhile it prefetches `pf` (Prefetch.h).
@@ -28,8 +28,9 @@ using SgemmTileFn = void (*)(int64_t kc, const float *ap, const float *bp,
 
 struct MicroKernels {
   const char *name;
-  /// Rows of the full tile (at most kSgemmMaxMr): A is packed in panels of
-  /// mr.
+  /// Rows of the full tile (at most kSgemmMaxMr). A tile of R rows reads A
+  /// packed in a panel of R rows: an edge tile's own height where the set
+  /// has a kernel for it, else mr (zero rows past the edge).
   int64_t mr;
   /// Panels of B the full tile spans (at most kSgemmMaxPanels).
   int64_t panels;
