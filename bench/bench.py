@@ -16,7 +16,8 @@ Cases (all by default):
   bf16     a --dtype bf16 engine (AMX or AVX512-BF16 products, whichever
            the CPU has, as tpc run reports) against tpc's and onnxruntime's
            fp32 at sequences 1 and 128, one thread, with the bf16 logits'
-           agreement with onnxruntime.
+           agreement with onnxruntime; and PyTorch's own bf16 forward
+           (bench/torch_forward.py) where an interpreter with torch is given.
   compile  tpc compile wall time and peak RSS on bench/make_big_model.py's
            1 GiB MLP stack (tp 1 and 8) against a plain cp of its weights, and
            on the GPT-2 model (tp 1 and 4).
@@ -163,6 +164,37 @@ class Ort:
                 "iterations": iterations, "samples_ms": times}
 
 
+def torch_python(args):
+    """An interpreter with torch: --torch-python, $TPC_BENCH_TORCH_PYTHON, or
+    this one; None where none has it (torch is not a dependency of tpc's
+    bench: PyPI's wheel is about 5 GB)."""
+    for py in (args.torch_python, os.environ.get("TPC_BENCH_TORCH_PYTHON"), sys.executable):
+        if py and subprocess.run([py, "-c", "import torch, onnx"], capture_output=True).returncode == 0:
+            return py
+    return None
+
+
+class Torch:
+    """PyTorch's eager CPU forward of the bench model (bench/torch_forward.py),
+    a fresh process per round so that its threads and allocator start clean."""
+
+    def __init__(self, python, model_path, ids_path, heads, dtype, threads):
+        self.cmd = [python, os.path.join(HERE, "torch_forward.py"), model_path, "--ids", ids_path,
+                    "--heads", str(heads), "--dtype", dtype, "--threads", str(threads)]
+        self.info = {}
+
+    def run(self, warmup, iterations, logits=None):
+        cmd = self.cmd + ["--warmup", str(warmup), "--iterations", str(iterations)]
+        if logits:
+            cmd += ["--logits", logits]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+        doc = json.loads(r.stdout.strip().splitlines()[-1])
+        self.info = {k: doc[k] for k in ("torch", "cpu_capability", "onednn")}
+        return doc
+
+
 def measure(cmd, log_path):
     """Run cmd in a fresh bench/measure.py process: wall time and peak RSS of cmd alone."""
     r = subprocess.run([sys.executable, os.path.join(HERE, "measure.py"), "--log", log_path, "--", *cmd],
@@ -217,6 +249,8 @@ def run_rounds(configs, rounds, warmup, iterations):
         for c in configs:
             if c["kind"] == "tpc":
                 res = c["tpc"].run(c["engine"], c["inputs"], c["tp"], c["threads"], warmup, iterations)
+            elif c["kind"] == "torch":
+                res = c["torch"].run(warmup, iterations)
             else:
                 res = c["ort"].run(warmup, iterations)
             c["rounds"].append(res)
@@ -443,6 +477,9 @@ class Context:
         self.ensure_model()
         p = self.p
         out = {"kernel": None, "runs": []}
+        py = torch_python(self.args)
+        if not py:
+            out["torch"] = "not installed (give --torch-python or $TPC_BENCH_TORCH_PYTHON)"
         for seq in (1, p["seq"]):
             ids = np.load(self.inputs(seq)["input_ids"])
             e32 = self.engine(seq, 1)
@@ -462,19 +499,35 @@ class Context:
             rounds = p["seq1_rounds"] if seq == 1 else p["rounds_1t"]
             warm = p["seq1_warmup"] if seq == 1 else p["warmup"]
             iters = p["seq1_iterations"] if seq == 1 else p["iterations"]
-            log(f"bf16 seq {seq}: {rounds} rounds")
-            rows = run_rounds([
+            configs = [
                 {"label": "tpc tp=1 bf16 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e16,
                  "inputs": self.inputs(seq), "tp": 1, "threads": 1},
                 {"label": "tpc tp=1 fp32 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e32,
                  "inputs": self.inputs(seq), "tp": 1, "threads": 1},
                 {"label": "onnxruntime fp32 1 thread", "kind": "ort", "ort": ort1, "threads": 1},
-            ], rounds, warm, iters)
+            ]
+            torch_check = None
+            if py:
+                # PyTorch's bf16 (oneDNN, AMX where the CPU has it), checked
+                # against onnxruntime like tpc's.
+                t16 = Torch(py, self.model_path(seq), self.inputs(seq)["input_ids"], p["gpt2"]["heads"],
+                            "bf16", 1)
+                tl = os.path.join(self.engines, f"torch_bf16_s{seq}.npy")
+                t16.run(0, 1, logits=tl)
+                tgot = np.load(tl)
+                os.unlink(tl)
+                torch_check = compare(ref, tgot)
+                torch_check["top1_agreement"] = float(np.mean(ref.argmax(-1) == tgot.argmax(-1)))
+                out["torch"] = t16.info
+                configs.append({"label": "PyTorch bf16 (eager) 1 thread", "kind": "torch", "torch": t16,
+                                "threads": 1})
+            log(f"bf16 seq {seq}: {rounds} rounds")
+            rows = run_rounds(configs, rounds, warm, iters)
             del ort1
             gc.collect()
             for r in rows:
                 r["ratio_vs_ort"] = r["median_ms"] / rows[2]["median_ms"]
-            out["runs"].append({"seq": seq, "check": cmp, "rows": rows})
+            out["runs"].append({"seq": seq, "check": cmp, "torch_check": torch_check, "rows": rows})
         self.results["bf16"] = out
 
     def membw(self, when):
@@ -709,8 +762,16 @@ def classify(dso, sym):
         if "beta" in s:
             return "OpenBLAS sgemm beta (C scaling)"
         return "OpenBLAS other (thread sync, driver)"
-    if "Sha256" in s or "sha256" in s:
+    if "kallsyms" in dso or s.startswith("[k]"):
+        return "OS kernel (page faults, syscalls)"
+    if re.search(r"sha256|compressSha", s, re.I):
         return "engine checksum (sha256)"
+    if re.search(r"sgemm|bgemm|gemv|dotsAvx|tileAvx|tileGeneric|tileBf16|amxBlock|packA|packBPanel|storeTile", s):
+        return "tpc GEMM (micro-kernels, packing, epilogue)"
+    if re.search(r"attention", s, re.I):
+        return "Attention"
+    if re.search(r"gelu|silu|mapV", s, re.I):
+        return "GELU / activations (vector math)"
     if re.search(r"softmax", s, re.I) or re.match(r"__expf", s):
         return "Softmax (incl. libm expf)"
     if dso.startswith("libm"):
@@ -721,8 +782,6 @@ def classify(dso, sym):
         return "Transpose / copies / Split / Gather"
     if re.search(r"binary|unary|visitNumeric|numeric|pow|tanh|where|Kernel", s, re.I) and "tpc" in s:
         return "elementwise loops (Add/Mul/Pow/Tanh)"
-    if "kernel" in dso or s.startswith("[k]"):
-        return "OS kernel (page faults, syscalls)"
     if re.search(r"allreduce|Comm|barrier", s, re.I):
         return "collectives"
     if "tpc::" in s:
@@ -732,6 +791,18 @@ def classify(dso, sym):
 
 # ----------------------------------------------------------------------------
 # output
+
+
+def torch_notes(b16, run):
+    t = b16.get("torch")
+    if isinstance(t, str):
+        return [f"PyTorch: {t}"]
+    c = run.get("torch_check")
+    if not t or not c:
+        return []
+    return [f"PyTorch {t['torch']} (CPU capability {t['cpu_capability']}, oneDNN "
+            f"{'on' if t['onednn'] else 'off'}), bench/torch_forward.py: its bf16 logits vs onnxruntime fp32: "
+            f"max |diff| {c['max_abs_diff']:.3g}, top-1 agreement {c['top1_agreement'] * 100:.1f} %"]
 
 
 def table(headers, rows, aligns=None):
@@ -808,7 +879,7 @@ def report_sections(res):
                            f"{r['ratio_vs_ort']:.2f}x"] for r in run["rows"]],
                          [f"bf16 product: {b16['kernel']}; bf16 logits vs onnxruntime fp32: max |diff| "
                           f"{c['max_abs_diff']:.3g} of max |logit| {c['max_abs_ref']:.3g}, top-1 agreement "
-                          f"{c['top1_agreement'] * 100:.1f} %"]))
+                          f"{c['top1_agreement'] * 100:.1f} %"] + torch_notes(b16, run)))
     comp = res.get("compile")
     if comp:
         bm = comp["big_model"]
@@ -958,6 +1029,8 @@ def main(argv=None):
                     help="drop the page cache before the cold compile measurements (auto: yes unless --quick)")
     ap.add_argument("--fma-gflops-per-core", type=float, help="fp32 FMA limit to report shares against")
     ap.add_argument("--no-extra", action="store_true", help="skip the tp=2 --parallel-lm-head engine")
+    ap.add_argument("--torch-python", metavar="PYTHON",
+                    help="an interpreter with torch and onnx, for the bf16 case's PyTorch row")
     ap.add_argument("--budget-min", type=float, default=13.0,
                     help="after this many minutes no new timing round starts and the profile is skipped "
                          "(the first round of every setup always runs)")
