@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace tpc::cpu {
 namespace {
@@ -160,40 +161,41 @@ void softmax16Typed(const SoftmaxParams &p, const S *x, S *y) {
       softmax16(x + o * block + j, y + o * block + j, p.axis, p.inner, p.log);
 }
 
-/// Norms of 16-bit floats: statistics in double, each output computed in
-/// float from the widened operands and rounded once.
+/// Norms of 16-bit floats: each row, the scale and the bias widened once
+/// into float buffers (exact), the statistics in double as normTyped's
+/// (four lanes), each output computed in float and rounded once.
 template <class S>
 void norm16Typed(const NormParams &p, const S *x, const S *scale,
                  const S *bias, S *y, S *meanOut, S *invStdOut) {
   const int64_t n = p.norm;
   const double invN = n ? 1.0 / static_cast<double>(n) : 0.0;
+  thread_local std::vector<float> buf;
+  buf.resize(size_t(3 * n));
+  float *row = buf.data(), *sc = row + n, *bi = sc + n;
+  for (int64_t i = 0; i < n; ++i) {
+    sc[i] = widen(scale[i]);
+    bi[i] = bias ? widen(bias[i]) : 0.0f;
+  }
   for (int64_t r = 0; r < p.outer; ++r) {
     const S *xr = x + r * n;
     S *yr = y + r * n;
-    double s1 = 0, s2 = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const double v = widen(xr[i]);
-      s1 += v;
-      s2 += v * v;
-    }
-    double mean = 0, var = s2 * invN;
-    if (!p.rms) {
-      mean = s1 * invN;
-      double d = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const double v = widen(xr[i]) - mean;
-        d += v * v;
-      }
-      var = d * invN;
+    for (int64_t i = 0; i < n; ++i)
+      row[i] = widen(xr[i]);
+    double mean = 0, var;
+    if (p.rms) {
+      var = rowSum(row, n, [](double v) { return v * v; }) * invN;
+    } else {
+      mean = rowSum(row, n, [](double v) { return v; }) * invN;
+      var = rowSum(row, n,
+                   [mean](double v) { return (v - mean) * (v - mean); }) *
+            invN;
     }
     const float m = static_cast<float>(mean);
     const float is = static_cast<float>(1.0 / std::sqrt(var + p.epsilon));
-    for (int64_t i = 0; i < n; ++i) {
-      float v = (widen(xr[i]) - m) * is * widen(scale[i]);
-      if (bias)
-        v += widen(bias[i]);
-      yr[i] = narrowTo<S>(v);
-    }
+    for (int64_t i = 0; i < n; ++i)
+      row[i] = (row[i] - m) * is * sc[i] + bi[i];
+    for (int64_t i = 0; i < n; ++i)
+      yr[i] = narrowTo<S>(row[i]);
     if (meanOut)
       meanOut[r] = narrowTo<S>(m);
     if (invStdOut)
