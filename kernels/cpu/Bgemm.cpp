@@ -19,6 +19,7 @@
 
 #include "kernels/cpu/Convert.h"
 #include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/Prefetch.h"
 #include "kernels/cpu/Scratch.h"
 
 #include <algorithm>
@@ -239,7 +240,8 @@ TPC_AMX void amxRelease() { _tile_release(); }
 /// panels of B, over `blocks` blocks of 32 k.
 template <int TR, int TC>
 TPC_AMX void amxBlock(const uint16_t *const *a, const int64_t *aStride,
-                      const uint16_t *const *b, int64_t blocks, float *c) {
+                      const uint16_t *const *b, int64_t blocks, float *c,
+                      const PanelPrefetch &pf) {
   _tile_zero(0);
   if (TC > 1)
     _tile_zero(1);
@@ -248,6 +250,10 @@ TPC_AMX void amxBlock(const uint16_t *const *a, const int64_t *aStride,
   if (TR > 1 && TC > 1)
     _tile_zero(3);
   for (int64_t kb = 0; kb < blocks; ++kb) {
+    // This block's share of the next panels' prefetch.
+    for (int64_t l = pf.lines * kb / blocks; l < pf.lines * (kb + 1) / blocks;
+         ++l)
+      pf.line(l);
     _tile_loadd(4, a[0] + kb * kAmxK, aStride[0]);
     _tile_loadd(6, b[0] + kb * kAmxK * kBgemmNr, 64);
     _tile_dpbf16ps(0, 4, 6);
@@ -336,6 +342,7 @@ void bgemmPanelsAmx(const BgemmArgs &g, int64_t q0, int64_t q1) {
       kPad == 0 ? tiles
                 : std::max<int64_t>(2, l2Bytes() / 2 / (kMr * kPad * 2) / 2 * 2);
   constexpr int64_t tile = kMr * kBgemmNr;
+  const int64_t panelBytes = b.pairStride() * 2 * kBgemmNr * 2;
   alignas(64) float c[4 * tile];
   amxConfigure();
   for (int64_t t0 = 0; t0 < tiles; t0 += blockTiles) {
@@ -343,7 +350,15 @@ void bgemmPanelsAmx(const BgemmArgs &g, int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; q += 2) {
       const int tc = q + 1 < q1 ? 2 : 1;
       const uint16_t *bp[2] = {b.panel(q), tc > 1 ? b.panel(q + 1) : nullptr};
+      // The weight streams from memory: each pair of row tiles prefetches
+      // its share of the next two panels, spread over its steps of k.
+      const int64_t next = std::min<int64_t>(2, q1 - q - tc);
+      const int64_t steps = (t1 - t0 + 1) / 2;
       for (int64_t t = t0; t < t1; t += 2) {
+        const PanelPrefetch pf =
+            next > 0 ? PanelPrefetch::slice(b.panel(q + tc), panelBytes, next,
+                                            panelBytes, (t - t0) / 2, steps)
+                     : PanelPrefetch();
         const int tr = t + 1 < t1 ? 2 : 1;
         const uint16_t *ap[2] = {nullptr, nullptr};
         int64_t as[2] = {0, 0};
@@ -351,13 +366,13 @@ void bgemmPanelsAmx(const BgemmArgs &g, int64_t q0, int64_t q1) {
         if (tr > 1)
           rowTile(t + 1, ap[1], as[1]);
         if (tr == 2 && tc == 2)
-          amxBlock<2, 2>(ap, as, bp, blocks, c);
+          amxBlock<2, 2>(ap, as, bp, blocks, c, pf);
         else if (tr == 2)
-          amxBlock<2, 1>(ap, as, bp, blocks, c);
+          amxBlock<2, 1>(ap, as, bp, blocks, c, pf);
         else if (tc == 2)
-          amxBlock<1, 2>(ap, as, bp, blocks, c);
+          amxBlock<1, 2>(ap, as, bp, blocks, c, pf);
         else
-          amxBlock<1, 1>(ap, as, bp, blocks, c);
+          amxBlock<1, 1>(ap, as, bp, blocks, c, pf);
         for (int r = 0; r < tr; ++r)
           for (int s = 0; s < tc; ++s) {
             const int64_t i0 = (t + r) * kMr, j0 = (q + s) * kBgemmNr;
