@@ -431,10 +431,14 @@ class Context:
         ids = np.load(self.inputs(seq)["input_ids"])
         e1 = self.engine(seq, 1)
         e2 = self.engine(seq, 2)
+        # A replicated LM head is read whole by every rank; split, each
+        # rank streams its share of every weight.
+        e2h = self.engine(seq, 2, ["--parallel-lm-head"]) if not self.args.no_extra else None
         bw = [self.membw("before")]
 
         ort1 = Ort(self.model_path(seq), 1, {"input_ids": ids})
-        self.verify(seq, ort1, [("tpc tp=1", e1, 1), ("tpc tp=2", e2, 2)])
+        self.verify(seq, ort1, [("tpc tp=1", e1, 1), ("tpc tp=2", e2, 2)]
+                    + ([("tpc tp=2 --parallel-lm-head", e2h, 2)] if e2h else []))
         ort2 = Ort(self.model_path(seq), 2, {"input_ids": ids})
         log(f"latency seq 1: {p['seq1_rounds']} rounds x ({p['seq1_warmup']} warm-up + "
             f"{p['seq1_iterations']} timed)")
@@ -445,7 +449,9 @@ class Context:
             {"label": "tpc tp=2 x1 thread/rank", "kind": "tpc", "tpc": self.tpc, "engine": e2,
              "inputs": self.inputs(seq), "tp": 2, "threads": 1},
             {"label": "onnxruntime 2 threads", "kind": "ort", "ort": ort2, "threads": 2},
-        ], p["seq1_rounds"], p["seq1_warmup"], p["seq1_iterations"])
+        ] + ([{"label": "tpc tp=2 x1, --parallel-lm-head", "kind": "tpc", "tpc": self.tpc, "engine": e2h,
+               "inputs": self.inputs(seq), "tp": 2, "threads": 1}] if e2h else []),
+            p["seq1_rounds"], p["seq1_warmup"], p["seq1_iterations"])
         del ort1, ort2
         gc.collect()
         bw.append(self.membw("after"))
