@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #if defined(__x86_64__)
