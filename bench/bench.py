@@ -372,12 +372,12 @@ class Context:
         ids = np.load(self.inputs(seq)["input_ids"])
         e1 = self.engine(seq, 1)
         e2 = self.engine(seq, 2)
-        e2h = self.engine(seq, 2, ["--parallel-lm-head"]) if not self.args.no_extra else None
+        e2h = self.engine(seq, 2, ["--lm-head", "replicated"]) if not self.args.no_extra else None
 
         log("onnxruntime session, 1 thread")
         ort1 = Ort(self.model_path(seq), 1, {"input_ids": ids})
         self.verify(seq, ort1, [("tpc tp=1", e1, 1), ("tpc tp=2", e2, 2)]
-                    + ([("tpc tp=2 --parallel-lm-head", e2h, 2)] if e2h else []))
+                    + ([("tpc tp=2 --lm-head replicated", e2h, 2)] if e2h else []))
 
         log(f"latency seq {seq}, one thread: {p['rounds_1t']} rounds x ({p['warmup']} warm-up + "
             f"{p['iterations']} timed)")
@@ -401,7 +401,7 @@ class Context:
              "inputs": self.inputs(seq), "tp": 2, "threads": 1},
         ]
         if e2h:
-            configs.append({"label": "tpc tp=2 x1, --parallel-lm-head", "kind": "tpc", "tpc": self.tpc,
+            configs.append({"label": "tpc tp=2 x1, --lm-head replicated", "kind": "tpc", "tpc": self.tpc,
                             "engine": e2h, "inputs": self.inputs(seq), "tp": 2, "threads": 1})
         log(f"latency seq {seq}, two threads: {p['rounds_2t']} rounds")
         rows2 = run_rounds(configs, p["rounds_2t"], p["warmup"], p["iterations"])
@@ -431,14 +431,14 @@ class Context:
         ids = np.load(self.inputs(seq)["input_ids"])
         e1 = self.engine(seq, 1)
         e2 = self.engine(seq, 2)
-        # A replicated LM head is read whole by every rank; split, each
-        # rank streams its share of every weight.
-        e2h = self.engine(seq, 2, ["--parallel-lm-head"]) if not self.args.no_extra else None
+        # Split (the default), each rank streams its share of every weight;
+        # a replicated LM head is read whole by every rank.
+        e2h = self.engine(seq, 2, ["--lm-head", "replicated"]) if not self.args.no_extra else None
         bw = [self.membw("before")]
 
         ort1 = Ort(self.model_path(seq), 1, {"input_ids": ids})
         self.verify(seq, ort1, [("tpc tp=1", e1, 1), ("tpc tp=2", e2, 2)]
-                    + ([("tpc tp=2 --parallel-lm-head", e2h, 2)] if e2h else []))
+                    + ([("tpc tp=2 --lm-head replicated", e2h, 2)] if e2h else []))
         ort2 = Ort(self.model_path(seq), 2, {"input_ids": ids})
         log(f"latency seq 1: {p['seq1_rounds']} rounds x ({p['seq1_warmup']} warm-up + "
             f"{p['seq1_iterations']} timed)")
@@ -449,7 +449,7 @@ class Context:
             {"label": "tpc tp=2 x1 thread/rank", "kind": "tpc", "tpc": self.tpc, "engine": e2,
              "inputs": self.inputs(seq), "tp": 2, "threads": 1},
             {"label": "onnxruntime 2 threads", "kind": "ort", "ort": ort2, "threads": 2},
-        ] + ([{"label": "tpc tp=2 x1, --parallel-lm-head", "kind": "tpc", "tpc": self.tpc, "engine": e2h,
+        ] + ([{"label": "tpc tp=2 x1, --lm-head replicated", "kind": "tpc", "tpc": self.tpc, "engine": e2h,
                "inputs": self.inputs(seq), "tp": 2, "threads": 1}] if e2h else []),
             p["seq1_rounds"], p["seq1_warmup"], p["seq1_iterations"])
         del ort1, ort2
@@ -1034,7 +1034,7 @@ def main(argv=None):
     ap.add_argument("--drop-caches", choices=("auto", "yes", "no"), default="auto",
                     help="drop the page cache before the cold compile measurements (auto: yes unless --quick)")
     ap.add_argument("--fma-gflops-per-core", type=float, help="fp32 FMA limit to report shares against")
-    ap.add_argument("--no-extra", action="store_true", help="skip the tp=2 --parallel-lm-head engine")
+    ap.add_argument("--no-extra", action="store_true", help="skip the tp=2 --lm-head replicated engine")
     ap.add_argument("--torch-python", metavar="PYTHON",
                     help="an interpreter with torch and onnx, for the bf16 case's PyTorch row")
     ap.add_argument("--budget-min", type=float, default=13.0,

@@ -2,6 +2,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Transforms/Passes.h"
 #include "passes/Passes.h"
+#include "passes/ShardingAnalysis.h"
 #include "passes/fusion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -26,7 +27,7 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
     shard.allowReplicated = opts.allowReplicated;
     shard.shardingPlan = opts.shardingPlan;
     shard.vocabParallelEmbedding = opts.vocabParallelEmbedding;
-    shard.parallelLmHead = opts.lmHeadIsParallel();
+    shard.lmHead = opts.lmHead;
     shard.ignoreShardingAnnotations = opts.ignoreShardingAnnotations;
     pm.addPass(createTpShardPass(shard));
     return success();
@@ -76,6 +77,9 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
   if (!isComputeDType(dtype))
     return errorHandler("dtype must be " + Twine(computeDTypeNames()) +
                         ", not '" + dtype + "'");
+  if (!parseOutputHeadPolicy(opts.lmHead))
+    return errorHandler("lm-head must be " + Twine(outputHeadPolicyNames()) +
+                        ", not '" + opts.lmHead + "'");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (opts.kvCacheLength > 0) {

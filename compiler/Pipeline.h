@@ -33,11 +33,11 @@ struct CompileOptions : mlir::PassPipelineOptions<CompileOptions> {
       llvm::cl::desc("Split embeddings by vocabulary rows (Megatron's "
                      "masked lookup, all-reduce after)"),
       llvm::cl::init(false)};
-  Option<bool> parallelLmHead{
-      *this, "parallel-lm-head",
-      llvm::cl::desc("Column-parallel LM head with an all-gather of the "
-                     "logits (implied by kv-cache)"),
-      llvm::cl::init(false)};
+  Option<std::string> lmHead{
+      *this, "lm-head",
+      llvm::cl::desc("How output projections (the LM head) are sharded: "
+                     "auto, column or replicated (tpc-tp-shard's lm-head)"),
+      llvm::cl::init("auto")};
   Option<int64_t> kvCacheLength{
       *this, "kv-cache",
       llvm::cl::desc("A decode engine with a KV cache of this many positions "
@@ -69,13 +69,6 @@ struct CompileOptions : mlir::PassPipelineOptions<CompileOptions> {
                       llvm::cl::desc("Run the fusion passes (addFusionPasses) "
                                      "on the partitioned program"),
                       llvm::cl::init(true)};
-
-  /// Whether the LM head is column-parallel: asked for, or implied by a
-  /// decode engine, which computes one token's logits per step (gathering
-  /// them costs vocab floats, far less than every rank reading the whole
-  /// head). The one place the implication is decided: the sharding pass's
-  /// option and engine.json's `parallel_lm_head` both read it.
-  bool lmHeadIsParallel() const { return parallelLmHead || kvCacheLength > 0; }
 };
 
 /// The fusion passes in the order the pipeline runs them, per rank after

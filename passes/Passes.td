@@ -28,11 +28,15 @@ def TpShardPass : Pass<"tpc-tp-shard", "mlir::ModuleOp"> {
     sum. The analysis reruns until these choices, which depend on later
     uses, are stable.
 
-    Column-parallel MatMuls whose split would only be gathered again stay
-    replicated by two stated policies: an output projection (the LM head,
-    unless parallel-lm-head) and k/v projections with fewer kv heads than
-    ranks. A split that reaches a graph output through reshapes (a KV cache
-    output, split by heads) is gathered there instead. Any other MatMul
+    An output projection (a column-parallel MatMul whose split reaches a
+    graph output unchanged: the LM head, a classifier) is split and its
+    output all-gathered, as Megatron-LM does, under the `lm-head` policy:
+    `auto` splits it when every rank gets at least 64 columns and keeps a
+    narrower one replicated, `column` always splits, `replicated` never. A
+    split that reaches a graph output through reshapes (a KV cache output,
+    split by heads) is gathered there too. Other column-parallel MatMuls
+    whose split would only be gathered again stay replicated by one stated
+    policy: k/v projections with fewer kv heads than ranks. Any other MatMul
     whose split an op blocks is an error naming the MatMul and the op,
     unless `allow-replicated` matches its node or weight name. A reshape
     that would split heads unevenly is an error that names the node, the
@@ -52,8 +56,10 @@ def TpShardPass : Pass<"tpc-tp-shard", "mlir::ModuleOp"> {
            "by node or weight name glob, which the pass honours or rejects">,
     Option<"vocabParallelEmbedding", "vocab-parallel-embedding", "bool",
            "false", "Split embedding tables by vocabulary rows">,
-    Option<"parallelLmHead", "parallel-lm-head", "bool", "false",
-           "Column-parallel LM head with an all-gather of the logits">,
+    Option<"lmHead", "lm-head", "std::string", "\"auto\"",
+           "How output projections (the LM head) are sharded: auto "
+           "(column-parallel with an all-gather when every rank gets at "
+           "least 64 columns, else replicated), column or replicated">,
     Option<"ignoreShardingAnnotations", "ignore-sharding-annotations",
            "bool", "false",
            "Ignore the model's ONNX sharding annotations (ShardingSpecProto) "

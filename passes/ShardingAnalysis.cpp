@@ -2,11 +2,11 @@
 #include "passes/ShardingAnalysis.h"
 #include "passes/ShardingMaterialize.h"
 #include "passes/ShardingRuleInterface.h"
-#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/ONNX/IR/ONNXOps.h"
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
 #include <optional>
@@ -368,8 +368,14 @@ void ShardingAnalysis::require(Operation *op, unsigned i, const Sharding &s) {
   // A split that is gathered again was not worth making, except at a graph
   // output that reshapes made (a KV cache output split by heads).
   if (isa<func::ReturnOp>(op)) {
-    if (!parallelLmHead && isOutputProjection(v, cur))
-      forceOrigins(v, {ReplicationReason::OutputHead, op});
+    if (!isOutputProjection(v, cur))
+      return;
+    if (std::optional<ReplicationReason::Kind> kind =
+            outputHeadReplication(cur))
+      forceOrigins(v, {*kind, op});
+    else
+      for (Operation *m : originsOf(v))
+        splitOutputHeads.insert(m);
     return;
   }
   forceOrigins(v, {feedsTopK(op) ? ReplicationReason::Router
@@ -398,12 +404,43 @@ bool ShardingAnalysis::feedsTopK(Operation *op) {
 }
 
 void ShardingAnalysis::forceOrigins(Value v, ReplicationReason why) {
-  for (Operation *m : originsOf(v))
-    if (!(why.kind == ReplicationReason::OutputHead &&
-          hints.keepColumn.contains(m)) &&
-        retry.insert(m))
+  bool outputHead = why.kind == ReplicationReason::OutputHead ||
+                    why.kind == ReplicationReason::NarrowOutputHead;
+  for (Operation *m : originsOf(v)) {
+    if (outputHead && hints.keepColumn.contains(m)) {
+      splitOutputHeads.insert(m);
+      continue;
+    }
+    if (retry.insert(m))
       retryReasons.try_emplace(m, why);
+  }
 }
+
+std::optional<ReplicationReason::Kind>
+ShardingAnalysis::outputHeadReplication(const Sharding &s) const {
+  switch (outputHeads) {
+  case OutputHeadPolicy::Column:
+    return std::nullopt;
+  case OutputHeadPolicy::Replicated:
+    return ReplicationReason::OutputHead;
+  case OutputHeadPolicy::Auto:
+    break;
+  }
+  int64_t narrowest = *llvm::min_element(s.sizes);
+  if (narrowest >= kMinOutputHeadColumns)
+    return std::nullopt;
+  return ReplicationReason::NarrowOutputHead;
+}
+
+std::optional<OutputHeadPolicy> parseOutputHeadPolicy(StringRef name) {
+  return llvm::StringSwitch<std::optional<OutputHeadPolicy>>(name)
+      .Case("auto", OutputHeadPolicy::Auto)
+      .Case("column", OutputHeadPolicy::Column)
+      .Case("replicated", OutputHeadPolicy::Replicated)
+      .Default(std::nullopt);
+}
+
+const char *outputHeadPolicyNames() { return "auto, column or replicated"; }
 
 bool ShardingAnalysis::isOutputProjection(Value v, const Sharding &s) {
   OpSet from = originsOf(v);

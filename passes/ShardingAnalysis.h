@@ -56,12 +56,41 @@ std::optional<std::pair<int64_t, int64_t>> cutRange(mlir::Operation *op,
 mlir::LogicalResult emitHeadError(mlir::Operation *op, int64_t tp, int64_t dim,
                                   int64_t heads, int64_t groups = 1);
 
+/// How an output projection is sharded: a column-parallel MatMul whose split
+/// reaches a graph output unchanged (an LM head, a classifier). Split, each
+/// rank computes its columns and the output is all-gathered (what Megatron-LM
+/// and vLLM do with the LM head); replicated, every rank computes the whole
+/// projection and reads its whole weight.
+enum class OutputHeadPolicy {
+  /// Column-parallel when every rank gets at least kMinOutputHeadColumns
+  /// columns; narrower projections (a classifier's few labels) stay
+  /// replicated, where the gather would cost about what the split saves.
+  Auto,
+  /// Always column-parallel.
+  Column,
+  /// Always replicated.
+  Replicated,
+};
+
+/// The fewest columns per rank for which OutputHeadPolicy::Auto splits an
+/// output projection.
+constexpr int64_t kMinOutputHeadColumns = 64;
+
+/// The policy named `name` ("auto", "column" or "replicated"); none for
+/// another name.
+std::optional<OutputHeadPolicy> parseOutputHeadPolicy(llvm::StringRef name);
+/// The accepted names, for messages: "auto, column or replicated".
+const char *outputHeadPolicyNames();
+
 /// Why a weight MatMul that could have been column-parallel is replicated.
 struct ReplicationReason {
   enum Kind {
     /// Its split reaches a graph output unchanged (an LM head or another
-    /// output projection): gathering the logits costs more than it saves.
+    /// output projection) and the output-head policy is Replicated.
     OutputHead,
+    /// The same, under the Auto policy, for a projection narrower than
+    /// kMinOutputHeadColumns columns per rank.
+    NarrowOutputHead,
     /// Its heads are fewer than the ranks (GQA/MQA kv heads): replicated,
     /// and each rank's q heads read them.
     KvHeads,
@@ -76,10 +105,10 @@ struct ReplicationReason {
     /// projection is small (hidden x experts).
     Router,
     /// Its split is blocked, but it reads the sharded trunk's reduced
-    /// output and feeds only replicated MatMuls and graph outputs: the
-    /// transform of a model's head (BERT's and RoBERTa's masked-LM dense
-    /// and norm before the replicated vocabulary projection), which
-    /// Megatron-LM keeps replicated too.
+    /// output and feeds only output projections (split or replicated),
+    /// other head transforms and graph outputs: the transform of a model's
+    /// head (BERT's and RoBERTa's masked-LM dense and norm before the
+    /// vocabulary projection), which Megatron-LM keeps replicated too.
     HeadTransform,
   };
   Kind kind = Blocked;
@@ -103,15 +132,15 @@ struct ShardingHints {
   /// then need one all-reduce instead of two.
   OpSet deferred;
   /// Output projections the user asked to keep column-parallel (their
-  /// logits are gathered), as --parallel-lm-head does for all.
+  /// logits are gathered), as OutputHeadPolicy::Column does for all.
   OpSet keepColumn;
 };
 
 class ShardingAnalysis {
 public:
-  ShardingAnalysis(mlir::func::FuncOp func, int64_t tp, bool parallelLmHead,
-                   const ShardingHints &hints)
-      : func(func), tp(tp), parallelLmHead(parallelLmHead), hints(hints),
+  ShardingAnalysis(mlir::func::FuncOp func, int64_t tp,
+                   OutputHeadPolicy outputHeads, const ShardingHints &hints)
+      : func(func), tp(tp), outputHeads(outputHeads), hints(hints),
         reduced(hints.reduced) {}
 
   /// Visits every op of the function in order. failure() after an error.
@@ -142,6 +171,9 @@ public:
   /// the dimension and head count: their projections were forced replicated.
   llvm::SmallVector<std::tuple<mlir::Operation *, int64_t, int64_t>>
       headFallbacks;
+  /// Column MatMuls whose split reaches a graph output and is gathered
+  /// there: the output projections the policy split.
+  OpSet splitOutputHeads;
 
   /// The sharding a use of `v` reads: a value all-reduced for one use is
   /// read whole by all. A copy: references into `state` would dangle.
@@ -210,6 +242,10 @@ private:
   /// of one of its column MatMuls (an output projection such as an LM head)
   /// rather than a split that reshapes made (heads of a KV cache output).
   bool isOutputProjection(mlir::Value v, const Sharding &s);
+  /// Why the output projection behind split `s` stays replicated under the
+  /// policy; none when it is split.
+  std::optional<ReplicationReason::Kind>
+  outputHeadReplication(const Sharding &s) const;
   /// Whether `op` (or what it feeds through softmax, sigmoid and casts) is
   /// a TopK: the op then scores experts for routing.
   static bool feedsTopK(mlir::Operation *op);
@@ -220,7 +256,7 @@ private:
 
   mlir::func::FuncOp func;
   int64_t tp;
-  bool parallelLmHead;
+  OutputHeadPolicy outputHeads;
   const ShardingHints &hints;
   /// hints.reduced and what this run added.
   llvm::DenseSet<mlir::Value> reduced;

@@ -324,7 +324,7 @@ func::FuncOp beginSharding(ModuleOp module, int64_t tp, StringRef passName) {
 }
 
 std::unique_ptr<ShardingAnalysis>
-analyzeUntilStable(func::FuncOp func, int64_t tp, bool parallelLmHead,
+analyzeUntilStable(func::FuncOp func, int64_t tp, OutputHeadPolicy outputHeads,
                    ShardingHints &hints,
                    function_ref<void(ShardingAnalysis &)> configure,
                    function_ref<void(const ShardingAnalysis &)> inspect) {
@@ -333,8 +333,8 @@ analyzeUntilStable(func::FuncOp func, int64_t tp, bool parallelLmHead,
   // all-reduce) and reruns with what it learned. The hints only grow, so
   // this ends; the bound is a guard.
   for (int run = 0;; ++run) {
-    auto a = std::make_unique<ShardingAnalysis>(func, tp, parallelLmHead,
-                                                hints);
+    auto a =
+        std::make_unique<ShardingAnalysis>(func, tp, outputHeads, hints);
     if (configure)
       configure(*a);
     if (failed(a->run()))
@@ -349,7 +349,7 @@ analyzeUntilStable(func::FuncOp func, int64_t tp, bool parallelLmHead,
 LogicalResult
 shardModule(ModuleOp module, int64_t tp, StringRef passName,
             function_ref<void(func::FuncOp, ShardingHints &)> seed,
-            bool parallelLmHead) {
+            OutputHeadPolicy outputHeads) {
   func::FuncOp func = beginSharding(module, tp, passName);
   if (!func)
     return failure();
@@ -362,7 +362,7 @@ shardModule(ModuleOp module, int64_t tp, StringRef passName,
   if (seed)
     seed(func, hints);
   std::unique_ptr<ShardingAnalysis> a =
-      analyzeUntilStable(func, tp, parallelLmHead, hints);
+      analyzeUntilStable(func, tp, outputHeads, hints);
   if (!a)
     return failure();
   materializeShardings(func, *a);

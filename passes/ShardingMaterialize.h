@@ -60,7 +60,7 @@ mlir::func::FuncOp beginSharding(mlir::ModuleOp module, int64_t tp,
 /// on each analysis before it runs and `inspect` after. Returns the last
 /// analysis, or null when a run failed (its errors are emitted).
 std::unique_ptr<ShardingAnalysis> analyzeUntilStable(
-    mlir::func::FuncOp func, int64_t tp, bool parallelLmHead,
+    mlir::func::FuncOp func, int64_t tp, OutputHeadPolicy outputHeads,
     ShardingHints &hints,
     llvm::function_ref<void(ShardingAnalysis &)> configure = {},
     llvm::function_ref<void(const ShardingAnalysis &)> inspect = {});
@@ -73,7 +73,7 @@ std::unique_ptr<ShardingAnalysis> analyzeUntilStable(
 mlir::LogicalResult
 shardModule(mlir::ModuleOp module, int64_t tp, llvm::StringRef passName,
             llvm::function_ref<void(mlir::func::FuncOp, ShardingHints &)> seed,
-            bool parallelLmHead = false);
+            OutputHeadPolicy outputHeads = OutputHeadPolicy::Auto);
 
 } // namespace tpc
 

@@ -44,7 +44,7 @@ LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
   for (Operation &op : func.getBody().front())
     if (tp::roleOf(&op) == tp::Role::Replicated)
       hints.forced.insert(&op);
-  ShardingAnalysis check(func, tp, /*parallelLmHead=*/true, hints);
+  ShardingAnalysis check(func, tp, OutputHeadPolicy::Column, hints);
   auto describe = [](Operation *op) {
     std::string node = nodeNameOf(op->getLoc());
     return "'" + op->getName().getStringRef().str() + "'" +

@@ -72,6 +72,12 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       annotateReplicated(func);
       return;
     }
+    std::optional<OutputHeadPolicy> outputHeads = parseOutputHeadPolicy(lmHead);
+    if (!outputHeads) {
+      module.emitError("lm-head: '")
+          << lmHead << "' is not a policy; use " << outputHeadPolicyNames();
+      return signalPassFailure();
+    }
     splitGemmBias(func);
     splitGroupedProjections(func, tp);
     SmallVector<llvm::GlobPattern> allowed;
@@ -120,7 +126,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
       }
     SmallVector<std::tuple<Operation *, int64_t, int64_t>> fallbacks;
     std::unique_ptr<ShardingAnalysis> analysis = analyzeUntilStable(
-        func, tp, parallelLmHead, hints,
+        func, tp, *outputHeads, hints,
         [&](ShardingAnalysis &a) {
           a.vocabParallelEmbedding = vocabParallelEmbedding;
         },
@@ -139,7 +145,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
         (void)emitHeadError(reshape, tp, dim, heads);
         return signalPassFailure();
       }
-    classifyHeadTransforms(func, hints.forced, reasons);
+    classifyHeadTransforms(func, hints.forced, a.splitOutputHeads, reasons);
     if (failed(checkReplicated(func, hints.forced, reasons, allowed)) ||
         failed(checkPlan(func, plan, a)) ||
         failed(checkAnnotations(annotations, a)))
@@ -263,6 +269,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
   /// so that a chain of transforms resolves back to front.
   static void
   classifyHeadTransforms(func::FuncOp func, const OpSet &forced,
+                         const OpSet &splitHeads,
                          llvm::DenseMap<Operation *, ReplicationReason> &why) {
     constexpr size_t kLimit = 4096;
     auto kindOf = [&](Operation *m) {
@@ -275,9 +282,10 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
             if (!isWeightMatMul(cur))
               return false;
             if (!forced.contains(cur))
-              return true;
+              return !splitHeads.contains(cur);
             ReplicationReason::Kind k = kindOf(cur);
             return k != ReplicationReason::OutputHead &&
+                   k != ReplicationReason::NarrowOutputHead &&
                    k != ReplicationReason::HeadTransform;
           });
       return unreplicated && !*unreplicated;
@@ -404,6 +412,8 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     switch (kind) {
     case ReplicationReason::OutputHead:
       return "output projection";
+    case ReplicationReason::NarrowOutputHead:
+      return "narrow output projection";
     case ReplicationReason::KvHeads:
       return "kv heads fewer than ranks";
     case ReplicationReason::Blocked:

@@ -3,7 +3,8 @@
 // The policy reuses tpc's sharding rules: it runs ShardingAnalysis with the
 // attention projections forced replicated, so the only column-parallel
 // MatMuls left are the MLPs' up (and gate) projections, whose row-parallel
-// down projections end in one all-reduce per layer. Attention projections
+// down projections end in one all-reduce per layer; the LM head stays
+// replicated too (OutputHeadPolicy::Replicated). Attention projections
 // are found by dataflow, not by weight names: they are the weight MatMuls
 // joined to a MatMul of two activations (scores QK^T or context PV) by a
 // path that crosses no other weight MatMul.
@@ -94,7 +95,8 @@ LogicalResult shardMlpOnly(ModuleOp module, int64_t tp) {
   return shardModule(module, tp, "tpc-mlp-only-shard",
                      [](func::FuncOp func, ShardingHints &hints) {
                        hints.forced = attentionProjections(func);
-                     });
+                     },
+                     OutputHeadPolicy::Replicated);
 }
 
 void registerMlpOnlyShardingPasses() { registerTPCMlpOnlyShardingPasses(); }

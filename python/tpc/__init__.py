@@ -198,7 +198,7 @@ def _dim_spec(d):
 
 def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             const_inputs=None, sharding_plan=None, allow_replicated=None,
-            vocab_parallel_embedding=False, parallel_lm_head=False,
+            vocab_parallel_embedding=False, lm_head=None, parallel_lm_head=False,
             ignore_sharding_annotations=False, pass_plugins=None, sharding=None, sharding_options=None,
             fusion=True, quiet=True, backend="cpu", threads=1,
             kv_cache=None):
@@ -212,6 +212,8 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
     const_inputs: {name: array} bound at compile time (--const-input).
     sharding_plan: a plan file path, or a dict written to one.
     allow_replicated: glob or list of globs (--allow-replicated).
+    lm_head: "auto" (the default), "column" or "replicated" (--lm-head);
+    parallel_lm_head=True is lm_head="column".
     pass_plugins: list of MLIR pass plugin paths; sharding: the pass to use.
     kv_cache: for an export with past inputs, the KV-cache length of a
     decode engine (--kv-cache), for Engine.generate.
@@ -247,6 +249,8 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             args += ["--sharding-options", sharding_options]
         if vocab_parallel_embedding:
             args.append("--vocab-parallel-embedding")
+        if lm_head is not None:
+            args += ["--lm-head", lm_head]
         if parallel_lm_head:
             args.append("--parallel-lm-head")
         if ignore_sharding_annotations:

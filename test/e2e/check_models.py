@@ -8,7 +8,8 @@ tp, `tpc compile` + `tpc run` (in-process ranks) must reproduce
 expected/*.npy within atol, and every rank's plan must hold exactly the
 minimum of all-reduces (two per transformer layer, one for parallel
 residual blocks, none at tp 1), one all-gather per KV cache output whose
-heads are split and no other, and an arena within 1.2x of its liveness
+heads are split, one of the logits where the LM head is split, and no
+other, and an arena within 1.2x of its liveness
 lower bound; when they do not, the compile must fail with the promised
 error and leave no engine folder, and so must the KNOWN_REFUSALS below.
 A model folder with torch_check/ (inputs/ and expected/ of the torch module
@@ -51,6 +52,18 @@ def expected_collectives(meta, tp):
     kv = meta.get("kv_heads", meta["heads"])
     ag = meta.get("present_outputs", 0) if kv % tp == 0 else 0
     return ar, ag
+
+
+def head_gathers(meta, tp, vocab_parallel):
+    """All-gathers of the logits: one where the LM head is column-parallel.
+    The default output-head policy (--lm-head auto) splits it when every
+    rank gets at least 64 vocabulary columns; a head tied to a table split
+    by rows (--vocab-parallel-embedding) is split at any width."""
+    if tp == 1 or "logits" not in meta.get("outputs", []):
+        return 0
+    if meta["vocab"] // tp >= 64:
+        return 1
+    return int(bool(vocab_parallel and meta.get("tied_lm_head")))
 
 
 def run(cmd, **kw):
@@ -173,6 +186,7 @@ def main():
             want_ar, want_ag = expected_collectives(meta, tp)
             if args.vocab_parallel and tp > 1:
                 want_ar += 1
+            want_ag += head_gathers(meta, tp, args.vocab_parallel)
             counts_ok = True
             arena_ok = True
             for rank in info["ranks"]:

@@ -1,22 +1,36 @@
 // RUN: not tpc-opt %s --split-input-file --tpc-tp-shard="tp=2" 2>/dev/null | FileCheck %s
 // RUN: not tpc-opt %s --split-input-file --tpc-tp-shard="tp=2" 2>&1 >/dev/null | FileCheck %s --check-prefix=ERR
+// RUN: not tpc-opt %s --split-input-file --tpc-tp-shard="tp=2 lm-head=replicated" 2>/dev/null | FileCheck %s --check-prefix=REPL
 
 // A masked-LM head (BERT, RoBERTa, DistilBERT): after the sharded trunk's
 // all-reduce a dense, a GELU and a LayerNormalization over the hidden axis,
 // then the vocabulary projection to the logits. The norm needs the dense's
-// output whole, and everything after it is replicated to the graph output:
-// the dense is the head's transform, replicated by policy (as Megatron-LM
-// keeps it), not an error. The trunk stays column then row with one
+// output whole, and only the output projection follows it: the dense is
+// the head's transform, replicated by policy (as Megatron-LM keeps it), not
+// an error, whether the vocabulary projection is split (its logits
+// gathered; the default for 256 columns per rank) or replicated
+// (lm-head=replicated). The trunk stays column then row with one
 // all-reduce.
 // CHECK-LABEL: func.func @main
 // CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
 // CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<row>
 // CHECK: tp.AllReduce
 // CHECK: onnx.MatMul {{.*}}tp.reason = "head transform"{{.*}}tp.role = #tp.role<replicated>
-// CHECK: onnx.MatMul {{.*}}tp.reason = "output projection"{{.*}}tp.role = #tp.role<replicated>
 // CHECK-NOT: tp.AllReduce
-// CHECK-NOT: tp.AllGather
+// CHECK: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// CHECK-NOT: tp.AllReduce
+// CHECK: tp.AllGather
+// CHECK-NOT: tp.AllReduce
 // CHECK: return
+// REPL-LABEL: func.func @main
+// REPL: onnx.MatMul {{.*}}tp.role = #tp.role<column>
+// REPL: onnx.MatMul {{.*}}tp.role = #tp.role<row>
+// REPL: tp.AllReduce
+// REPL: onnx.MatMul {{.*}}tp.reason = "head transform"{{.*}}tp.role = #tp.role<replicated>
+// REPL: onnx.MatMul {{.*}}tp.reason = "output projection"{{.*}}tp.role = #tp.role<replicated>
+// REPL-NOT: tp.AllReduce
+// REPL-NOT: tp.AllGather
+// REPL: return
 func.func @main(%x: tensor<1x16x64xf32> {onnx.name = "x"}) -> tensor<1x16x512xf32> attributes {onnx.output_names = ["logits"]} {
   %w1 = onnx.Weight "w1" {file = "m.onnx", offset = 0 : i64, length = 65536 : i64} : tensor<64x256xf32>
   %w2 = onnx.Weight "w2" {file = "m.onnx", offset = 65536 : i64, length = 65536 : i64} : tensor<256x64xf32>

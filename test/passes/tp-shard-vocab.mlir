@@ -1,12 +1,13 @@
 // RUN: tpc-opt %s --tpc-tp-shard="tp=2 vocab-parallel-embedding=1" | FileCheck %s
 // RUN: tpc-opt %s --tpc-tp-shard="tp=2 vocab-parallel-embedding=1" --tpc-spmd-partition | FileCheck %s --check-prefix=PART
-// RUN: tpc-opt %s --tpc-tp-shard="tp=2" | FileCheck %s --check-prefix=DEFAULT
+// RUN: tpc-opt %s --tpc-tp-shard="tp=2 lm-head=replicated" | FileCheck %s --check-prefix=DEFAULT
 
 // Vocab-parallel embedding: the table is split by rows, the lookup gives a
 // partial sum (each rank finds the ids it holds, zeros for the others) that
 // one all-reduce completes; the tied LM head, which reads the same table,
 // is column-parallel with an all-gather of the logits instead of needing
-// the whole table on every rank. Without the flag both stay replicated.
+// the whole table on every rank. Without the flag, and with the LM head
+// replicated by policy, both stay replicated.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[W:.*]] = onnx.Weight "wte"
 // CHECK: %[[WS:.*]] = tp.Shard %[[W]] {axis = 0 : i64, parts = array<i64: 512>, sizes = array<i64: 256, 256>

@@ -7,6 +7,7 @@
 #include "compiler/Importer/ShardingAnnotations.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
+#include "passes/ShardingAnalysis.h"
 #include "runtime/engine/Inspect.h"
 #include "runtime/engine/RankEngine.h"
 #include "tools/tpc/Commands.h"
@@ -60,15 +61,19 @@ const Command kCompileCommand = {
          "compile a decode engine for an export with past inputs: its "
          "past/present pairs become per-rank KV caches of LENGTH positions "
          "(prompt and generated tokens), split by kv heads, and each "
-         "forward adds one token; for tpc generate. Implies "
-         "--parallel-lm-head (one token's logits are cheap to gather)"},
+         "forward adds one token; for tpc generate"},
         {"--ignore-sharding-annotations", nullptr,
          "compile as if the model carried no ONNX sharding annotations "
          "(ShardingSpecProto), which are otherwise honoured or refused"},
         {"--vocab-parallel-embedding", nullptr,
          "split embedding tables by vocabulary rows (Megatron layout)"},
-        {"--parallel-lm-head", nullptr,
-         "column-parallel LM head with an all-gather of the logits"},
+        {"--lm-head", "auto|column|replicated",
+         "how output projections (the LM head, a classifier) are sharded: "
+         "auto (default) splits one by columns and all-gathers its output "
+         "when every rank gets at least 64 columns and keeps a narrower one "
+         "replicated; column always splits; replicated has every rank "
+         "compute the whole projection"},
+        {"--parallel-lm-head", nullptr, "the same as --lm-head column"},
         {"--pass-plugin", "LIB.so",
          "load an MLIR pass plugin, e.g. one with a custom sharding pass "
          "(docs/custom-sharding.md)",
@@ -120,7 +125,8 @@ static bool parseShardingOptions(const Command &cmd, const ParsedArgs &args,
   opts.shardingPass = args.get("--sharding");
   opts.shardingOptions = args.get("--sharding-options");
   for (const char *flag : {"--allow-replicated", "--sharding-plan",
-                           "--vocab-parallel-embedding", "--parallel-lm-head"})
+                           "--vocab-parallel-embedding", "--lm-head",
+                           "--parallel-lm-head"})
     if (args.has(flag))
       return error(std::string(flag) + " is an option of tpc-tp-shard; give "
                    "the --sharding pass its options with --sharding-options");
@@ -284,7 +290,17 @@ int runCompile(const ParsedArgs &args) {
   opts.allowReplicated = args.all("--allow-replicated");
   opts.shardingPlan = args.get("--sharding-plan");
   opts.vocabParallelEmbedding = args.has("--vocab-parallel-embedding");
-  opts.parallelLmHead = args.has("--parallel-lm-head");
+  opts.lmHead = args.get("--lm-head", "auto");
+  if (!parseOutputHeadPolicy(opts.lmHead))
+    return fail(cmd, "--lm-head must be " +
+                         std::string(outputHeadPolicyNames()) + ", not '" +
+                         opts.lmHead + "'");
+  if (args.has("--parallel-lm-head")) {
+    if (args.has("--lm-head") && opts.lmHead != "column")
+      return fail(cmd, "--parallel-lm-head is --lm-head column; it "
+                       "contradicts --lm-head " + opts.lmHead.getValue());
+    opts.lmHead = "column";
+  }
   opts.ignoreShardingAnnotations = args.has("--ignore-sharding-annotations");
   opts.fusion = !args.has("--no-fusion");
   opts.dtype = args.get("--dtype", "fp32");
@@ -434,7 +450,7 @@ int runCompile(const ParsedArgs &args) {
                                   .filename()
                                   .string()},
       {"vocab_parallel_embedding", opts.vocabParallelEmbedding.getValue()},
-      {"parallel_lm_head", opts.lmHeadIsParallel()},
+      {"lm_head", opts.lmHead.getValue()},
       {"ignore_sharding_annotations",
        opts.ignoreShardingAnnotations.getValue()},
       {"kv_cache", opts.kvCacheLength.getValue()},
