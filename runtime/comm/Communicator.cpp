@@ -10,6 +10,31 @@ namespace tpc {
 
 Communicator::~Communicator() = default;
 
+Status Communicator::allGatherRows(const void *send, void *recv, size_t outer,
+                                   const std::vector<size_t> &counts,
+                                   DType dtype, void *scratch) {
+  std::vector<size_t> blocks(counts.size());
+  size_t rowElems = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    blocks[r] = outer * counts[r];
+    rowElems += counts[r];
+  }
+  TPC_RETURN_IF_ERROR(allGatherV(send, scratch, blocks, dtype));
+  // Rank r's block holds outer rows of counts[r] elements; interleave.
+  const size_t es = dtypeSize(dtype);
+  const auto *src = static_cast<const uint8_t *>(scratch);
+  auto *dst = static_cast<uint8_t *>(recv);
+  size_t column = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    const size_t bytes = counts[r] * es;
+    for (size_t o = 0; o < outer; ++o)
+      std::memcpy(dst + (o * rowElems + column) * es, src + o * bytes, bytes);
+    src += outer * bytes;
+    column += counts[r];
+  }
+  return Status::ok();
+}
+
 bool isReducibleDType(DType dtype) {
   switch (dtype) {
   case DType::F32:

@@ -49,6 +49,19 @@ public:
   virtual Status allGatherV(const void *send, void *recv,
                             const std::vector<size_t> &counts, DType dtype) = 0;
 
+  /// Gathers a tensor split along a middle axis: rank r contributes `outer`
+  /// rows of counts[r] elements, and `recv` receives `outer` rows of
+  /// sum(counts) elements, each the ranks' rows concatenated in rank order.
+  /// `counts` and `outer` must be identical on every rank; `send` and `recv`
+  /// must not overlap. This default gathers the ranks' blocks contiguously
+  /// into `scratch` (outer * sum(counts) elements) with allGatherV and
+  /// interleaves them, a second pass over the result; a communicator that
+  /// reads its peers' buffers places every row directly and leaves
+  /// `scratch` alone.
+  virtual Status allGatherRows(const void *send, void *recv, size_t outer,
+                               const std::vector<size_t> &counts, DType dtype,
+                               void *scratch);
+
   /// `send` holds size() * count elements; rank r receives in `recv` the sum
   /// over ranks of their r-th block of `count` elements. In place: `recv` may
   /// point at this rank's block of `send` (send + rank() * count elements).

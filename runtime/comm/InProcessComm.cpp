@@ -28,13 +28,21 @@
 namespace tpc {
 namespace detail {
 
-enum class Op { AllReduce, AllGather, AllGatherV, ReduceScatter, Barrier };
+enum class Op {
+  AllReduce,
+  AllGather,
+  AllGatherV,
+  AllGatherRows,
+  ReduceScatter,
+  Barrier
+};
 
 const char *opName(Op op) {
   switch (op) {
   case Op::AllReduce: return "allReduce";
   case Op::AllGather: return "allGather";
   case Op::AllGatherV: return "allGatherV";
+  case Op::AllGatherRows: return "allGatherRows";
   case Op::ReduceScatter: return "reduceScatter";
   case Op::Barrier: return "barrier";
   }
@@ -45,8 +53,9 @@ const char *opName(Op op) {
 struct Call {
   Op op = Op::Barrier;
   DType dtype = DType::F32;
+  /// Elements; allGatherV: this rank's share; allGatherRows: the rows.
   size_t count = 0;
-  std::vector<size_t> counts; // allGatherV only.
+  std::vector<size_t> counts; // allGatherV and allGatherRows only.
   const char *send = nullptr;
   char *recv = nullptr;
   /// Set when this rank's own arguments are invalid.
@@ -55,9 +64,12 @@ struct Call {
   std::string describe() const {
     if (op == Op::Barrier)
       return "barrier()";
-    if (op != Op::AllGatherV)
+    if (op != Op::AllGatherV && op != Op::AllGatherRows)
       return describeCall(opName(op), count, dtype);
-    std::string s = "allGatherV(counts=[";
+    std::string s = std::string(opName(op)) + "(";
+    if (op == Op::AllGatherRows)
+      s += "rows=" + std::to_string(count) + ", ";
+    s += "counts=[";
     for (size_t i = 0; i < counts.size(); ++i)
       s += (i ? "," : "") + std::to_string(counts[i]);
     return s + "], " +
@@ -73,6 +85,8 @@ struct Call {
       return true;
     if (op == Op::AllGatherV)
       return dtype == o.dtype && counts == o.counts;
+    if (op == Op::AllGatherRows)
+      return dtype == o.dtype && counts == o.counts && count == o.count;
     return dtype == o.dtype && count == o.count;
   }
 };
@@ -299,6 +313,13 @@ public:
     size_t own = size_t(rank_) < counts.size() ? counts[size_t(rank_)] : 0;
     return run(makeCall(Op::AllGatherV, send, recv, own, dtype, counts));
   }
+  /// Every rank copies each peer's rows straight from the peer's send
+  /// buffer to their place in its own recv: one pass, no scratch.
+  Status allGatherRows(const void *send, void *recv, size_t outer,
+                       const std::vector<size_t> &counts, DType dtype,
+                       void * /*scratch*/) override {
+    return run(makeCall(Op::AllGatherRows, send, recv, outer, dtype, counts));
+  }
   Status reduceScatter(const void *send, void *recv, size_t count,
                        DType dtype) override {
     return run(makeCall(Op::ReduceScatter, send, recv, count, dtype, {}));
@@ -364,7 +385,8 @@ std::string InProcessComm::checkArguments(const Call &c) const {
          checkedMul(sendBytes, n, recvBytes);
     ownOffset = sendBytes * size_t(rank_);
     break;
-  case Op::AllGatherV: {
+  case Op::AllGatherV:
+  case Op::AllGatherRows: {
     if (c.counts.size() != n)
       return "counts has " + std::to_string(c.counts.size()) + " entries for " +
              std::to_string(n) + " ranks";
@@ -374,6 +396,16 @@ std::string InProcessComm::checkArguments(const Call &c) const {
         ownOffset = total;
       ok = ok && total <= std::numeric_limits<size_t>::max() - c.counts[r];
       total += c.counts[r];
+    }
+    if (c.op == Op::AllGatherRows) {
+      // count is the rows; every row holds counts[rank] elements here.
+      size_t rowBytes = 0;
+      ok = ok && checkedMul(c.counts[size_t(rank_)], elem, rowBytes) &&
+           checkedMul(rowBytes, c.count, sendBytes) &&
+           checkedMul(total, elem, recvBytes) &&
+           checkedMul(recvBytes, c.count, recvBytes);
+      ownOffset = 0;
+      break;
     }
     ok = ok && checkedMul(c.count, elem, sendBytes) &&
          checkedMul(total, elem, recvBytes) &&
@@ -407,6 +439,8 @@ std::string InProcessComm::checkArguments(const Call &c) const {
     if (c.send == c.recv + ownOffset)
       return "";
     return "send overlaps recv but is not this rank's block of it";
+  case Op::AllGatherRows:
+    return "send and recv overlap";
   case Op::ReduceScatter:
     if (c.recv == c.send + ownOffset)
       return "";
@@ -499,6 +533,22 @@ Status InProcessComm::run(Call call) {
       if (bytes > 0 && src != mine.recv + offset)
         std::memcpy(mine.recv + offset, src, bytes);
       offset += bytes;
+    }
+    break;
+  }
+  case Op::AllGatherRows: {
+    size_t rowBytes = 0;
+    for (size_t c : mine.counts)
+      rowBytes += c * elem;
+    size_t column = 0;
+    for (int k = 0; k < n; ++k) {
+      const size_t bytes = mine.counts[size_t(k)] * elem;
+      const char *src = calls[size_t(k)].send;
+      if (bytes > 0)
+        for (size_t o = 0; o < mine.count; ++o)
+          std::memcpy(mine.recv + o * rowBytes + column, src + o * bytes,
+                      bytes);
+      column += bytes;
     }
     break;
   }

@@ -194,36 +194,28 @@ Status PreparedCollective::runAllGather(Communicator *comm, const void *in,
   const size_t fullBytes = outer_ * axisTotal_ * inner_ * es;
   const size_t myElems = outer_ * size_t(sizes_[size_t(rank_)]) * inner_;
   const bool direct = outer_ == 1;
-  uint8_t *gathered = direct ? static_cast<uint8_t *>(out) : scratch;
   const void *send = in;
   if (overlap_) {
     uint8_t *stage = scratch + (direct ? 0 : fullBytes);
     std::memcpy(stage, in, myElems * es);
     send = stage;
   }
-  if (equalShards_) {
-    TPC_RETURN_IF_ERROR(comm->allGather(send, gathered, myElems, dtype_));
-  } else {
-    std::vector<size_t> counts;
-    counts.reserve(sizes_.size());
+  if (!direct) {
+    // Rank r holds outer rows of sizes[r] x inner elements; the output
+    // interleaves them along the axis.
+    std::vector<size_t> rows;
+    rows.reserve(sizes_.size());
     for (int64_t v : sizes_)
-      counts.push_back(outer_ * size_t(v) * inner_);
-    TPC_RETURN_IF_ERROR(comm->allGatherV(send, gathered, counts, dtype_));
+      rows.push_back(size_t(v) * inner_);
+    return comm->allGatherRows(send, out, outer_, rows, dtype_, scratch);
   }
-  if (direct)
-    return Status::ok();
-  // Rank r's block holds outer x sizes[r] x inner elements; interleave the
-  // blocks along the axis.
-  uint8_t *dst = static_cast<uint8_t *>(out);
-  size_t blockStart = 0;
-  for (int r = 0; r < worldSize_; ++r) {
-    const size_t rowElems = size_t(sizes_[size_t(r)]) * inner_;
-    for (size_t o = 0; o < outer_; ++o)
-      std::memcpy(dst + ((o * axisTotal_ + shardStart(r)) * inner_) * es,
-                  scratch + (blockStart + o * rowElems) * es, rowElems * es);
-    blockStart += outer_ * rowElems;
-  }
-  return Status::ok();
+  if (equalShards_)
+    return comm->allGather(send, out, myElems, dtype_);
+  std::vector<size_t> counts;
+  counts.reserve(sizes_.size());
+  for (int64_t v : sizes_)
+    counts.push_back(size_t(v) * inner_);
+  return comm->allGatherV(send, out, counts, dtype_);
 }
 
 Status PreparedCollective::runReduceScatter(Communicator *comm, const void *in,

@@ -160,6 +160,61 @@ TEST_P(CollectiveTest, AllGatherV) {
       });
 }
 
+// A tensor split along a middle axis: rank r holds `outer` rows of counts[r]
+// elements and every rank receives the rows interleaved. Both the
+// in-process form (each row copied from the peer's buffer) and the
+// communicator's default (allGatherV into scratch, then interleave).
+TEST_P(CollectiveTest, AllGatherRows) {
+  const int n = ranks();
+  const DType t = dtype();
+  const size_t elem = dtypeSize(t);
+  struct Layout {
+    size_t outer;
+    std::vector<size_t> counts;
+  };
+  std::vector<Layout> layouts(4);
+  for (int r = 0; r < n; ++r) {
+    layouts[0].counts.push_back(1);                        // one column each
+    layouts[1].counts.push_back(13 + size_t(r % 2));       // uneven
+    layouts[2].counts.push_back(r % 2 ? 0 : size_t(r) + 2); // empty shards
+    layouts[3].counts.push_back(4096 + size_t(r));         // large rows
+  }
+  layouts[0].outer = 7;
+  layouts[1].outer = 128;
+  layouts[2].outer = 3;
+  layouts[3].outer = 16;
+  for (const Layout &l : layouts)
+    for (bool viaDefault : {false, true})
+      runRanks(n, [&](Communicator &c) {
+        size_t row = 0;
+        for (size_t v : l.counts)
+          row += v;
+        const size_t mine = l.counts[size_t(c.rank())];
+        std::vector<uint8_t> send = makeContribution(t, c.rank(), l.outer * mine);
+        std::vector<uint8_t> recv(l.outer * row * elem, 0xcd);
+        std::vector<uint8_t> scratch(l.outer * row * elem, 0xab);
+        if (viaDefault)
+          ASSERT_OK(c.Communicator::allGatherRows(send.data(), recv.data(),
+                                                  l.outer, l.counts, t,
+                                                  scratch.data()));
+        else
+          ASSERT_OK(c.allGatherRows(send.data(), recv.data(), l.outer,
+                                    l.counts, t, scratch.data()));
+        std::vector<uint8_t> expected;
+        for (size_t o = 0; o < l.outer; ++o)
+          for (int r = 0; r < n; ++r) {
+            const size_t k = l.counts[size_t(r)];
+            std::vector<uint8_t> part = makeContribution(t, r, l.outer * k);
+            expected.insert(expected.end(),
+                            part.begin() + ptrdiff_t(o * k * elem),
+                            part.begin() + ptrdiff_t((o + 1) * k * elem));
+          }
+        EXPECT_EQ(firstDifference(recv, expected), -1)
+            << "rank " << c.rank() << " outer " << l.outer << " default "
+            << viaDefault;
+      });
+}
+
 TEST_P(CollectiveTest, ReduceScatter) {
   const int n = ranks();
   const DType t = dtype();
@@ -437,6 +492,23 @@ TEST(InProcessComm, MismatchedOperationsAndDTypes) {
         c.rank() ? std::vector<size_t>{1, 2} : std::vector<size_t>{2, 1};
     Status st = c.allGatherV(buf, buf + 4, counts, DType::F32);
     EXPECT_EQ(contains(st, "allGatherV(counts=[2,1], f32)"), "");
+  });
+}
+
+TEST(InProcessComm, AllGatherRowsChecksItsArguments) {
+  // Rows that disagree between ranks are a mismatch named on every rank.
+  runRanks(2, [&](Communicator &c) {
+    float send[8] = {}, recv[16] = {};
+    Status st = c.allGatherRows(send, recv, c.rank() ? 2 : 4, {2, 2},
+                                DType::F32, nullptr);
+    EXPECT_EQ(contains(st, "allGatherRows(rows=4, counts=[2,2], f32)"), "");
+  });
+  // Overlapping send and recv have no in-place form.
+  runRanks(2, [&](Communicator &c) {
+    float buf[16] = {};
+    Status st =
+        c.allGatherRows(buf, buf + 2, 2, {2, 2}, DType::F32, nullptr);
+    EXPECT_EQ(contains(st, "send and recv overlap"), "");
   });
 }
 
