@@ -16,28 +16,15 @@
 namespace tpc::cpu {
 namespace {
 
-class MatMulF32 final : public PreparedKernel {
+class MatMulF32 final
+    : public PackedWeightKernel<MatMulF32, PackedMatrix, float> {
 public:
   MatMulF32(const MatMulParams &p, const MatMulEpilogue &e)
       : p_(p), epilogue_(e), offsets_(matMulOffsets(p)),
         bShared_(sharesB(offsets_)) {}
 
-  void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0) {
-      auto packed = std::make_shared<PackedMatrix>();
-      packed->pack(static_cast<const float *>(data), p_.k, p_.n, p_.n, false);
-      packed_ = std::move(packed);
-    }
-  }
-
-  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
-    auto *other = dynamic_cast<const MatMulF32 *>(&bound);
-    if (index != 1 || !bShared_ || !other || !other->packed_ ||
-        other->p_.k != p_.k || other->p_.n != p_.n)
-      return false;
-    packed_ = other->packed_;
-    return true;
-  }
+  bool packsWeight() const { return bShared_ && p_.k > 0 && p_.n > 0; }
+  WeightLayout weight() const { return {p_.k, p_.n, p_.n, false}; }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
@@ -86,30 +73,15 @@ private:
   MatMulEpilogue epilogue_;
   std::vector<std::array<int64_t, 3>> offsets_;
   bool bShared_ = false;
-  /// Shared by the step's kernels for other run-time shapes.
-  std::shared_ptr<const PackedMatrix> packed_;
 };
 
-class GemmF32 final : public PreparedKernel {
+class GemmF32 final : public PackedWeightKernel<GemmF32, PackedMatrix, float> {
 public:
   explicit GemmF32(const GemmParams &p) : p_(p) {}
 
-  void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && p_.k > 0 && p_.n > 0) {
-      auto packed = std::make_shared<PackedMatrix>();
-      packed->pack(static_cast<const float *>(data), p_.k, p_.n,
-                   p_.transB ? p_.k : p_.n, p_.transB);
-      packed_ = std::move(packed);
-    }
-  }
-
-  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
-    auto *other = dynamic_cast<const GemmF32 *>(&bound);
-    if (index != 1 || !other || !other->packed_ || other->p_.k != p_.k ||
-        other->p_.n != p_.n || other->p_.transB != p_.transB)
-      return false;
-    packed_ = other->packed_;
-    return true;
+  bool packsWeight() const { return p_.k > 0 && p_.n > 0; }
+  WeightLayout weight() const {
+    return {p_.k, p_.n, p_.transB ? p_.k : p_.n, p_.transB};
   }
 
   void run(const void *const *in, void *const *out,
@@ -150,7 +122,6 @@ public:
 
 private:
   GemmParams p_;
-  std::shared_ptr<const PackedMatrix> packed_;
 };
 
 } // namespace

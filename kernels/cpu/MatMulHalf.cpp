@@ -140,31 +140,17 @@ void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
 /// bf16 MatMul: a packed weight on the bf16 product, else widening. With
 /// an epilogue (MatMulBias), the bias and activation run on the product's
 /// fp32 tiles before its one rounding.
-class MatMulBf16 final : public PreparedKernel {
+class MatMulBf16 final
+    : public PackedWeightKernel<MatMulBf16, PackedBf16, uint16_t> {
 public:
   MatMulBf16(const MatMulParams &p, const MatMulEpilogue &e)
       : p_(p), epilogue_(e), offsets_(matMulOffsets(p)),
         bShared_(sharesB(offsets_)) {}
 
-  void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable()) {
-      auto packed = std::make_shared<PackedBf16>();
-      packed->pack(static_cast<const uint16_t *>(data), p_.k, p_.n, p_.n,
-                   false);
-      packed_ = std::move(packed);
-    }
+  bool packsWeight() const {
+    return bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable();
   }
-
-  /// Another binding of the step (run-time dimensions) packed the same
-  /// weight: share it instead of packing again.
-  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
-    auto *other = dynamic_cast<const MatMulBf16 *>(&bound);
-    if (index != 1 || !bShared_ || !other || !other->packed_ ||
-        other->p_.k != p_.k || other->p_.n != p_.n)
-      return false;
-    packed_ = other->packed_;
-    return true;
-  }
+  WeightLayout weight() const { return {p_.k, p_.n, p_.n, false}; }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
@@ -199,31 +185,19 @@ private:
   MatMulEpilogue epilogue_;
   std::vector<std::array<int64_t, 3>> offsets_;
   bool bShared_ = false;
-  std::shared_ptr<const PackedBf16> packed_;
 };
 
 /// bf16 Gemm: a packed weight and an untransposed A on the bf16 product.
-class GemmBf16 final : public PreparedKernel {
+class GemmBf16 final
+    : public PackedWeightKernel<GemmBf16, PackedBf16, uint16_t> {
 public:
   explicit GemmBf16(const GemmParams &p) : p_(p) {}
 
-  void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1 && !p_.transA && p_.k > 0 && p_.n > 0 && bgemmAvailable()) {
-      auto packed = std::make_shared<PackedBf16>();
-      packed->pack(static_cast<const uint16_t *>(data), p_.k, p_.n,
-                   p_.transB ? p_.k : p_.n, p_.transB);
-      packed_ = std::move(packed);
-    }
+  bool packsWeight() const {
+    return !p_.transA && p_.k > 0 && p_.n > 0 && bgemmAvailable();
   }
-
-  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
-    auto *other = dynamic_cast<const GemmBf16 *>(&bound);
-    if (index != 1 || p_.transA || !other || !other->packed_ ||
-        other->p_.k != p_.k || other->p_.n != p_.n ||
-        other->p_.transB != p_.transB)
-      return false;
-    packed_ = other->packed_;
-    return true;
+  WeightLayout weight() const {
+    return {p_.k, p_.n, p_.transB ? p_.k : p_.n, p_.transB};
   }
 
   void run(const void *const *in, void *const *out,
@@ -250,7 +224,6 @@ public:
 
 private:
   GemmParams p_;
-  std::shared_ptr<const PackedBf16> packed_;
 };
 
 } // namespace
