@@ -8,29 +8,26 @@
 
 namespace tpc::runtime {
 
-DeviceBuffer::~DeviceBuffer() {
-  if (data_)
-    (void)cudaFree(data_);
+void DeviceMemory::release(uint8_t *data) {
+  if (data)
+    (void)cudaFree(data);
 }
 
-Status DeviceBuffer::allocate(size_t bytes, const std::string &what) {
-  if (data_) {
-    TPC_CUDA_CHECK(cudaFree(data_));
-    data_ = nullptr;
-    size_ = 0;
-  }
+Status DeviceMemory::acquire(size_t bytes, const std::string &what,
+                             uint8_t *&out) {
   const size_t rounded = std::max<size_t>(bytes, 1);
   void *raw = nullptr;
   cudaError_t err = cudaMalloc(&raw, rounded);
-  data_ = static_cast<uint8_t *>(raw);
-  if (err != cudaSuccess) {
-    data_ = nullptr;
+  if (err != cudaSuccess)
     return cuda::cudaStatus(err, "allocating " + std::to_string(bytes) +
                                      " bytes of device memory for the " +
                                      what);
+  err = cudaMemset(raw, 0, rounded);
+  if (err != cudaSuccess) {
+    (void)cudaFree(raw);
+    return cuda::cudaStatus(err, "zeroing the device memory for the " + what);
   }
-  TPC_CUDA_CHECK(cudaMemset(data_, 0, rounded));
-  size_ = bytes;
+  out = static_cast<uint8_t *>(raw);
   return Status::ok();
 }
 

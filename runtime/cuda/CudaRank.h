@@ -28,22 +28,12 @@ struct CudaRankOptions {
   bool allowTf32 = false;
 };
 
-/// Device memory freed on destruction.
-class DeviceBuffer {
-public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer();
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  /// Allocates `bytes` (at least 256) on the current device and zeroes it.
-  Status allocate(size_t bytes, const std::string &what);
-  uint8_t *data() const { return data_; }
-  size_t size() const { return size_; }
-
-private:
-  uint8_t *data_ = nullptr;
-  size_t size_ = 0;
+/// Memory of the current device (cudaMalloc: 256-byte aligned), zeroed.
+struct DeviceMemory {
+  static Status acquire(size_t bytes, const std::string &what, uint8_t *&out);
+  static void release(uint8_t *data);
 };
+using DeviceBuffer = OwnedBuffer<DeviceMemory>;
 
 class CudaRank {
 public:

@@ -11,25 +11,22 @@
 
 namespace tpc::runtime {
 
-AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+void AlignedHostMemory::release(uint8_t *data) { std::free(data); }
 
-Status AlignedBuffer::allocate(size_t bytes, const std::string &what) {
-  std::free(data_);
-  data_ = nullptr;
-  size_ = 0;
+Status AlignedHostMemory::acquire(size_t bytes, const std::string &what,
+                                  uint8_t *&out) {
   size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment *
                    kAlignment;
   if (rounded < bytes)
     return Status::error("cannot allocate " + std::to_string(bytes) +
                          " bytes for the " + what);
-  data_ = static_cast<uint8_t *>(std::aligned_alloc(kAlignment, rounded));
-  if (!data_)
+  out = static_cast<uint8_t *>(std::aligned_alloc(kAlignment, rounded));
+  if (!out)
     return Status::error("cannot allocate " + std::to_string(bytes) +
                          " bytes for the " + what + " (out of memory)");
   // Touching every page now moves the page faults out of the first forward
   // and makes an over-commit fail here rather than mid-run.
-  std::memset(data_, 0, rounded);
-  size_ = bytes;
+  std::memset(out, 0, rounded);
   return Status::ok();
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/engine/EngineManifest.h"
 #include "runtime/engine/RankPlan.h"
 #include "runtime/io/Safetensors.h"
+#include "runtime/support/OwnedBuffer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,25 +26,14 @@
 
 namespace tpc::runtime {
 
-/// 64-byte aligned memory, freed on destruction.
-class AlignedBuffer {
-public:
+/// Host memory aligned to a cache line, at least one line (even an empty
+/// arena has a valid address), its pages touched when allocated.
+struct AlignedHostMemory {
   static constexpr size_t kAlignment = 64;
-  AlignedBuffer() = default;
-  ~AlignedBuffer();
-  AlignedBuffer(const AlignedBuffer &) = delete;
-  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
-
-  /// Allocates `bytes` zeroed bytes (at least one cache line, so that even
-  /// an empty arena has a valid address).
-  Status allocate(size_t bytes, const std::string &what);
-  uint8_t *data() const { return data_; }
-  size_t size() const { return size_; }
-
-private:
-  uint8_t *data_ = nullptr;
-  size_t size_ = 0;
+  static Status acquire(size_t bytes, const std::string &what, uint8_t *&out);
+  static void release(uint8_t *data);
 };
+using AlignedBuffer = OwnedBuffer<AlignedHostMemory>;
 
 struct RankEngineOptions {
   /// Prepare the CPU kernels and allocate the host arena, so that a Session
