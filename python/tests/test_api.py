@@ -114,6 +114,33 @@ def test_run_time_sequence_length(tmp_path):
         engine.run({"input_ids": np.zeros((1, 17), np.int64)})
 
 
+def test_lm_head_policy(tmp_path):
+    # The LM head is split by default (one all-gather of the logits);
+    # lm_head="replicated" keeps it whole on every rank, and both engines
+    # give onnxruntime's logits.
+    import json
+    ids = data("gpt2_op17", "inputs", "input_ids")
+    want = data("gpt2_op17", "expected", "logits")
+    gathers = {}
+    for policy in (None, "replicated", "column"):
+        out = tmp_path / str(policy)
+        engine = tpc.compile(model("gpt2_op17"), tp=2, output=str(out),
+                             input_shapes={"input_ids": (1, 16)},
+                             lm_head=policy)
+        np.testing.assert_allclose(engine.run({"input_ids": ids})["logits"],
+                                   want, atol=1e-4, rtol=1e-4)
+        options = json.load(open(out / "engine.json"))["options"]
+        assert options["lm_head"] == (policy or "auto")
+        rank = tpc.inspect(str(out))["ranks"][0]
+        gathers[policy] = sum(c["count"] for c in rank["collectives"]
+                              if c["kind"] == "AllGather")
+    assert gathers == {None: 1, "replicated": 0, "column": 1}
+    with pytest.raises(tpc.Error, match="--lm-head must be auto, column or replicated"):
+        tpc.compile(model("gpt2_op17"), tp=2, output=str(tmp_path / "bad"),
+                    input_shapes={"input_ids": (1, 16)}, lm_head="rows")
+    assert not (tmp_path / "bad").exists()
+
+
 def test_compile_errors(tmp_path):
     with pytest.raises(tpc.Error, match="cannot open"):
         tpc.compile(str(tmp_path / "none.onnx"), output=str(tmp_path / "e"))
