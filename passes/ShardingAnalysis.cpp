@@ -404,8 +404,7 @@ bool ShardingAnalysis::feedsTopK(Operation *op) {
 }
 
 void ShardingAnalysis::forceOrigins(Value v, ReplicationReason why) {
-  bool outputHead = why.kind == ReplicationReason::OutputHead ||
-                    why.kind == ReplicationReason::NarrowOutputHead;
+  bool outputHead = ReplicationReason::isOutputHead(why.kind);
   for (Operation *m : originsOf(v)) {
     if (outputHead && hints.keepColumn.contains(m)) {
       splitOutputHeads.insert(m);

@@ -115,6 +115,11 @@ struct ReplicationReason {
   /// The op that needed the whole value (Blocked) or the reshape to heads
   /// (KvHeads).
   mlir::Operation *at = nullptr;
+
+  /// Whether `k` keeps an output projection whole (under either policy).
+  static bool isOutputHead(Kind k) {
+    return k == OutputHead || k == NarrowOutputHead;
+  }
 };
 
 /// What runs of the analysis learned for the next: choices that depend on

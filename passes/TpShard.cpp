@@ -284,8 +284,7 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
             if (!forced.contains(cur))
               return !splitHeads.contains(cur);
             ReplicationReason::Kind k = kindOf(cur);
-            return k != ReplicationReason::OutputHead &&
-                   k != ReplicationReason::NarrowOutputHead &&
+            return !ReplicationReason::isOutputHead(k) &&
                    k != ReplicationReason::HeadTransform;
           });
       return unreplicated && !*unreplicated;
