@@ -404,7 +404,6 @@ std::string InProcessComm::checkArguments(const Call &c) const {
            checkedMul(rowBytes, c.count, sendBytes) &&
            checkedMul(total, elem, recvBytes) &&
            checkedMul(recvBytes, c.count, recvBytes);
-      ownOffset = 0;
       break;
     }
     ok = ok && checkedMul(c.count, elem, sendBytes) &&
