@@ -65,8 +65,7 @@ Status checkBroadcastOutput(const std::vector<TensorDesc> &inputs,
 Status makeBinaryOpParams(BinaryOp op, const std::vector<TensorDesc> &in,
                           const std::vector<TensorDesc> &out,
                           const Attrs &attrs, BinaryParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 2, 2, 1, 1));
   DType outType = in[0].dtype;
   if (isLogical(op)) {
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", {DType::Bool}));
@@ -133,8 +132,7 @@ Status makeBinaryOpParams(BinaryOp op, const std::vector<TensorDesc> &in,
 Status makeVariadicParams(VariadicOp op, const std::vector<TensorDesc> &in,
                           const std::vector<TensorDesc> &out,
                           VariadicParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, SIZE_MAX, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, SIZE_MAX, 1, 1));
   if (op == VariadicOp::Mean)
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kFloats));
   else
@@ -166,8 +164,7 @@ Status makeVariadicParams(VariadicOp op, const std::vector<TensorDesc> &in,
 
 Status makeWhereParams(const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, WhereParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 3, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (condition)", {DType::Bool}));
   TPC_RETURN_IF_ERROR(checkSameDType(in[1], "input 1", in[2], "input 2"));
   TPC_RETURN_IF_ERROR(checkSameDType(in[1], "input 1", out[0], "output 0"));

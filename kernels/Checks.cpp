@@ -23,9 +23,31 @@ static std::string countRange(size_t lo, size_t hi) {
   return std::to_string(lo) + " to " + std::to_string(hi);
 }
 
-Status checkArity(const std::vector<TensorDesc> &inputs,
-                  const std::vector<TensorDesc> &outputs, size_t minIn,
-                  size_t maxIn, size_t minOut, size_t maxOut) {
+static Status checkDesc(const TensorDesc &d, const std::string &what) {
+  if (isAbsent(d))
+    return Status::ok();
+  if (!isValidDType(static_cast<int32_t>(d.dtype)))
+    return Status::error(what + " has invalid dtype " +
+                         std::to_string(static_cast<int32_t>(d.dtype)));
+  for (int64_t dim : d.shape)
+    if (dim < 0)
+      return Status::error(what + " has negative dim in shape " +
+                           fmtShape(d.shape));
+  return Status::ok();
+}
+
+static Status checkDescs(const std::vector<TensorDesc> &inputs,
+                         const std::vector<TensorDesc> &outputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TPC_RETURN_IF_ERROR(checkDesc(inputs[i], "input " + std::to_string(i)));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    TPC_RETURN_IF_ERROR(checkDesc(outputs[i], "output " + std::to_string(i)));
+  return Status::ok();
+}
+
+Status checkOperands(const std::vector<TensorDesc> &inputs,
+                     const std::vector<TensorDesc> &outputs, size_t minIn,
+                     size_t maxIn, size_t minOut, size_t maxOut) {
   if (inputs.size() < minIn || inputs.size() > maxIn)
     return Status::error("expected " + countRange(minIn, maxIn) +
                          " inputs, got " + std::to_string(inputs.size()));
@@ -40,29 +62,7 @@ Status checkArity(const std::vector<TensorDesc> &inputs,
     if (isAbsent(outputs[i]))
       return Status::error("output " + std::to_string(i) +
                            " is required but absent");
-  return Status::ok();
-}
-
-static Status checkDesc(const TensorDesc &d, const std::string &what) {
-  if (isAbsent(d))
-    return Status::ok();
-  if (!isValidDType(static_cast<int32_t>(d.dtype)))
-    return Status::error(what + " has invalid dtype " +
-                         std::to_string(static_cast<int32_t>(d.dtype)));
-  for (int64_t dim : d.shape)
-    if (dim < 0)
-      return Status::error(what + " has negative dim in shape " +
-                           fmtShape(d.shape));
-  return Status::ok();
-}
-
-Status checkDescs(const std::vector<TensorDesc> &inputs,
-                  const std::vector<TensorDesc> &outputs) {
-  for (size_t i = 0; i < inputs.size(); ++i)
-    TPC_RETURN_IF_ERROR(checkDesc(inputs[i], "input " + std::to_string(i)));
-  for (size_t i = 0; i < outputs.size(); ++i)
-    TPC_RETURN_IF_ERROR(checkDesc(outputs[i], "output " + std::to_string(i)));
-  return Status::ok();
+  return checkDescs(inputs, outputs);
 }
 
 Status checkDType(const TensorDesc &d, const std::string &what,
@@ -95,8 +95,7 @@ Status checkOutputShape(const TensorDesc &out, const Shape &expected,
                        fmtShape(expected));
 }
 
-Status requireFloat(const Attrs &attrs, const std::string &name,
-                    double &out) {
+Status requireFloat(const Attrs &attrs, const std::string &name, double &out) {
   const std::vector<double> *v = attrs.getFloats(name);
   if (!v || v->size() != 1)
     return Status::error("attribute " + name +
@@ -106,8 +105,7 @@ Status requireFloat(const Attrs &attrs, const std::string &name,
   return Status::ok();
 }
 
-Status requireInt(const Attrs &attrs, const std::string &name,
-                  int64_t &out) {
+Status requireInt(const Attrs &attrs, const std::string &name, int64_t &out) {
   const std::vector<int64_t> *v = attrs.getInts(name);
   if (!v || v->size() != 1)
     return Status::error("attribute " + name +

@@ -1,4 +1,5 @@
-//===- Checks.h - Operand checks shared by every backend ---------*- C++ -*-===//
+//===- Checks.h - Operand checks shared by every backend ---------*- C++
+//-*-===//
 //
 // The checks a kernel's params builder makes of the operand descriptions
 // it is given: arity, dtypes, shapes. Backend-neutral, so that the CPU and
@@ -36,16 +37,13 @@ Shape stripLeadingOnes(const Shape &s);
 /// Product of shape[begin, end).
 int64_t product(const Shape &shape, size_t begin, size_t end);
 
-/// Checks the number of inputs and outputs. An input past `minIn` may be
-/// absent (see isAbsent) only where the kernel allows optional inputs.
-Status checkArity(const std::vector<TensorDesc> &inputs,
-                  const std::vector<TensorDesc> &outputs, size_t minIn,
-                  size_t maxIn, size_t minOut, size_t maxOut);
-
-/// Checks that every present description has non-negative dims and a valid
-/// dtype.
-Status checkDescs(const std::vector<TensorDesc> &inputs,
-                  const std::vector<TensorDesc> &outputs);
+/// Checks the number of inputs and outputs, then that every present
+/// description has non-negative dims and a valid dtype. An input past
+/// `minIn` may be absent (see isAbsent) only where the kernel allows
+/// optional inputs.
+Status checkOperands(const std::vector<TensorDesc> &inputs,
+                     const std::vector<TensorDesc> &outputs, size_t minIn,
+                     size_t maxIn, size_t minOut, size_t maxOut);
 
 /// Checks that `d` has one of `allowed`; `what` names the operand
 /// ("input 0", "output 0") in the message.

@@ -11,7 +11,6 @@ namespace {
 
 Status checkSameElements(const std::vector<TensorDesc> &in,
                          const std::vector<TensorDesc> &out) {
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
   TPC_RETURN_IF_ERROR(checkSameDType(in[0], "input 0", out[0], "output 0"));
   if (in[0].numel() != out[0].numel())
     return Status::error(
@@ -74,8 +73,7 @@ Status checkTo(const Attrs &attrs, const TensorDesc &out) {
 Status makeCastParams(const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       CastParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkTo(attrs, out[0]));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
   int64_t saturate = 1;
@@ -93,7 +91,7 @@ Status makeCopyParams(CopyOp op, const std::vector<TensorDesc> &in,
                       size_t &bytes) {
   switch (op) {
   case CopyOp::Reshape:
-    TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 2, 1, 1));
+    TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 2, 1, 1));
     TPC_RETURN_IF_ERROR(checkSameElements(in, out));
     // The compiler gives the output its shape; a plan that also carries
     // ONNX's shape attribute is checked against it.
@@ -105,12 +103,11 @@ Status makeCopyParams(CopyOp op, const std::vector<TensorDesc> &in,
     }
     break;
   case CopyOp::Copy:
-    TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
+    TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
     TPC_RETURN_IF_ERROR(checkSameElements(in, out));
     break;
   case CopyOp::BitCast:
-    TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-    TPC_RETURN_IF_ERROR(checkDescs(in, out));
+    TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
     TPC_RETURN_IF_ERROR(checkTo(attrs, out[0]));
     if (dtypeBits(in[0].dtype) != dtypeBits(out[0].dtype))
       return Status::error(
@@ -128,8 +125,7 @@ Status makeCopyParams(CopyOp op, const std::vector<TensorDesc> &in,
 Status makeShapeParams(const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, const Attrs &attrs,
                        std::vector<int64_t> &values) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(out[0], "output 0", {DType::I64}));
   const Shape &s = in[0].shape;
   const int64_t rank = int64_t(s.size());
@@ -156,8 +152,7 @@ Status makeShapeParams(const std::vector<TensorDesc> &in,
 Status makeSizeParams(const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out,
                       std::vector<int64_t> &values) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(out[0], "output 0", {DType::I64}));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], {}));
   values = {in[0].numel()};
@@ -166,8 +161,7 @@ Status makeSizeParams(const std::vector<TensorDesc> &in,
 
 Status makeRangeParams(const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, RangeParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 3, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0",
                                  {DType::F32, DType::F64, DType::I64,
                                   DType::I32, DType::F16, DType::BF16}));
@@ -191,8 +185,7 @@ Status makeRangeParams(const std::vector<TensorDesc> &in,
 Status makeConstantOfShapeParams(const std::vector<TensorDesc> &in,
                                  const std::vector<TensorDesc> &out,
                                  const Attrs &attrs, FillParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 0, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 0, 1, 1, 1));
   if (!in.empty() && !isAbsent(in[0])) {
     TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (shape)", {DType::I64}));
     if (in[0].shape.size() != 1 ||

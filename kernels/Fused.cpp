@@ -16,8 +16,7 @@ const std::initializer_list<DType> kFloats = {DType::F32, DType::F64,
 Status makeAttentionParams(const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out,
                            const Attrs &attrs, AttentionParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 4, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 4, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (Q)", kFloats));
   static const char *names[] = {"Q", "K", "V"};
   for (int i = 0; i < 3; ++i) {
@@ -82,8 +81,7 @@ Status makeAttentionParams(const std::vector<TensorDesc> &in,
 
 Status makeSwiGLUParams(const std::vector<TensorDesc> &in,
                         const std::vector<TensorDesc> &out, SwiGLUParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 2, 2, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (gate)", kFloats));
   TPC_RETURN_IF_ERROR(
       checkSameDType(in[1], "input 1 (up)", in[0], "input 0 (gate)"));
@@ -101,8 +99,7 @@ Status makeSwiGLUParams(const std::vector<TensorDesc> &in,
 Status makeMatMulBiasParams(const std::vector<TensorDesc> &in,
                             const std::vector<TensorDesc> &out,
                             const Attrs &attrs, MatMulBiasParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 3, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (A)", kFloats));
   const Shape &a = in[0].shape, &b = in[1].shape;
   if (b.size() != 2 || a.size() < 2 || a.back() != b[0])

@@ -50,6 +50,14 @@ void addListed(Table &table, AdapterAt adapterAt) {
       std::make_index_sequence<std::size(List)>());
 }
 
+/// Defines `void Fn(Table &)` that appends every kernel of a family list
+/// whose adapters are a template over the op: `Adapter<List[i].op>`.
+#define TPC_DEFINE_LISTED_KERNELS(Fn, Table, List, Adapter)                    \
+  void Fn(Table &table) {                                                      \
+    ::tpc::addListed<List>(                                                    \
+        table, [](auto i) { return Adapter<List[decltype(i)::value].op>; });   \
+  }
+
 /// Dims that any strided layout can hold after collapsing; plenty for
 /// transformer graphs, and fixed so that params structs can be copied by
 /// value to a GPU kernel.

@@ -23,8 +23,7 @@ Status checkBlasDims(int64_t m, int64_t n, int64_t k) {
 /// unit dim is dropped from the result); other leading dims broadcast.
 Status makeMatMulParams(const std::vector<TensorDesc> &in,
                         const std::vector<TensorDesc> &out, MatMulParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 2, 2, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (A)",
                                  {DType::F32, DType::F64, DType::I64,
                                   DType::I32, DType::F16, DType::BF16}));
@@ -80,8 +79,7 @@ Status makeMatMulParams(const std::vector<TensorDesc> &in,
 Status makeGemmParams(const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       GemmParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 2, 3, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(
       in[0], "input 0 (A)", {DType::F32, DType::F64, DType::F16, DType::BF16}));
   TPC_RETURN_IF_ERROR(

@@ -12,8 +12,7 @@ namespace {
 /// being ONNX inputs the compiler resolved to attributes.
 Status checkOneToOne(const std::vector<TensorDesc> &in,
                      const std::vector<TensorDesc> &out, size_t maxIn) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, maxIn, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, maxIn, 1, 1));
   return checkSameDType(in[0], "input 0", out[0], "output 0");
 }
 
@@ -39,8 +38,7 @@ Status markAxis(std::vector<bool> &seen, int64_t axis, int64_t given) {
 /// What the gathers share: data and output alike, int64 or int32 indices.
 Status checkGatherOperands(const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 2, 2, 1, 1));
   TPC_RETURN_IF_ERROR(
       checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
   return checkSameDType(in[0], "input 0", out[0], "output 0");
@@ -52,8 +50,7 @@ Status checkGatherOperands(const std::vector<TensorDesc> &in,
 Status checkScatterOperands(const std::vector<TensorDesc> &in,
                             const std::vector<TensorDesc> &out,
                             const Attrs &attrs, ScatterReduction &r) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 3, 1, 1));
   TPC_RETURN_IF_ERROR(
       checkDType(in[1], "input 1 (indices)", {DType::I64, DType::I32}));
   TPC_RETURN_IF_ERROR(checkSameDType(in[2], "input 2", in[0], "input 0"));
@@ -313,8 +310,7 @@ Status makePadParams(const std::vector<TensorDesc> &in,
 Status makeConcatParams(const std::vector<TensorDesc> &in,
                         const std::vector<TensorDesc> &out, const Attrs &attrs,
                         ConcatParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, SIZE_MAX, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, SIZE_MAX, 1, 1));
   int64_t axis;
   TPC_RETURN_IF_ERROR(requireAxis(attrs, "axis", in[0], "input 0", axis));
   Shape expected = in[0].shape;
@@ -347,8 +343,7 @@ Status makeConcatParams(const std::vector<TensorDesc> &in,
 Status makeSplitParams(const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, const Attrs &attrs,
                        ConcatParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 2, 1, SIZE_MAX));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 2, 1, SIZE_MAX));
   const Shape &s = in[0].shape;
   int64_t axis;
   TPC_RETURN_IF_ERROR(requireAxis(attrs, "axis", in[0], "input 0", axis));
@@ -557,8 +552,7 @@ Status makeTriluParams(const std::vector<TensorDesc> &in,
 Status makeCacheWriteParams(const std::vector<TensorDesc> &in,
                             const std::vector<TensorDesc> &out,
                             const Attrs &attrs, CacheWriteParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 3, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 3, 1, 1));
   const TensorDesc &state = in[0], &update = in[1], &position = in[2];
   TPC_RETURN_IF_ERROR(checkSameDType(state, "input 0", update, "input 1"));
   TPC_RETURN_IF_ERROR(checkSameDType(state, "input 0", out[0], "output 0"));

@@ -44,10 +44,9 @@ Status normOperands(const std::vector<TensorDesc> &in, size_t scale,
 } // namespace
 
 Status makeSoftmaxParams(bool log, const std::vector<TensorDesc> &in,
-                         const std::vector<TensorDesc> &out,
-                         const Attrs &attrs, SoftmaxParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+                         const std::vector<TensorDesc> &out, const Attrs &attrs,
+                         SoftmaxParams &p) {
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkFloat(in[0], "input 0"));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
@@ -68,8 +67,7 @@ Status makeSoftmaxParams(bool log, const std::vector<TensorDesc> &in,
 Status makeNormParams(bool rms, const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       NormParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 2, rms ? 2 : 3, 1, rms ? 1 : 3));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 2, rms ? 2 : 3, 1, rms ? 1 : 3));
   TPC_RETURN_IF_ERROR(checkFloat(in[0], "input 0 (X)"));
   const Shape &s = in[0].shape;
   const bool hasBias = !rms && in.size() == 3 && !isAbsent(in[2]);
@@ -106,10 +104,9 @@ Status makeNormParams(bool rms, const std::vector<TensorDesc> &in,
 }
 
 Status makeAddNormParams(const std::vector<TensorDesc> &in,
-                         const std::vector<TensorDesc> &out,
-                         const Attrs &attrs, NormParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 3, 4, 2, 2));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+                         const std::vector<TensorDesc> &out, const Attrs &attrs,
+                         NormParams &p) {
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 4, 2, 2));
   TPC_RETURN_IF_ERROR(checkFloat(in[0], "input 0 (A)"));
   const Shape &s = in[0].shape;
   TPC_RETURN_IF_ERROR(
@@ -127,9 +124,8 @@ Status makeAddNormParams(const std::vector<TensorDesc> &in,
     return Status::error("an RMS norm (rms = 1) takes no bias");
   int64_t axis;
   double epsilon;
-  TPC_RETURN_IF_ERROR(
-      normOperands(in, 2, hasBias, "input 0 (A)", "Bias", attrs, axis,
-                   epsilon));
+  TPC_RETURN_IF_ERROR(normOperands(in, 2, hasBias, "input 0 (A)", "Bias", attrs,
+                                   axis, epsilon));
   for (size_t i = 0; i < 2; ++i) {
     std::string what = i == 0 ? "output 0 (Y)" : "output 1 (Sum)";
     TPC_RETURN_IF_ERROR(checkSameDType(out[i], what, in[0], "input 0 (A)"));

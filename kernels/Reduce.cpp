@@ -34,8 +34,7 @@ Status axisOf(const TensorDesc &in, const Attrs &attrs, int64_t &axis) {
 Status makeReduceParams(ReduceOp op, const std::vector<TensorDesc> &in,
                         const std::vector<TensorDesc> &out, const Attrs &attrs,
                         ReduceParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 2, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 2, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
   const std::vector<int64_t> *axesAttr = attrs.getInts("axes");
@@ -48,8 +47,8 @@ Status makeReduceParams(ReduceOp op, const std::vector<TensorDesc> &in,
   const Shape &s = in[0].shape;
   const int64_t rank = int64_t(s.size());
   std::vector<bool> reduced(size_t(rank), false);
-  const std::vector<int64_t> axes = axesAttr ? *axesAttr
-                                             : std::vector<int64_t>();
+  const std::vector<int64_t> axes =
+      axesAttr ? *axesAttr : std::vector<int64_t>();
   for (int64_t a : axes) {
     int64_t axis;
     TPC_RETURN_IF_ERROR(normalizeAxis(a, rank, "axis", axis));
@@ -86,8 +85,7 @@ Status makeReduceParams(ReduceOp op, const std::vector<TensorDesc> &in,
 Status makeArgReduceParams(bool isMax, const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out,
                            const Attrs &attrs, ArgReduceParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   TPC_RETURN_IF_ERROR(checkDType(out[0], "output 0", {DType::I64}));
   const Shape &s = in[0].shape;
@@ -118,12 +116,11 @@ Status makeArgReduceParams(bool isMax, const std::vector<TensorDesc> &in,
 Status makeTopKParams(const std::vector<TensorDesc> &in,
                       const std::vector<TensorDesc> &out, const Attrs &attrs,
                       TopKParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 2, 2));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
-  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0",
-                                 {DType::F32, DType::F64, DType::F16,
-                                  DType::BF16, DType::I32, DType::I64,
-                                  DType::I8, DType::U8}));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 2, 2));
+  TPC_RETURN_IF_ERROR(
+      checkDType(in[0], "input 0",
+                 {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
+                  DType::I64, DType::I8, DType::U8}));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
   TPC_RETURN_IF_ERROR(checkDType(out[1], "output 1 (indices)", {DType::I64}));
   const Shape &s = in[0].shape;
@@ -156,8 +153,7 @@ Status makeTopKParams(const std::vector<TensorDesc> &in,
 Status makeCumSumParams(const std::vector<TensorDesc> &in,
                         const std::vector<TensorDesc> &out, const Attrs &attrs,
                         CumSumParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0", kNumeric));
   TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0"));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], in[0].shape));
@@ -167,8 +163,8 @@ Status makeCumSumParams(const std::vector<TensorDesc> &in,
                          "input)");
   const Shape &s = in[0].shape;
   int64_t axis;
-  TPC_RETURN_IF_ERROR(normalizeAxis(attrs.getInt("axis", 0),
-                                    int64_t(s.size()), "axis", axis));
+  TPC_RETURN_IF_ERROR(
+      normalizeAxis(attrs.getInt("axis", 0), int64_t(s.size()), "axis", axis));
   p = CumSumParams();
   TPC_RETURN_IF_ERROR(requireFlag(attrs, "exclusive", p.exclusive));
   TPC_RETURN_IF_ERROR(requireFlag(attrs, "reverse", p.reverse));

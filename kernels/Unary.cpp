@@ -32,8 +32,7 @@ Status makeUnaryParams(const UnaryKernelInfo &info,
                        const std::vector<TensorDesc> &in,
                        const std::vector<TensorDesc> &out, const Attrs &attrs,
                        UnaryParams &p) {
-  TPC_RETURN_IF_ERROR(checkArity(in, out, 1, 1, 1, 1));
-  TPC_RETURN_IF_ERROR(checkDescs(in, out));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 1, 1, 1, 1));
   TPC_RETURN_IF_ERROR(checkDomain(info.domain, in[0]));
   const DType outType =
       info.domain == UnaryDomain::IsFloat ? DType::Bool : in[0].dtype;

@@ -43,16 +43,16 @@ Status prepareFused<FusedOp::SwiGLU>(const std::vector<TensorDesc> &in,
                                      std::unique_ptr<PreparedKernel> &kernel) {
   SwiGLUParams p;
   TPC_RETURN_IF_ERROR(makeSwiGLUParams(in, out, p));
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) {
-    swigluKernel(p, i[0], i[1], o[0]);
-  });
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &) {
+        swigluKernel(p, i[0], i[1], o[0]);
+      });
   return Status::ok();
 }
 
 /// AddNormalization (A, B, Scale, optional Bias -> Y, Sum): Sum = A + B,
-/// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of Sum, with
-/// the same arithmetic as the Add and norm kernels.
+/// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of Sum,
+/// with the same arithmetic as the Add and norm kernels.
 template <>
 Status prepareFused<FusedOp::AddNormalization>(
     const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
@@ -175,10 +175,7 @@ Status prepareFused<FusedOp::MatMulBias>(
 
 } // namespace
 
-void addFusedKernels(KernelTable &t) {
-  addListed<kFusedKernels>(t, [](auto i) {
-    return prepareFused<kFusedKernels[decltype(i)::value].op>;
-  });
-}
+TPC_DEFINE_LISTED_KERNELS(addFusedKernels, KernelTable, kFusedKernels,
+                          prepareFused)
 
 } // namespace tpc::cpu

@@ -250,10 +250,7 @@ Status prepareMovement<MovementOp::CacheWrite>(
 
 } // namespace
 
-void addMovementKernels(KernelTable &t) {
-  addListed<kMovementKernels>(t, [](auto i) {
-    return prepareMovement<kMovementKernels[decltype(i)::value].op>;
-  });
-}
+TPC_DEFINE_LISTED_KERNELS(addMovementKernels, KernelTable, kMovementKernels,
+                          prepareMovement)
 
 } // namespace tpc::cpu

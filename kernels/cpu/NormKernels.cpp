@@ -12,15 +12,17 @@ Status prepareSoftmax(const std::vector<TensorDesc> &in,
                       std::unique_ptr<PreparedKernel> &kernel) {
   SoftmaxParams p;
   TPC_RETURN_IF_ERROR(makeSoftmaxParams(Log, in, out, attrs, p));
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &ctx) {
-    const int64_t block = p.axis * p.inner * int64_t(dtypeSize(p.dtype));
-    parallelFor(ctx.numThreads, p.outer, 2 * block, [&](int64_t r0, int64_t r1) {
-      SoftmaxParams q = p;
-      q.outer = r1 - r0;
-      softmaxKernel(q, byteOffset(i[0], r0 * block), byteOffset(o[0], r0 * block));
-    });
-  });
+  kernel = makeKernel(
+      [p](const void *const *i, void *const *o, const ExecContext &ctx) {
+        const int64_t block = p.axis * p.inner * int64_t(dtypeSize(p.dtype));
+        parallelFor(ctx.numThreads, p.outer, 2 * block,
+                    [&](int64_t r0, int64_t r1) {
+                      SoftmaxParams q = p;
+                      q.outer = r1 - r0;
+                      softmaxKernel(q, byteOffset(i[0], r0 * block),
+                                    byteOffset(o[0], r0 * block));
+                    });
+      });
   return Status::ok();
 }
 
@@ -57,10 +59,7 @@ constexpr auto kNormAdapter = isSoftmax(Op)
 
 } // namespace
 
-void addNormKernels(KernelTable &t) {
-  addListed<kNormKernels>(t, [](auto i) {
-    return kNormAdapter<kNormKernels[decltype(i)::value].op>;
-  });
-}
+TPC_DEFINE_LISTED_KERNELS(addNormKernels, KernelTable, kNormKernels,
+                          kNormAdapter)
 
 } // namespace tpc::cpu

@@ -41,11 +41,10 @@ using BoolByte = uint8_t;
 // The operand checks every backend shares (kernels/Checks.h), under the
 // names the CPU kernels have always used.
 using tpc::broadcastShapes;
-using tpc::broadcastStrides;
 using tpc::broadcastsTo;
-using tpc::checkArity;
-using tpc::checkDescs;
+using tpc::broadcastStrides;
 using tpc::checkDType;
+using tpc::checkOperands;
 using tpc::checkOutputShape;
 using tpc::checkSameDType;
 using tpc::collapseLayout;

@@ -137,10 +137,7 @@ Status prepareCopyOp<CopyOp::ConstantOfShape>(
 
 } // namespace
 
-void addCopyKernels(KernelTable &t) {
-  addListed<kCopyKernels>(t, [](auto i) {
-    return prepareCopyOp<kCopyKernels[decltype(i)::value].op>;
-  });
-}
+TPC_DEFINE_LISTED_KERNELS(addCopyKernels, KernelTable, kCopyKernels,
+                          prepareCopyOp)
 
 } // namespace tpc::cuda

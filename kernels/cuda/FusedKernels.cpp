@@ -39,12 +39,12 @@ Status prepareFused<FusedOp::Attention>(
         std::to_string(kMaxAttentionKeys) + " keys with " +
         (p.dtype == DType::F64 ? "f64" : "heads over 128 wide") + ", not " +
         std::to_string(p.kvLen));
-  kernel = makeLaunch("Attention", [p, hasMask](const void *const *i,
-                                                void *const *o,
-                                                cudaStream_t st) {
-    return attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr,
-                           o[0], st);
-  });
+  kernel =
+      makeLaunch("Attention", [p, hasMask](const void *const *i, void *const *o,
+                                           cudaStream_t st) {
+        return attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr,
+                               o[0], st);
+      });
   return Status::ok();
 }
 
@@ -96,8 +96,7 @@ public:
                               .withContext("MatMulBias: "));
     } else {
       if (plain)
-        TPC_RETURN_IF_ERROR(plain->run(inputs[0], inputs[1], y, nullptr,
-                                       stream)
+        TPC_RETURN_IF_ERROR(plain->run(inputs[0], inputs[1], y, nullptr, stream)
                                 .withContext("MatMulBias: "));
       else if (bytes) // k == 0: the product is zeros
         TPC_CUDA_CHECK(cudaMemsetAsync(y, 0, bytes, stream));
@@ -158,10 +157,7 @@ Status prepareFused<FusedOp::MatMulBias>(
 
 } // namespace
 
-void addFusedKernels(KernelTable &t) {
-  addListed<kFusedKernels>(t, [](auto i) {
-    return prepareFused<kFusedKernels[decltype(i)::value].op>;
-  });
-}
+TPC_DEFINE_LISTED_KERNELS(addFusedKernels, KernelTable, kFusedKernels,
+                          prepareFused)
 
 } // namespace tpc::cuda

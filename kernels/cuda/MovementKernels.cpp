@@ -58,10 +58,10 @@ prepareMovement<MovementOp::Concat>(const KernelContext &, const Operands &in,
                                     std::unique_ptr<PreparedKernel> &kernel) {
   ConcatParams p;
   TPC_RETURN_IF_ERROR(makeConcatParams(in, out, attrs, p));
-  kernel = makeLaunch("Concat", [p](const void *const *i, void *const *o,
-                                    cudaStream_t st) {
-    return concatKernel(p, i, o[0], st);
-  });
+  kernel = makeLaunch(
+      "Concat", [p](const void *const *i, void *const *o, cudaStream_t st) {
+        return concatKernel(p, i, o[0], st);
+      });
   return Status::ok();
 }
 
@@ -72,10 +72,10 @@ prepareMovement<MovementOp::Split>(const KernelContext &, const Operands &in,
                                    std::unique_ptr<PreparedKernel> &kernel) {
   ConcatParams p;
   TPC_RETURN_IF_ERROR(makeSplitParams(in, out, attrs, p));
-  kernel = makeLaunch("Split", [p](const void *const *i, void *const *o,
-                                   cudaStream_t st) {
-    return splitKernel(p, i[0], o, st);
-  });
+  kernel = makeLaunch(
+      "Split", [p](const void *const *i, void *const *o, cudaStream_t st) {
+        return splitKernel(p, i[0], o, st);
+      });
   return Status::ok();
 }
 
@@ -110,14 +110,13 @@ Status prepareMovement<MovementOp::GatherElements>(
     const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
   GatherElementsParams p;
   TPC_RETURN_IF_ERROR(makeGatherElementsParams(in, out, attrs, p));
-  kernel = indexChecked(ctx,
-                        makeLaunch("GatherElements",
-                                   [p](const void *const *i, void *const *o,
-                                       cudaStream_t st) {
-                                     return gatherElementsKernel(p, i[0], i[1],
-                                                                 o[0], st);
-                                   }),
-                        1, in[1], {p.axisDim});
+  kernel = indexChecked(
+      ctx,
+      makeLaunch("GatherElements",
+                 [p](const void *const *i, void *const *o, cudaStream_t st) {
+                   return gatherElementsKernel(p, i[0], i[1], o[0], st);
+                 }),
+      1, in[1], {p.axisDim});
   return Status::ok();
 }
 
@@ -161,14 +160,13 @@ Status prepareMovement<MovementOp::ScatterElements>(
     const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
   ScatterElementsParams p;
   TPC_RETURN_IF_ERROR(makeScatterElementsParams(in, out, attrs, p));
-  kernel = indexChecked(ctx,
-                        makeLaunch("ScatterElements",
-                                   [p](const void *const *i, void *const *o,
-                                       cudaStream_t st) {
-                                     return scatterElementsKernel(
-                                         p, i[0], i[1], i[2], o[0], st);
-                                   }),
-                        1, in[1], {p.axisDim});
+  kernel = indexChecked(
+      ctx,
+      makeLaunch("ScatterElements",
+                 [p](const void *const *i, void *const *o, cudaStream_t st) {
+                   return scatterElementsKernel(p, i[0], i[1], i[2], o[0], st);
+                 }),
+      1, in[1], {p.axisDim});
   return Status::ok();
 }
 
@@ -179,10 +177,10 @@ prepareMovement<MovementOp::Trilu>(const KernelContext &, const Operands &in,
                                    std::unique_ptr<PreparedKernel> &kernel) {
   TriluParams p;
   TPC_RETURN_IF_ERROR(makeTriluParams(in, out, attrs, p));
-  kernel = makeLaunch("Trilu", [p](const void *const *i, void *const *o,
-                                   cudaStream_t st) {
-    return triluKernel(p, i[0], o[0], st);
-  });
+  kernel = makeLaunch(
+      "Trilu", [p](const void *const *i, void *const *o, cudaStream_t st) {
+        return triluKernel(p, i[0], o[0], st);
+      });
   return Status::ok();
 }
 
@@ -216,10 +214,7 @@ Status prepareMovement<MovementOp::CacheWrite>(
 
 } // namespace
 
-void addMovementKernels(KernelTable &t) {
-  addListed<kMovementKernels>(t, [](auto i) {
-    return prepareMovement<kMovementKernels[decltype(i)::value].op>;
-  });
-}
+TPC_DEFINE_LISTED_KERNELS(addMovementKernels, KernelTable, kMovementKernels,
+                          prepareMovement)
 
 } // namespace tpc::cuda
