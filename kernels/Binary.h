@@ -100,14 +100,16 @@ Status makeBinaryOpParams(BinaryOp op, const std::vector<TensorDesc> &in,
                           const Attrs &attrs, BinaryParams &p);
 
 /// Max, Min, Sum and Mean of N inputs broadcast together.
-enum class VariadicOp { Max, Min, Sum, Mean };
+// X(Name, summary): the variadic kernels; Name is the kernel and its
+// VariadicOp.
+#define TPC_VARIADIC_KERNELS(X)                                                \
+  X(Max, "elementwise max of N inputs (NaN propagates)")                       \
+  X(Min, "elementwise min of N inputs (NaN propagates)")                       \
+  X(Sum, "elementwise sum of N inputs")                                        \
+  X(Mean, "elementwise mean of N inputs")
 
-inline constexpr FamilyKernel<VariadicOp> kVariadicKernels[] = {
-    {"Max", "elementwise max of N inputs (NaN propagates)", VariadicOp::Max},
-    {"Min", "elementwise min of N inputs (NaN propagates)", VariadicOp::Min},
-    {"Sum", "elementwise sum of N inputs", VariadicOp::Sum},
-    {"Mean", "elementwise mean of N inputs", VariadicOp::Mean},
-};
+TPC_DECLARE_KERNEL_FAMILY(VariadicOp, kVariadicKernels,
+                          TPC_VARIADIC_KERNELS);
 
 /// Folds the inputs into the output: out = op(in0, in1), then
 /// out = op(out, in_i); Mean scales by 1/N at the end. One input is a copy.

@@ -20,32 +20,19 @@
 
 namespace tpc {
 
-enum class CopyOp {
-  Cast,
-  Reshape,
-  Copy,
-  BitCast,
-  Shape,
-  Size,
-  Range,
-  ConstantOfShape,
-};
+// X(Name, summary): the copy kernels, in the order both kernel tables list
+// them; Name is the kernel and its CopyOp.
+#define TPC_COPY_KERNELS(X)                                                    \
+  X(Cast, "element type conversion (attrs to, saturate)")                      \
+  X(Reshape, "copy under a new shape (may run in place)")                      \
+  X(Copy, "copy into a buffer of the same size (may run in place)")            \
+  X(BitCast, "the same bytes as a dtype of the same width (attr to)")          \
+  X(Shape, "dims of the input as i64 (attrs start, end)")                      \
+  X(Size, "element count of the input as an i64 scalar")                       \
+  X(Range, "start + i * delta for the output's length")                        \
+  X(ConstantOfShape, "output filled with attr value")
 
-using CopyKernelInfo = FamilyKernel<CopyOp>;
-
-inline constexpr CopyKernelInfo kCopyKernels[] = {
-    {"Cast", "element type conversion (attrs to, saturate)", CopyOp::Cast},
-    {"Reshape", "copy under a new shape (may run in place)", CopyOp::Reshape},
-    {"Copy", "copy into a buffer of the same size (may run in place)",
-     CopyOp::Copy},
-    {"BitCast", "the same bytes as a dtype of the same width (attr to)",
-     CopyOp::BitCast},
-    {"Shape", "dims of the input as i64 (attrs start, end)", CopyOp::Shape},
-    {"Size", "element count of the input as an i64 scalar", CopyOp::Size},
-    {"Range", "start + i * delta for the output's length", CopyOp::Range},
-    {"ConstantOfShape", "output filled with attr value",
-     CopyOp::ConstantOfShape},
-};
+TPC_DECLARE_KERNEL_FAMILY(CopyOp, kCopyKernels, TPC_COPY_KERNELS);
 
 struct CastParams {
   DType from = DType::F32;

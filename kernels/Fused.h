@@ -18,23 +18,19 @@
 
 namespace tpc {
 
-enum class FusedOp { MatMulBias, AddNormalization, Attention, SwiGLU };
+// X(Name, summary): the fused kernels, in the order both kernel tables list
+// them; Name is the kernel and its FusedOp.
+#define TPC_FUSED_KERNELS(X)                                                   \
+  X(MatMulBias,                                                                \
+    "act(A x B + bias), B [K, N] (attr activation none, relu, gelu, "          \
+    "gelu_tanh)")                                                              \
+  X(AddNormalization,                                                          \
+    "Sum = A + B, Y = layer or RMS norm of Sum (attrs axis, epsilon, rms)")    \
+  X(Attention,                                                                 \
+    "softmax(scale * Q K^T + mask) V, GQA, causal (attrs scale, is_causal)")   \
+  X(SwiGLU, "silu(gate) * up")
 
-using FusedKernelInfo = FamilyKernel<FusedOp>;
-
-inline constexpr FusedKernelInfo kFusedKernels[] = {
-    {"MatMulBias",
-     "act(A x B + bias), B [K, N] (attr activation none, relu, gelu, "
-     "gelu_tanh)",
-     FusedOp::MatMulBias},
-    {"AddNormalization",
-     "Sum = A + B, Y = layer or RMS norm of Sum (attrs axis, epsilon, rms)",
-     FusedOp::AddNormalization},
-    {"Attention",
-     "softmax(scale * Q K^T + mask) V, GQA, causal (attrs scale, is_causal)",
-     FusedOp::Attention},
-    {"SwiGLU", "silu(gate) * up", FusedOp::SwiGLU},
-};
+TPC_DECLARE_KERNEL_FAMILY(FusedOp, kFusedKernels, TPC_FUSED_KERNELS);
 
 /// Scaled dot-product attention (ONNX Attention, opset 23, 4-D form):
 ///   Y[b,h,i,:] = softmax_j(scale * Q[b,h,i,:] . K[b,g,j,:] + mask[b,h,i,j])

@@ -29,6 +29,33 @@ template <class Op> struct FamilyKernel {
   Op op;
 };
 
+/// A row of a family list before its op is attached: name and summary.
+struct KernelDoc {
+  const char *name;
+  const char *summary;
+};
+
+/// The family list of `Op` whose enumerators are, in order, the kernels
+/// `docs` describes (see TPC_DECLARE_KERNEL_FAMILY).
+template <class Op, size_t N>
+constexpr std::array<FamilyKernel<Op>, N>
+familyList(const KernelDoc (&docs)[N]) {
+  std::array<FamilyKernel<Op>, N> list{};
+  for (size_t i = 0; i < N; ++i)
+    list[i] = {docs[i].name, docs[i].summary, static_cast<Op>(i)};
+  return list;
+}
+
+#define TPC_FAMILY_ENUMERATOR(NAME, SUMMARY) NAME,
+#define TPC_FAMILY_DOC(NAME, SUMMARY) {#NAME, SUMMARY},
+
+/// Declares `enum class Op` and its family list `List` from an X-macro list
+/// `LIST(X)` of rows `X(Name, summary)`: each kernel is named once, as its
+/// enumerator and its name in the kernel tables.
+#define TPC_DECLARE_KERNEL_FAMILY(Op, List, LIST)                              \
+  enum class Op { LIST(TPC_FAMILY_ENUMERATOR) };                               \
+  inline constexpr auto List = familyList<Op>({LIST(TPC_FAMILY_DOC)})
+
 namespace detail {
 template <class Fn, size_t... I>
 void forEachIndex(Fn &&fn, std::index_sequence<I...>) {

@@ -27,58 +27,33 @@
 
 namespace tpc {
 
-/// The movement kernels, in the order both kernel tables list them.
-enum class MovementOp {
-  Transpose,
-  Expand,
-  Tile,
-  Slice,
-  Pad,
-  Concat,
-  Split,
-  Gather,
-  GatherElements,
-  GatherND,
-  ScatterND,
-  ScatterElements,
-  Trilu,
-  CacheWrite,
-};
+// X(Name, summary): the movement kernels, in the order both kernel tables
+// list them; Name is the kernel and its MovementOp.
+#define TPC_MOVEMENT_KERNELS(X)                                                \
+  X(Transpose, "permute dims (attr perm)")                                     \
+  X(Expand, "broadcast to the output shape")                                   \
+  X(Tile, "repeat along each dim (attr repeats)")                              \
+  X(Slice, "strided window (attrs starts, ends, axes, steps)")                 \
+  X(Pad, "constant padding (attrs pads, value; negative pads crop)")           \
+  X(Concat, "join inputs along attr axis")                                     \
+  X(Split, "cut along attr axis into attr split sizes")                        \
+  X(Gather, "take slices along attr axis by index tensor")                     \
+  X(GatherElements, "take elements along attr axis by index")                  \
+  X(GatherND, "take slices addressed by index tuples (attr batch_dims)")       \
+  X(ScatterND,                                                                 \
+    "copy of data with slices written at index tuples (attr reduction)")       \
+  X(ScatterElements,                                                           \
+    "copy of data with updates written along attr axis at indices (attr "      \
+    "reduction)")                                                              \
+  X(Trilu, "keep the upper or lower triangle (attrs upper, k)")                \
+  X(CacheWrite, "write new KV-cache entries at a position, in place")
 
-using MovementKernelInfo = FamilyKernel<MovementOp>;
-
-inline constexpr MovementKernelInfo kMovementKernels[] = {
-    {"Transpose", "permute dims (attr perm)", MovementOp::Transpose},
-    {"Expand", "broadcast to the output shape", MovementOp::Expand},
-    {"Tile", "repeat along each dim (attr repeats)", MovementOp::Tile},
-    {"Slice", "strided window (attrs starts, ends, axes, steps)",
-     MovementOp::Slice},
-    {"Pad", "constant padding (attrs pads, value; negative pads crop)",
-     MovementOp::Pad},
-    {"Concat", "join inputs along attr axis", MovementOp::Concat},
-    {"Split", "cut along attr axis into attr split sizes", MovementOp::Split},
-    {"Gather", "take slices along attr axis by index tensor",
-     MovementOp::Gather},
-    {"GatherElements", "take elements along attr axis by index",
-     MovementOp::GatherElements},
-    {"GatherND", "take slices addressed by index tuples (attr batch_dims)",
-     MovementOp::GatherND},
-    {"ScatterND",
-     "copy of data with slices written at index tuples (attr reduction)",
-     MovementOp::ScatterND},
-    {"ScatterElements",
-     "copy of data with updates written along attr axis at indices (attr "
-     "reduction)",
-     MovementOp::ScatterElements},
-    {"Trilu", "keep the upper or lower triangle (attrs upper, k)",
-     MovementOp::Trilu},
-    {"CacheWrite", "write new KV-cache entries at a position, in place",
-     MovementOp::CacheWrite},
-};
+TPC_DECLARE_KERNEL_FAMILY(MovementOp, kMovementKernels,
+                          TPC_MOVEMENT_KERNELS);
 
 /// The name `op` has in the kernel tables.
 constexpr const char *movementName(MovementOp op) {
-  for (const MovementKernelInfo &k : kMovementKernels)
+  for (const auto &k : kMovementKernels)
     if (k.op == op)
       return k.name;
   return "";

@@ -16,17 +16,15 @@
 
 namespace tpc {
 
-enum class NormOp { Softmax, LogSoftmax, LayerNormalization, RMSNormalization };
+// X(Name, summary): the normalization kernels, which both kernel tables
+// list; Name is the kernel and its NormOp.
+#define TPC_NORM_KERNELS(X)                                                    \
+  X(Softmax, "softmax along attr axis")                                        \
+  X(LogSoftmax, "log of softmax along attr axis")                              \
+  X(LayerNormalization, "normalize dims [axis, rank) then scale and shift")    \
+  X(RMSNormalization, "x / rms(x) * scale over dims [axis, rank)")
 
-/// The normalization kernels, which both kernel tables list.
-inline constexpr FamilyKernel<NormOp> kNormKernels[] = {
-    {"Softmax", "softmax along attr axis", NormOp::Softmax},
-    {"LogSoftmax", "log of softmax along attr axis", NormOp::LogSoftmax},
-    {"LayerNormalization", "normalize dims [axis, rank) then scale and shift",
-     NormOp::LayerNormalization},
-    {"RMSNormalization", "x / rms(x) * scale over dims [axis, rank)",
-     NormOp::RMSNormalization},
-};
+TPC_DECLARE_KERNEL_FAMILY(NormOp, kNormKernels, TPC_NORM_KERNELS);
 
 constexpr bool isSoftmax(NormOp op) {
   return op == NormOp::Softmax || op == NormOp::LogSoftmax;
