@@ -47,19 +47,31 @@ inline constexpr ReduceKernelInfo kReduceKernels[] = {
     {"ReduceSumSquare", "sum of squares over attr axes", ReduceOp::SumSquare},
 };
 
-/// The kernels that reduce along one axis to indices, or scan it.
-enum class AxisOp { ArgMax, ArgMin, TopK, CumSum };
+// X(Name, summary): the kernels that reduce along one axis to indices, or
+// scan it; Name is the kernel and its AxisOp.
+#define TPC_AXIS_KERNELS(X)                                                    \
+  X(ArgMax, "index of the max along attr axis -> i64")                         \
+  X(ArgMin, "index of the min along attr axis -> i64")                         \
+  X(TopK,                                                                      \
+    "k largest (attr largest = 0: smallest) along attr axis, sorted; values"   \
+    " and i64 indices")                                                        \
+  X(CumSum, "running sums along attr axis (attrs exclusive, reverse)")
 
-inline constexpr FamilyKernel<AxisOp> kAxisKernels[] = {
-    {"ArgMax", "index of the max along attr axis -> i64", AxisOp::ArgMax},
-    {"ArgMin", "index of the min along attr axis -> i64", AxisOp::ArgMin},
-    {"TopK",
-     "k largest (attr largest = 0: smallest) along attr axis, sorted; values "
-     "and i64 indices",
-     AxisOp::TopK},
-    {"CumSum", "running sums along attr axis (attrs exclusive, reverse)",
-     AxisOp::CumSum},
-};
+TPC_DECLARE_KERNEL_FAMILY(AxisOp, kAxisKernels, TPC_AXIS_KERNELS);
+
+/// Appends the kAxisKernels to a backend's kernel table, given the
+/// backend's adapters of each.
+template <class Table, class Adapter>
+void addAxisKernels(Table &table, Adapter argMax, Adapter argMin, Adapter topK,
+                    Adapter cumSum) {
+  for (const auto &k : kAxisKernels) {
+    Adapter adapter = k.op == AxisOp::ArgMax   ? argMax
+                      : k.op == AxisOp::ArgMin ? argMin
+                      : k.op == AxisOp::TopK   ? topK
+                                               : cumSum;
+    table.push_back({k.name, k.summary, adapter});
+  }
+}
 
 /// ONNX Reduce*: attributes axes (possibly empty), keepdims and
 /// noop_with_empty_axes. Empty axes reduce everything unless

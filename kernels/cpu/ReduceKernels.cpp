@@ -57,21 +57,13 @@ Status prepareCumSum(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-/// The adapter of each kAxisKernels op.
-template <AxisOp Op>
-constexpr auto kAxisAdapter =
-    Op == AxisOp::TopK     ? prepareTopK
-    : Op == AxisOp::CumSum ? prepareCumSum
-                           : prepareArgReduce<Op == AxisOp::ArgMax>;
-
 } // namespace
 
 void addReduceKernels(KernelTable &t) {
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
-  addListed<kAxisKernels>(t, [](auto i) {
-    return kAxisAdapter<kAxisKernels[decltype(i)::value].op>;
-  });
+  addAxisKernels(t, prepareArgReduce<true>, prepareArgReduce<false>,
+                 prepareTopK, prepareCumSum);
 }
 
 } // namespace tpc::cpu

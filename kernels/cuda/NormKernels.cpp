@@ -101,13 +101,6 @@ constexpr auto kNormAdapter = isSoftmax(Op)
                                   ? prepareSoftmax<Op == NormOp::LogSoftmax>
                                   : prepareNorm<Op == NormOp::RMSNormalization>;
 
-/// The adapter of each kAxisKernels op.
-template <AxisOp Op>
-constexpr auto kAxisAdapter =
-    Op == AxisOp::TopK     ? prepareTopK
-    : Op == AxisOp::CumSum ? prepareCumSum
-                           : prepareArgReduce<Op == AxisOp::ArgMax>;
-
 } // namespace
 
 void addNormKernels(KernelTable &t) {
@@ -116,9 +109,8 @@ void addNormKernels(KernelTable &t) {
   });
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
-  addListed<kAxisKernels>(t, [](auto i) {
-    return kAxisAdapter<kAxisKernels[decltype(i)::value].op>;
-  });
+  addAxisKernels(t, prepareArgReduce<true>, prepareArgReduce<false>,
+                 prepareTopK, prepareCumSum);
 }
 
 } // namespace tpc::cuda
