@@ -62,8 +62,8 @@ TPC_DECLARE_KERNEL_FAMILY(AxisOp, kAxisKernels, TPC_AXIS_KERNELS);
 /// Appends the kAxisKernels to a backend's kernel table, given the
 /// backend's adapters of each.
 template <class Table, class Adapter>
-void addAxisKernels(Table &table, Adapter argMax, Adapter argMin, Adapter topK,
-                    Adapter cumSum) {
+void addAxisFamily(Table &table, Adapter argMax, Adapter argMin, Adapter topK,
+                   Adapter cumSum) {
   for (const auto &k : kAxisKernels) {
     Adapter adapter = k.op == AxisOp::ArgMax   ? argMax
                       : k.op == AxisOp::ArgMin ? argMin

@@ -51,15 +51,11 @@ Status prepareNorm(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-/// The adapter of each kNormKernels op.
-template <NormOp Op>
-constexpr auto kNormAdapter = isSoftmax(Op)
-                                  ? prepareSoftmax<Op == NormOp::LogSoftmax>
-                                  : prepareNorm<Op == NormOp::RMSNormalization>;
-
 } // namespace
 
-TPC_DEFINE_LISTED_KERNELS(addNormKernels, KernelTable, kNormKernels,
-                          kNormAdapter)
+void addNormKernels(KernelTable &t) {
+  addNormFamily(t, prepareSoftmax<false>, prepareSoftmax<true>,
+                prepareNorm<false>, prepareNorm<true>);
+}
 
 } // namespace tpc::cpu

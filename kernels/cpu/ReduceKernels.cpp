@@ -62,8 +62,8 @@ Status prepareCumSum(const std::vector<TensorDesc> &in,
 void addReduceKernels(KernelTable &t) {
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
-  addAxisKernels(t, prepareArgReduce<true>, prepareArgReduce<false>,
-                 prepareTopK, prepareCumSum);
+  addAxisFamily(t, prepareArgReduce<true>, prepareArgReduce<false>,
+                prepareTopK, prepareCumSum);
 }
 
 } // namespace tpc::cpu

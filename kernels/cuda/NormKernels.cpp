@@ -95,22 +95,15 @@ Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
-/// The adapter of each kNormKernels op.
-template <NormOp Op>
-constexpr auto kNormAdapter = isSoftmax(Op)
-                                  ? prepareSoftmax<Op == NormOp::LogSoftmax>
-                                  : prepareNorm<Op == NormOp::RMSNormalization>;
-
 } // namespace
 
 void addNormKernels(KernelTable &t) {
-  addListed<kNormKernels>(t, [](auto i) {
-    return kNormAdapter<kNormKernels[decltype(i)::value].op>;
-  });
+  addNormFamily(t, prepareSoftmax<false>, prepareSoftmax<true>,
+                prepareNorm<false>, prepareNorm<true>);
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
-  addAxisKernels(t, prepareArgReduce<true>, prepareArgReduce<false>,
-                 prepareTopK, prepareCumSum);
+  addAxisFamily(t, prepareArgReduce<true>, prepareArgReduce<false>,
+                prepareTopK, prepareCumSum);
 }
 
 } // namespace tpc::cuda
