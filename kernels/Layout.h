@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <iterator>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -84,6 +85,17 @@ void addListed(Table &table, AdapterAt adapterAt) {
     ::tpc::addListed<List>(                                                    \
         table, [](auto i) { return Adapter<List[decltype(i)::value].op>; });   \
   }
+
+/// Appends every kernel of a declared family's list `list` (see
+/// TPC_DECLARE_KERNEL_FAMILY) with its adapter: `adapters` holds one per
+/// kernel, in the list's order.
+template <class Table, class List, size_t N>
+void addFamily(Table &table, const List &list,
+               const decltype(Table::value_type::prepare) (&adapters)[N]) {
+  static_assert(N == std::tuple_size<List>::value, "one adapter per kernel");
+  for (const auto &k : list)
+    table.push_back({k.name, k.summary, adapters[static_cast<size_t>(k.op)]});
+}
 
 /// Dims that any strided layout can hold after collapsing; plenty for
 /// transformer graphs, and fixed so that params structs can be copied by

@@ -30,20 +30,6 @@ constexpr bool isSoftmax(NormOp op) {
   return op == NormOp::Softmax || op == NormOp::LogSoftmax;
 }
 
-/// Appends the kNormKernels to a backend's kernel table, given the
-/// backend's adapters of each.
-template <class Table, class Adapter>
-void addNormFamily(Table &table, Adapter softmax, Adapter logSoftmax,
-                   Adapter layerNorm, Adapter rmsNorm) {
-  for (const auto &k : kNormKernels) {
-    Adapter adapter = k.op == NormOp::Softmax              ? softmax
-                      : k.op == NormOp::LogSoftmax         ? logSoftmax
-                      : k.op == NormOp::LayerNormalization ? layerNorm
-                                                           : rmsNorm;
-    table.push_back({k.name, k.summary, adapter});
-  }
-}
-
 /// Softmax or LogSoftmax of [outer, axis, inner] along the middle dim
 /// (ONNX opset 13 semantics). -inf entries give 0 (-inf for LogSoftmax) as
 /// long as one entry is finite; f16/bf16 are computed in float.

@@ -59,20 +59,6 @@ inline constexpr ReduceKernelInfo kReduceKernels[] = {
 
 TPC_DECLARE_KERNEL_FAMILY(AxisOp, kAxisKernels, TPC_AXIS_KERNELS);
 
-/// Appends the kAxisKernels to a backend's kernel table, given the
-/// backend's adapters of each.
-template <class Table, class Adapter>
-void addAxisFamily(Table &table, Adapter argMax, Adapter argMin, Adapter topK,
-                   Adapter cumSum) {
-  for (const auto &k : kAxisKernels) {
-    Adapter adapter = k.op == AxisOp::ArgMax   ? argMax
-                      : k.op == AxisOp::ArgMin ? argMin
-                      : k.op == AxisOp::TopK   ? topK
-                                               : cumSum;
-    table.push_back({k.name, k.summary, adapter});
-  }
-}
-
 /// ONNX Reduce*: attributes axes (possibly empty), keepdims and
 /// noop_with_empty_axes. Empty axes reduce everything unless
 /// noop_with_empty_axes is set; then no axis is reduced, which maps each

@@ -54,8 +54,9 @@ Status prepareNorm(const std::vector<TensorDesc> &in,
 } // namespace
 
 void addNormKernels(KernelTable &t) {
-  addNormFamily(t, prepareSoftmax<false>, prepareSoftmax<true>,
-                prepareNorm<false>, prepareNorm<true>);
+  addFamily(t, kNormKernels,
+            {prepareSoftmax<false>, prepareSoftmax<true>, prepareNorm<false>,
+             prepareNorm<true>});
 }
 
 } // namespace tpc::cpu

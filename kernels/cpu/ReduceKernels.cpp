@@ -62,8 +62,9 @@ Status prepareCumSum(const std::vector<TensorDesc> &in,
 void addReduceKernels(KernelTable &t) {
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
-  addAxisFamily(t, prepareArgReduce<true>, prepareArgReduce<false>,
-                prepareTopK, prepareCumSum);
+  addFamily(t, kAxisKernels,
+            {prepareArgReduce<true>, prepareArgReduce<false>, prepareTopK,
+             prepareCumSum});
 }
 
 } // namespace tpc::cpu

@@ -98,12 +98,14 @@ Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
 } // namespace
 
 void addNormKernels(KernelTable &t) {
-  addNormFamily(t, prepareSoftmax<false>, prepareSoftmax<true>,
-                prepareNorm<false>, prepareNorm<true>);
+  addFamily(t, kNormKernels,
+            {prepareSoftmax<false>, prepareSoftmax<true>, prepareNorm<false>,
+             prepareNorm<true>});
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
-  addAxisFamily(t, prepareArgReduce<true>, prepareArgReduce<false>,
-                prepareTopK, prepareCumSum);
+  addFamily(t, kAxisKernels,
+            {prepareArgReduce<true>, prepareArgReduce<false>, prepareTopK,
+             prepareCumSum});
 }
 
 } // namespace tpc::cuda
