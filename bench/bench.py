@@ -272,6 +272,11 @@ def run_rounds(configs, rounds, warmup, iterations):
     return rows
 
 
+def ort_runner(label, sess, threads):
+    """A run_rounds config that times the onnxruntime session sess."""
+    return {"label": label, "kind": "ort", "ort": sess, "threads": threads}
+
+
 def compare(ref, got):
     d = np.abs(ref.astype(np.float64) - got.astype(np.float64))
     return {"max_abs_diff": float(d.max()), "mean_abs_diff": float(d.mean()),
@@ -335,6 +340,11 @@ class Context:
         self.engine_paths[key] = out
         return out
 
+    def tpc_runner(self, label, seq, engine, tp, threads):
+        """A run_rounds config that times `tpc run` of engine on the inputs of seq."""
+        return {"label": label, "kind": "tpc", "tpc": self.tpc, "engine": engine,
+                "inputs": self.inputs(seq), "tp": tp, "threads": threads}
+
     def verify(self, seq, ort_sess, engines):
         """Compare tpc's logits (each engine) with onnxruntime's."""
         ref = ort_sess.forward().copy()
@@ -382,9 +392,8 @@ class Context:
         log(f"latency seq {seq}, one thread: {p['rounds_1t']} rounds x ({p['warmup']} warm-up + "
             f"{p['iterations']} timed)")
         rows1 = run_rounds([
-            {"label": "tpc tp=1 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e1,
-             "inputs": self.inputs(seq), "tp": 1, "threads": 1},
-            {"label": "onnxruntime 1 thread", "kind": "ort", "ort": ort1, "threads": 1},
+            self.tpc_runner("tpc tp=1 x1 thread", seq, e1, 1, 1),
+            ort_runner("onnxruntime 1 thread", ort1, 1),
         ], p["rounds_1t"], p["warmup"], p["iterations"])
         ort_load_1 = ort1.load_s
         del ort1
@@ -394,15 +403,12 @@ class Context:
         log("onnxruntime session, 2 threads")
         ort2 = Ort(self.model_path(seq), 2, {"input_ids": ids})
         configs = [
-            {"label": "tpc tp=1 x2 threads", "kind": "tpc", "tpc": self.tpc, "engine": e1,
-             "inputs": self.inputs(seq), "tp": 1, "threads": 2},
-            {"label": "onnxruntime 2 threads", "kind": "ort", "ort": ort2, "threads": 2},
-            {"label": "tpc tp=2 x1 thread/rank", "kind": "tpc", "tpc": self.tpc, "engine": e2,
-             "inputs": self.inputs(seq), "tp": 2, "threads": 1},
+            self.tpc_runner("tpc tp=1 x2 threads", seq, e1, 1, 2),
+            ort_runner("onnxruntime 2 threads", ort2, 2),
+            self.tpc_runner("tpc tp=2 x1 thread/rank", seq, e2, 2, 1),
         ]
         if e2h:
-            configs.append({"label": "tpc tp=2 x1, --lm-head replicated", "kind": "tpc", "tpc": self.tpc,
-                            "engine": e2h, "inputs": self.inputs(seq), "tp": 2, "threads": 1})
+            configs.append(self.tpc_runner("tpc tp=2 x1, --lm-head replicated", seq, e2h, 2, 1))
         log(f"latency seq {seq}, two threads: {p['rounds_2t']} rounds")
         rows2 = run_rounds(configs, p["rounds_2t"], p["warmup"], p["iterations"])
         ort_load_2 = ort2.load_s
@@ -443,14 +449,11 @@ class Context:
         log(f"latency seq 1: {p['seq1_rounds']} rounds x ({p['seq1_warmup']} warm-up + "
             f"{p['seq1_iterations']} timed)")
         rows = run_rounds([
-            {"label": "tpc tp=1 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e1,
-             "inputs": self.inputs(seq), "tp": 1, "threads": 1},
-            {"label": "onnxruntime 1 thread", "kind": "ort", "ort": ort1, "threads": 1},
-            {"label": "tpc tp=2 x1 thread/rank", "kind": "tpc", "tpc": self.tpc, "engine": e2,
-             "inputs": self.inputs(seq), "tp": 2, "threads": 1},
-            {"label": "onnxruntime 2 threads", "kind": "ort", "ort": ort2, "threads": 2},
-        ] + ([{"label": "tpc tp=2 x1, --lm-head replicated", "kind": "tpc", "tpc": self.tpc, "engine": e2h,
-               "inputs": self.inputs(seq), "tp": 2, "threads": 1}] if e2h else []),
+            self.tpc_runner("tpc tp=1 x1 thread", seq, e1, 1, 1),
+            ort_runner("onnxruntime 1 thread", ort1, 1),
+            self.tpc_runner("tpc tp=2 x1 thread/rank", seq, e2, 2, 1),
+            ort_runner("onnxruntime 2 threads", ort2, 2),
+        ] + ([self.tpc_runner("tpc tp=2 x1, --lm-head replicated", seq, e2h, 2, 1)] if e2h else []),
             p["seq1_rounds"], p["seq1_warmup"], p["seq1_iterations"])
         del ort1, ort2
         gc.collect()
@@ -506,11 +509,9 @@ class Context:
             warm = p["seq1_warmup"] if seq == 1 else p["warmup"]
             iters = p["seq1_iterations"] if seq == 1 else p["iterations"]
             configs = [
-                {"label": "tpc tp=1 bf16 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e16,
-                 "inputs": self.inputs(seq), "tp": 1, "threads": 1},
-                {"label": "tpc tp=1 fp32 x1 thread", "kind": "tpc", "tpc": self.tpc, "engine": e32,
-                 "inputs": self.inputs(seq), "tp": 1, "threads": 1},
-                {"label": "onnxruntime fp32 1 thread", "kind": "ort", "ort": ort1, "threads": 1},
+                self.tpc_runner("tpc tp=1 bf16 x1 thread", seq, e16, 1, 1),
+                self.tpc_runner("tpc tp=1 fp32 x1 thread", seq, e32, 1, 1),
+                ort_runner("onnxruntime fp32 1 thread", ort1, 1),
             ]
             torch_check = None
             if py:

@@ -23,7 +23,6 @@ against the machine's measured DRAM read bandwidth. Rounds alternate the
 runners; each runner's median over rounds is kept. Greedy tokens of all
 runners must agree (a correctness check of the run).
 """
-import argparse
 import json
 import os
 import statistics
@@ -38,14 +37,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import machine  # noqa: E402
 import make_gpt2_model  # noqa: E402
+import past_bench  # noqa: E402
 
 
 def ort_decode(model, first, tokens, threads):
     import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    s = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    s = past_bench.ort_session(model, threads)
     pasts = [i for i in s.get_inputs() if i.name.startswith("past_key_values")]
     presents = [o.name for o in s.get_outputs() if o.name.startswith("present")]
     cur = {i.name: ort.OrtValue.ortvalue_from_numpy(
@@ -84,22 +81,14 @@ def tpc_decode(tpc, engine, first, tokens, threads, work):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tpc", required=True)
-    ap.add_argument("--layers", type=int, default=12)
+    ap = past_bench.arg_parser(__doc__, kv_cache=128)
     ap.add_argument("--tokens", type=int, default=64)
-    ap.add_argument("--kv-cache", type=int, default=128)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json")
     ap.add_argument("--baseline-tpc",
                     help="another tpc binary (an earlier build) whose tp 1 and "
                          "tp 2 runs of the same engines join the table, so a "
                          "change is measured against it in the same run")
     args = ap.parse_args(argv)
-    cfg = {"hidden": 768, "heads": 12, "layers": args.layers, "vocab": 50257,
-           "positions": 1024, "seed": 0, "linear": "gemm"}
-    cache = os.path.join(HERE, ".cache", make_gpt2_model.weight_key(cfg))
-    model = make_gpt2_model.ensure_past(cache, cfg, log=lambda m: print(m, file=sys.stderr))
+    cfg, model = past_bench.gpt2_small_past(args.layers)
     counts = make_gpt2_model.param_counts(cfg)
     streamed = counts["streamed_params"] * 4
     info = machine.cpu_info()
@@ -126,9 +115,8 @@ def main(argv=None):
     medians = {k: [] for k in runners}
     p90s = {k: [] for k in runners}
     tokens = {}
-    for _ in range(args.rounds):
-        for name, fn in runners.items():
-            toks, res = fn()
+    for name, results in past_bench.alternate(runners, args.rounds).items():
+        for toks, res in results:
             tokens[name] = toks
             steps = res if isinstance(res, list) else None
             if steps is None:

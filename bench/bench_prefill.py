@@ -23,7 +23,6 @@ PROMPT tokens, the time from feeding it to having the first new token:
 Rounds alternate the runners; each runner's median over rounds is kept.
 Every runner's first token must be onnxruntime's.
 """
-import argparse
 import json
 import os
 import statistics
@@ -37,15 +36,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import machine  # noqa: E402
-import make_gpt2_model  # noqa: E402
+import past_bench  # noqa: E402
 
 
 def ort_prefill(model, prompt, threads):
-    import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    s = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    s = past_bench.ort_session(model, threads)
     n = prompt.shape[1]
     io = s.io_binding()
     io.bind_cpu_input("input_ids", prompt)
@@ -75,21 +70,13 @@ def tpc_first_token(engine, prompt, threads):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tpc", required=True)
-    ap.add_argument("--layers", type=int, default=12)
+    ap = past_bench.arg_parser(__doc__, kv_cache=256)
     ap.add_argument("--prompt", type=int, default=128)
-    ap.add_argument("--kv-cache", type=int, default=256)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json")
     args = ap.parse_args(argv)
     # The tpc Python package of the same build as --tpc.
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
         os.path.abspath(args.tpc))), "python"))
-    cfg = {"hidden": 768, "heads": 12, "layers": args.layers, "vocab": 50257,
-           "positions": 1024, "seed": 0, "linear": "gemm"}
-    cache = os.path.join(HERE, ".cache", make_gpt2_model.weight_key(cfg))
-    model = make_gpt2_model.ensure_past(cache, cfg, log=lambda m: print(m, file=sys.stderr))
+    cfg, model = past_bench.gpt2_small_past(args.layers)
     info = machine.cpu_info()
     work = tempfile.mkdtemp(prefix="tpc-prefill-")
     prompt = np.random.default_rng(0).integers(0, cfg["vocab"], size=(1, args.prompt), dtype=np.int64)
@@ -107,13 +94,9 @@ def main(argv=None):
         "onnxruntime x1": lambda: ort_prefill(model, prompt, 1),
         "onnxruntime x2": lambda: ort_prefill(model, prompt, 2),
     }
-    times = {k: [] for k in runners}
-    first = {}
-    for _ in range(args.rounds):
-        for name, fn in runners.items():
-            token, ms = fn()
-            first[name] = token
-            times[name].append(ms)
+    results = past_bench.alternate(runners, args.rounds)
+    times = {name: [ms for _, ms in r] for name, r in results.items()}
+    first = {name: r[-1][0] for name, r in results.items()}
     ref = first["onnxruntime x1"]
     base = {"1": statistics.median(times["onnxruntime x1"]),
             "2": statistics.median(times["onnxruntime x2"])}

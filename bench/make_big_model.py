@@ -22,21 +22,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+from external_data import align, external_tensor
+
 CHUNK_BYTES = 16 << 20
 ALIGN = 4096
-
-
-def external_tensor(name, dims, location, offset, length):
-    t = TensorProto()
-    t.name = name
-    t.data_type = TensorProto.FLOAT
-    t.dims.extend(dims)
-    t.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", location), ("offset", str(offset)), ("length", str(length))):
-        e = t.external_data.add()
-        e.key = k
-        e.value = v
-    return t
 
 
 def plan(gib, hidden):
@@ -88,10 +77,7 @@ def main(argv=None):
         for l in range(layers):
             for wname, rows, cols in ((f"blocks.{l}.up.weight", hidden, ffn),
                                       (f"blocks.{l}.down.weight", ffn, hidden)):
-                pad = (-f.tell()) % ALIGN
-                if pad:
-                    f.write(bytes(pad))
-                offset = f.tell()
+                offset = align(f, ALIGN)
                 write_matrix(f, rng, rows, cols, 1.0 / math.sqrt(rows))
                 inits.append(external_tensor(wname, [rows, cols], data_name, offset, rows * cols * 4))
             up, act, down, res = (f"blocks.{l}.up", f"blocks.{l}.act", f"blocks.{l}.down", f"blocks.{l}.out")

@@ -32,6 +32,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from external_data import align, external_tensor
+
 ALIGN = 64
 CHUNK_ELEMS = 4 << 20  # 16 MiB of float32 per generated chunk
 OPSET = 17
@@ -73,10 +75,7 @@ def write_weights(path, cfg, log=None):
     tmp = path + ".tmp"
     with open(tmp, "wb") as f:
         for name, shape, kind in weight_plan(cfg):
-            pad = (-f.tell()) % ALIGN
-            if pad:
-                f.write(bytes(pad))
-            offset = f.tell()
+            offset = align(f, ALIGN)
             count = int(np.prod(shape))
             if kind == "wte_t":
                 # wte is [V, h]; write wte.T ([h, V]) a band of rows at a time.
@@ -108,18 +107,6 @@ def write_weights(path, cfg, log=None):
     if log:
         log(f"wrote {path}: {total / (1 << 20):.1f} MiB")
     return layout
-
-
-def external_tensor(name, shape, location, offset, length):
-    t = TensorProto()
-    t.name = name
-    t.data_type = TensorProto.FLOAT
-    t.dims.extend(shape)
-    t.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", location), ("offset", str(offset)), ("length", str(length))):
-        e = t.external_data.add()
-        e.key, e.value = k, v
-    return t
 
 
 class Graph:

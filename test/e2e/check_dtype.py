@@ -26,7 +26,6 @@ For each model folder (with meta.json), tp and dtype:
 Then `--dtype int8` must fail with exit 1, name the flag and leave no
 engine folder. Prints one line per case and "N passed, N failed".
 """
-import argparse
 import json
 import os
 import shutil
@@ -37,8 +36,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_models import (Tally, heads_allow, known_refusal,  # noqa: E402
-                          models_in, run)
+from check_models import (Tally, arg_parser, heads_allow,  # noqa: E402
+                          known_refusal, models_in, run)
 
 # max |got - want| / max |want| allowed per dtype.
 TOLERANCE = {"bf16": 3e-2, "fp16": 4e-3}
@@ -144,13 +143,8 @@ def compare(model_dir, out_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("models")
-    ap.add_argument("work")
-    ap.add_argument("--tp", default="1,2")
+    ap = arg_parser("1,2")
     ap.add_argument("--dtypes", default="bf16,fp16")
-    ap.add_argument("--only", default="",
-                    help="comma-separated substrings: only the models whose name has one")
     ap.add_argument("--compile-args", default="",
                     help="more tpc compile flags for every engine")
     args = ap.parse_args()

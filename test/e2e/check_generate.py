@@ -11,33 +11,23 @@ With --prefill N the engines take a run-time count of 1..N new tokens
 (--input-shape input_ids=1x1..N), so the prompt is prefilled in one
 forward and its logits are those of the prompt's last token.
 """
-import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_models import add_mpi_args, arg_parser, run  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("models")
-    ap.add_argument("work")
-    ap.add_argument("--tp", default="1,2,4")
+    ap = arg_parser("1,2,4", only="comma-separated model names (default: every one)")
     ap.add_argument("--kv-cache", type=int, default=24)
     ap.add_argument("--atol", type=float, default=1e-4)
-    ap.add_argument("--mpi", action="store_true",
-                    help="also generate at tp 2 under mpirun (a rank per process)")
-    ap.add_argument("--mpirun", default="mpirun")
+    add_mpi_args(ap, help="also generate at tp 2 under mpirun (a rank per process)")
     ap.add_argument("--prefill", type=int, default=0,
                     help="compile with a run-time count of 1..N new tokens")
-    ap.add_argument("--only", default="",
-                    help="comma-separated model names (default: every one)")
     ap.add_argument("--backend", default="cpu",
                     help="tpc generate's backend; with cuda, ranks above one "
                          "are emulated on the one GPU")

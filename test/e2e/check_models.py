@@ -66,6 +66,23 @@ def head_gathers(meta, tp, vocab_parallel):
     return int(bool(vocab_parallel and meta.get("tied_lm_head")))
 
 
+def arg_parser(tp, only="comma-separated substrings: only the models whose name has one"):
+    """MODELS WORK [--tp] [--only]: the arguments of the checkers that go
+    through a folder of test models."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models")
+    ap.add_argument("work")
+    ap.add_argument("--tp", default=tp)
+    ap.add_argument("--only", default="", help=only)
+    return ap
+
+
+def add_mpi_args(ap, help=None):
+    """--mpi (also run tp 2 under mpirun) and --mpirun (its command)."""
+    ap.add_argument("--mpi", action="store_true", help=help)
+    ap.add_argument("--mpirun", default="mpirun")
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
@@ -135,15 +152,9 @@ def torch_check(model_dir, check_dir, meta, tp, args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("models")
-    ap.add_argument("work")
-    ap.add_argument("--tp", default="1,2,4,8")
-    ap.add_argument("--mpi", action="store_true")
-    ap.add_argument("--mpirun", default="mpirun")
+    ap = arg_parser("1,2,4,8")
+    add_mpi_args(ap)
     ap.add_argument("--atol", type=float, default=1e-4)
-    ap.add_argument("--only", default="",
-                    help="comma-separated substrings: only the models whose name has one")
     ap.add_argument("--vocab-parallel", action="store_true",
                     help="compile with --vocab-parallel-embedding: one more "
                     "all-reduce per forward (the summed embedding lookups)")

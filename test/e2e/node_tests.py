@@ -209,6 +209,21 @@ def died(rc):
     return None
 
 
+def tpc_error(argv):
+    """Runs a tpc command; None when it succeeds, else why it failed."""
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "timed out after %ds" % TIMEOUT_S
+    except OSError as e:
+        return "cannot start tpc: %s" % e
+    if r.returncode == 0:
+        return None
+    crash = died(r.returncode)
+    msg = first_line(r.stderr + r.stdout)
+    return ("%s: %s" % (crash, msg)) if crash else msg
+
+
 def compare(got, want):
     """None when got matches want, else a short description."""
     if want.dtype.name == "bfloat16" and got.dtype == np.float32:
@@ -361,30 +376,13 @@ def run_test(tpc, name, folder, model, work):
         if needs_shape(vi) and arr.ndim > 0:
             shape_flags += ["--input-shape", "%s=%s" % (vi.name, "x".join(map(str, arr.shape)))]
     engine = os.path.join(case_dir, "engine")
-    try:
-        r = subprocess.run([tpc, "compile", model_path, "--tp", "1",
-                            "-o", engine] + shape_flags,
-                           capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return "compile-error", "timed out after %ds" % TIMEOUT_S
-    except OSError as e:
-        return "compile-error", "cannot start tpc: %s" % e
-    if r.returncode != 0:
-        crash = died(r.returncode)
-        msg = first_line(r.stderr + r.stdout)
-        return "compile-error", ("%s: %s" % (crash, msg)) if crash else msg
+    error = tpc_error([tpc, "compile", model_path, "--tp", "1", "-o", engine] + shape_flags)
+    if error is not None:
+        return "compile-error", error
     out = os.path.join(case_dir, "out")
-    try:
-        r = subprocess.run([tpc, "run", engine, "--output-dir", out] + input_flags,
-                           capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return "run-error", "timed out after %ds" % TIMEOUT_S
-    except OSError as e:
-        return "run-error", "cannot start tpc: %s" % e
-    if r.returncode != 0:
-        crash = died(r.returncode)
-        msg = first_line(r.stderr + r.stdout)
-        return "run-error", ("%s: %s" % (crash, msg)) if crash else msg
+    error = tpc_error([tpc, "run", engine, "--output-dir", out] + input_flags)
+    if error is not None:
+        return "run-error", error
     problems = []
     for j, vi in enumerate(model.graph.output):
         want = read_pb(os.path.join(data, "output_%d.pb" % j))

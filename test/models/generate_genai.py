@@ -37,7 +37,7 @@ SEED = 24
 def main():
     import onnxruntime_genai
 
-    model, meta = g.build_llama_past(SEED)
+    model, meta = g.build_family(g.FAMILIES["llama_past"], SEED)
     meta["hf_class"] = type(model).__name__
     d = os.path.join(HERE, NAME)
     shutil.rmtree(d, ignore_errors=True)

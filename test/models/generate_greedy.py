@@ -34,7 +34,7 @@ import generate_hf  # noqa: E402
 CASES = {name: generate_hf.CASES[name] for name in
          ["hf_gpt2_optimum_past", "hf_llama_optimum_past", "hf_qwen2_optimum_past",
           "hf_qwen3moe_optimum_past", "hf_gemma2_optimum_past"]}
-CASES[generate_genai.NAME] = {"build": generate_hf.build_llama_past, "seed": generate_genai.SEED}
+CASES[generate_genai.NAME] = {"family": "llama_past", "seed": generate_genai.SEED}
 PROMPT_LEN = 5
 NEW_TOKENS = 12
 
@@ -62,7 +62,7 @@ def ort_logits(path, ids, head_dim):
 
 def main():
     for name, case in CASES.items():
-        model, meta = case["build"](case["seed"])
+        model, meta = generate_hf.build_case(case)
         model = model.double().eval()
         rng = np.random.default_rng(case["seed"])
         prompt = rng.integers(3, meta["vocab"], PROMPT_LEN).tolist()

@@ -10,8 +10,9 @@ KV-cache inputs and outputs (GPT-2, Llama), and a Llama exported at opset 23,
 where the dynamo exporter's optimizer fuses the standard `Attention`,
 `RMSNormalization` and `RotaryEmbedding` ops.
 
-Every model is built from a config object (no hub download), re-initialised
-with seeded "informative" weights (see reinit_weights), float32, eval mode.
+Every model is built from a config object (hf_families.py; no hub download),
+re-initialised with seeded "informative" weights (see reinit_weights),
+float32, eval mode.
 Each case folder test/models/<name>/ holds
 
     model.onnx            weights inline, all metadata_props/doc_strings removed
@@ -48,6 +49,7 @@ import torch
 import transformers
 
 from generate import CausalLMLogits, op_histogram
+from hf_families import FAMILIES
 from onnx_clean import check_no_local_paths, strip_metadata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -130,204 +132,18 @@ def base_meta(family, cfg, layers, heads, kv_heads, hidden, intermediate, vocab,
     return meta
 
 
-# ----------------------------------------------------------------------------
-# Families (each returns (model, meta) with seeded, re-initialised weights)
-# ----------------------------------------------------------------------------
-
-def build_phi3(seed):
-    cfg = transformers.Phi3Config(
-        vocab_size=384, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64,
-        original_max_position_embeddings=64, rms_norm_eps=1e-5, tie_word_embeddings=False,
-        resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0, sliding_window=None,
-        pad_token_id=0, bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    model = seeded(transformers.Phi3ForCausalLM, cfg, seed)
-    meta = base_meta("phi3", cfg, 2, 4, 4, 64, 160, 384, 64, allreduces_per_layer=2,
-                     activation="silu (SwiGLU, fused gate_up_proj)", norm="RMSNorm (pre)",
-                     attention="fused qkv_proj [q|k|v], rotary")
-    return model, meta
+def build_family(fam, seed):
+    """(model, meta) of a family of hf_families.FAMILIES, its weights drawn
+    from `seed` (seeded)."""
+    cfg = getattr(transformers, fam["config_class"])(**fam["config"])
+    model = seeded(getattr(transformers, fam["model_class"]), cfg, seed)
+    meta = {k: v(cfg) if callable(v) else v for k, v in fam["meta"].items()}
+    return model, base_meta(fam["name"], cfg, *fam["dims"], **meta)
 
 
-def build_falcon_gqa(seed):
-    """Falcon new decoder architecture: grouped fused QKV (per KV group [q.. q, k, v]), two LNs, parallel."""
-    cfg = transformers.FalconConfig(
-        vocab_size=320, hidden_size=64, num_hidden_layers=2, num_attention_heads=8, num_kv_heads=2,
-        new_decoder_architecture=True, multi_query=False, parallel_attn=True, bias=False, alibi=False,
-        max_position_embeddings=64, hidden_dropout=0.0, attention_dropout=0.0, ffn_hidden_size=192,
-        bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    model = seeded(transformers.FalconForCausalLM, cfg, seed)
-    meta = base_meta("falcon", cfg, 2, 8, 2, 64, 192, 320, 64, allreduces_per_layer=1,
-                     layout="new_decoder_architecture (grouped fused query_key_value, ln_attn + ln_mlp)",
-                     parallel_attn=True, activation="gelu (erf)", norm="LayerNorm (pre, parallel)",
-                     attention="rotary, GQA 8/2")
-    return model, meta
-
-
-def build_falcon_mqa(seed):
-    """Falcon multi-query (heads + 2 slots in query_key_value), one LN, parallel attention + MLP, biases."""
-    cfg = transformers.FalconConfig(
-        vocab_size=320, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
-        new_decoder_architecture=False, multi_query=True, parallel_attn=True, bias=True, alibi=False,
-        max_position_embeddings=64, hidden_dropout=0.0, attention_dropout=0.0, ffn_hidden_size=128,
-        bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    model = seeded(transformers.FalconForCausalLM, cfg, seed)
-    meta = base_meta("falcon", cfg, 2, 4, 1, 64, 128, 320, 64, allreduces_per_layer=1,
-                     layout="multi_query (query_key_value = [4 q heads | k | v]), single input_layernorm",
-                     parallel_attn=True, bias=True, activation="gelu (erf)", norm="LayerNorm (pre, parallel)",
-                     attention="rotary, MQA 4/1")
-    return model, meta
-
-
-def build_bloom(seed):
-    cfg = transformers.BloomConfig(
-        vocab_size=320, hidden_size=64, n_layer=2, n_head=4, hidden_dropout=0.0, attention_dropout=0.0,
-        layer_norm_epsilon=1e-5, apply_residual_connection_post_layernorm=False,
-        bos_token_id=1, eos_token_id=2, pad_token_id=3, use_cache=False, attn_implementation="eager")
-    model = seeded(transformers.BloomForCausalLM, cfg, seed)
-    meta = base_meta("bloom", cfg, 2, 4, 4, 64, 256, 320, None, allreduces_per_layer=2,
-                     activation="gelu (tanh, bloom_gelu)", norm="LayerNorm (pre) + embedding LayerNorm",
-                     attention="ALiBi, fused query_key_value per head [q k v] x heads")
-    return model, meta
-
-
-def build_gemma2(seed, past=False):
-    cfg = transformers.Gemma2Config(
-        vocab_size=384, hidden_size=64, intermediate_size=144, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=64,
-        rms_norm_eps=1e-6, query_pre_attn_scalar=16, sliding_window=8,
-        final_logit_softcapping=30.0, attn_logit_softcapping=None if past else 50.0,
-        hidden_activation="gelu_pytorch_tanh",
-        pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=True,
-        attention_dropout=0.0, use_cache=past, attn_implementation="eager")
-    model = seeded(transformers.Gemma2ForCausalLM, cfg, seed)
-    meta = base_meta("gemma2", cfg, 2, 4, 2, 64, 144, 384, 64, allreduces_per_layer=2,
-                     activation="gelu (tanh, GeGLU)",
-                     norm="RMSNorm (1 + w): pre and post attention/MLP, before the residual add",
-                     attention="rotary, GQA 4/2, sliding window 8 on layer 0"
-                               + ("" if past else ", logit soft-capping 50"),
-                     layer_types=list(cfg.layer_types), final_logit_softcapping=30.0)
-    return model, meta
-
-
-def build_gptneox(seed):
-    cfg = transformers.GPTNeoXConfig(
-        vocab_size=320, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=192,
-        rotary_pct=0.5, max_position_embeddings=64, use_parallel_residual=True, hidden_act="gelu",
-        attention_dropout=0.0, hidden_dropout=0.0, tie_word_embeddings=False, attention_bias=True,
-        bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    model = seeded(transformers.GPTNeoXForCausalLM, cfg, seed)
-    meta = base_meta("gpt_neox", cfg, 2, 4, 4, 64, 192, 320, 64, allreduces_per_layer=1,
-                     use_parallel_residual=True, activation="gelu (erf)",
-                     norm="LayerNorm (pre, separate for attention and MLP, parallel residual)",
-                     attention="fused query_key_value per head [q k v] x heads, partial rotary 50%")
-    return model, meta
-
-
-def build_gptj(seed):
-    cfg = transformers.GPTJConfig(
-        vocab_size=320, n_embd=64, n_layer=2, n_head=4, n_inner=192, rotary_dim=8, n_positions=64,
-        activation_function="gelu_new", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
-        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=False,
-        attn_implementation="eager")
-    model = seeded(transformers.GPTJForCausalLM, cfg, seed)
-    meta = base_meta("gptj", cfg, 2, 4, 4, 64, 192, 320, 64, allreduces_per_layer=1,
-                     activation="gelu_new (tanh)", norm="LayerNorm (pre, one shared by attention and MLP)",
-                     attention="separate q/k/v (no bias), interleaved rotary on 8 of 16 dims, biased MLP")
-    return model, meta
-
-
-def build_gpt2_past(seed):
-    cfg = transformers.GPT2Config(
-        vocab_size=320, n_embd=64, n_layer=2, n_head=4, n_positions=64, activation_function="gelu_new",
-        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=0,
-        tie_word_embeddings=True, use_cache=True, attn_implementation="eager")
-    model = seeded(transformers.GPT2LMHeadModel, cfg, seed)
-    meta = base_meta("gpt2", cfg, 2, 4, 4, 64, 256, 320, 64, allreduces_per_layer=2,
-                     activation="gelu_new (tanh)", norm="LayerNorm (pre)", attention="Conv1D c_attn [q|k|v]")
-    return model, meta
-
-
-def build_llama_past(seed):
-    cfg = transformers.LlamaConfig(
-        vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6,
-        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True,
-        attn_implementation="eager")
-    model = seeded(transformers.LlamaForCausalLM, cfg, seed)
-    meta = base_meta("llama", cfg, 2, 4, 2, 64, 160, 320, 64, allreduces_per_layer=2,
-                     activation="silu (SwiGLU)", norm="RMSNorm (pre)", attention="rotary, GQA 4/2")
-    return model, meta
-
-
-def build_qwen2_past(seed):
-    cfg = transformers.Qwen2Config(
-        vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6,
-        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True,
-        use_sliding_window=False, attn_implementation="eager")
-    model = seeded(transformers.Qwen2ForCausalLM, cfg, seed)
-    meta = base_meta("qwen2", cfg, 2, 4, 2, 64, 160, 320, 64, allreduces_per_layer=2,
-                     activation="silu (SwiGLU)", norm="RMSNorm (pre)",
-                     attention="rotary, GQA 4/2, q/k/v biases")
-    return model, meta
-
-
-def build_gemma2_past(seed):
-    """Gemma 2 for optimum's with-past export: positions from the past length
-    (no position_ids input), a sliding window shorter than a generation. No
-    attention soft-capping: optimum exports with sdpa, which has none."""
-    return build_gemma2(seed, past=True)
-
-
-def build_mixtral(seed):
-    """Mixtral: sparse mixture of experts (router + top-2 of 4 SwiGLU experts), GQA 4/2, rotary."""
-    cfg = transformers.MixtralConfig(
-        vocab_size=320, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-        num_local_experts=4, num_experts_per_tok=2, rms_norm_eps=1e-5, tie_word_embeddings=False,
-        sliding_window=None, attention_dropout=0.0, router_jitter_noise=0.0,
-        bos_token_id=1, eos_token_id=2, use_cache=False, attn_implementation="eager")
-    model = seeded(transformers.MixtralForCausalLM, cfg, seed)
-    meta = base_meta("mixtral", cfg, 2, 4, 2, 64, 96, 320, 64, allreduces_per_layer=2,
-                     activation="silu (SwiGLU experts)", norm="RMSNorm (pre)",
-                     attention="rotary, GQA 4/2", experts=4, experts_per_token=2)
-    return model, meta
-
-
-def build_qwen3moe_past(seed):
-    """Qwen3-MoE through optimum, which loops over every expert (torch.where per expert, no traced count)."""
-    cfg = transformers.Qwen3MoeConfig(
-        vocab_size=320, hidden_size=64, intermediate_size=96, moe_intermediate_size=48, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_experts=4, num_experts_per_tok=2,
-        decoder_sparse_step=1, norm_topk_prob=True, max_position_embeddings=64, rms_norm_eps=1e-6,
-        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    model = seeded(transformers.Qwen3MoeForCausalLM, cfg, seed)
-    meta = base_meta("qwen3_moe", cfg, 2, 4, 2, 64, 48, 320, 64, allreduces_per_layer=2,
-                     activation="silu (SwiGLU experts)", norm="RMSNorm (pre, q/k norms)",
-                     attention="rotary, GQA 4/2", experts=4, experts_per_token=2)
-    return model, meta
-
-
-def build_llama_op23(seed):
-    """generate.py's Llama (GQA 8/2, intermediate 172) with SDPA attention, for the opset-23 export.
-
-    torch.onnx.export(dynamo=True, opset_version=23, optimize=True) runs onnxscript's
-    onnx_fusions, which turn the RMSNorm pattern into RMSNormalization-23 and
-    q/k * cos + rotate_half(q/k) * sin into RotaryEmbedding-23 (4-D x, 3-D cos/sin
-    caches, no position_ids); torch's SDPA is exported as Attention-23 (4-D q/k/v,
-    k/v already repeated to 8 heads by Expand/Reshape, boolean causal mask).
-    """
-    cfg = transformers.LlamaConfig(
-        vocab_size=512, hidden_size=64, intermediate_size=172, num_hidden_layers=2,
-        num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-6,
-        tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, pad_token_id=None, use_cache=False,
-        attn_implementation="sdpa")
-    model = seeded(transformers.LlamaForCausalLM, cfg, seed)
-    meta = base_meta("llama", cfg, 2, 8, 2, 64, 172, 512, 128, allreduces_per_layer=2,
-                     activation="silu (SwiGLU)", norm="RMSNorm (pre) as RMSNormalization-23",
-                     attention="rotary as RotaryEmbedding-23, GQA 8/2 (k/v expanded before Attention-23)",
-                     position_ids="arange(sequence) expanded to [batch, sequence] by the wrapper")
-    return model, meta
+def build_case(spec):
+    """(model, meta) of a case of CASES (or one like it): its family and seed."""
+    return build_family(FAMILIES[spec["family"]], spec["seed"])
 
 
 class CausalLMLogitsBatchedPositions(torch.nn.Module):
@@ -350,28 +166,29 @@ class CausalLMLogitsBatchedPositions(torch.nn.Module):
         return self.model(input_ids=input_ids, position_ids=position_ids, use_cache=False, return_dict=False)[0]
 
 
-# name -> how to build and export it. exporter: torchscript | dynamo | optimum.
+# name -> how to build and export it: family (of FAMILIES), seed, exporter
+# (torchscript | dynamo | optimum) and opset.
 # Optional: wrapper (module class around the model, default CausalLMLogits),
 # require_ops (op types the export must contain), routed (a mixture of
 # experts: see routed_inputs).
 CASES = {
-    "hf_phi3_torchscript": dict(build=build_phi3, seed=11, exporter="torchscript", opset=17),
-    "hf_phi3_dynamo": dict(build=build_phi3, seed=11, exporter="dynamo", opset=18),
-    "hf_falcon_gqa_torchscript": dict(build=build_falcon_gqa, seed=12, exporter="torchscript", opset=17),
-    "hf_falcon_mqa_torchscript": dict(build=build_falcon_mqa, seed=13, exporter="torchscript", opset=17),
-    "hf_falcon_gqa_dynamo": dict(build=build_falcon_gqa, seed=12, exporter="dynamo", opset=18),
-    "hf_bloom_torchscript": dict(build=build_bloom, seed=14, exporter="torchscript", opset=17),
-    "hf_gemma2_torchscript": dict(build=build_gemma2, seed=15, exporter="torchscript", opset=17),
-    "hf_gptneox_torchscript": dict(build=build_gptneox, seed=16, exporter="torchscript", opset=17),
-    "hf_gptj_torchscript": dict(build=build_gptj, seed=17, exporter="torchscript", opset=17),
-    "hf_gpt2_optimum_past": dict(build=build_gpt2_past, seed=18, exporter="optimum", opset=None),
-    "hf_llama_optimum_past": dict(build=build_llama_past, seed=19, exporter="optimum", opset=None),
-    "hf_qwen2_optimum_past": dict(build=build_qwen2_past, seed=21, exporter="optimum", opset=None),
-    "hf_mixtral_torchscript": dict(build=build_mixtral, seed=22, exporter="torchscript", opset=17,
+    "hf_phi3_torchscript": dict(family="phi3", seed=11, exporter="torchscript", opset=17),
+    "hf_phi3_dynamo": dict(family="phi3", seed=11, exporter="dynamo", opset=18),
+    "hf_falcon_gqa_torchscript": dict(family="falcon_gqa", seed=12, exporter="torchscript", opset=17),
+    "hf_falcon_mqa_torchscript": dict(family="falcon_mqa", seed=13, exporter="torchscript", opset=17),
+    "hf_falcon_gqa_dynamo": dict(family="falcon_gqa", seed=12, exporter="dynamo", opset=18),
+    "hf_bloom_torchscript": dict(family="bloom", seed=14, exporter="torchscript", opset=17),
+    "hf_gemma2_torchscript": dict(family="gemma2", seed=15, exporter="torchscript", opset=17),
+    "hf_gptneox_torchscript": dict(family="gptneox", seed=16, exporter="torchscript", opset=17),
+    "hf_gptj_torchscript": dict(family="gptj", seed=17, exporter="torchscript", opset=17),
+    "hf_gpt2_optimum_past": dict(family="gpt2_past", seed=18, exporter="optimum", opset=None),
+    "hf_llama_optimum_past": dict(family="llama_past", seed=19, exporter="optimum", opset=None),
+    "hf_qwen2_optimum_past": dict(family="qwen2_past", seed=21, exporter="optimum", opset=None),
+    "hf_mixtral_torchscript": dict(family="mixtral", seed=22, exporter="torchscript", opset=17,
                                    routed=True),
-    "hf_qwen3moe_optimum_past": dict(build=build_qwen3moe_past, seed=23, exporter="optimum", opset=None),
-    "hf_gemma2_optimum_past": dict(build=build_gemma2_past, seed=24, exporter="optimum", opset=None),
-    "hf_llama_dynamo_op23": dict(build=build_llama_op23, seed=20, exporter="dynamo", opset=23,
+    "hf_qwen3moe_optimum_past": dict(family="qwen3moe_past", seed=23, exporter="optimum", opset=None),
+    "hf_gemma2_optimum_past": dict(family="gemma2_past", seed=24, exporter="optimum", opset=None),
+    "hf_llama_dynamo_op23": dict(family="llama_op23", seed=20, exporter="dynamo", opset=23,
                                  wrapper=CausalLMLogitsBatchedPositions,
                                  require_ops=["Attention", "RMSNormalization", "RotaryEmbedding"]),
 }
@@ -536,7 +353,7 @@ def write_unrouted_check(d, sess, model, wrapper, vocab, seed):
 
 def make_logits_case(out_dir, name, spec):
     """No-past case: input_ids [1, 16] -> logits, TorchScript or dynamo exporter."""
-    model, meta = spec["build"](spec["seed"])
+    model, meta = build_case(spec)
     meta["hf_class"] = type(model).__name__
     wrapper = spec.get("wrapper", CausalLMLogits)(model).eval()
     vocab = meta["vocab"]
@@ -632,7 +449,7 @@ def make_optimum_case(out_dir, name, spec):
     """KV-cache case: optimum text-generation-with-past export from a saved random-weight model."""
     from optimum.exporters.onnx import main_export
 
-    model, meta = spec["build"](spec["seed"])
+    model, meta = build_case(spec)
     meta["hf_class"] = type(model).__name__
     d = os.path.join(out_dir, name)
     shutil.rmtree(d, ignore_errors=True)

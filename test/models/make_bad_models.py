@@ -16,6 +16,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+from external_data import external_tensor  # noqa: E402
+
 PRODUCER = "tpc-make-bad-models"
 
 
@@ -56,19 +59,6 @@ def small_linear(opset=17, seq=4, name="linear"):
         initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")],
     )
     return model(g, opset)
-
-
-def external_tensor(name, dims, location, offset, length):
-    t = TensorProto()
-    t.name = name
-    t.data_type = TensorProto.FLOAT
-    t.dims.extend(dims)
-    t.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", location), ("offset", str(offset)), ("length", str(length))):
-        e = t.external_data.add()
-        e.key = k
-        e.value = v
-    return t
 
 
 def ext_graph(name, location, offset_w=0, offset_b=None):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Sweep tiny random-weight Hugging Face `transformers` models through tpc.
 
-For every architecture below a tiny model is built from a config object (no
-hub download), re-initialised with generate_hf.reinit_weights and exported
+For every architecture below a tiny model is built from a config object
+(hf_families.py; no hub download), re-initialised with generate_hf.reinit_weights and exported
 with every exporter that works for it:
 
     torchscript    torch.onnx.export(dynamo=False), opset 17
@@ -88,189 +88,35 @@ def _gen_hf():
     return generate_hf
 
 
-def _reuse(name):
-    """A builder of generate_hf.py, by name."""
-    def build(seed):
-        return getattr(_gen_hf(), name)(seed)
-    build.__name__ = name
-    return build
-
-
-def _finish(model, cfg, family, seed, layers, heads, kv_heads, hidden, intermediate, vocab, max_pos, **extra):
-    g = _gen_hf()
-    model = g.finish_model(model, seed)
-    return model, g.base_meta(family, cfg, layers, heads, kv_heads, hidden, intermediate, vocab, max_pos, **extra)
-
-
-def build_mistral(seed):
-    import torch, transformers
-    cfg = transformers.MistralConfig(
-        vocab_size=320, hidden_size=128, intermediate_size=256, num_hidden_layers=2,
-        num_attention_heads=8, num_key_value_heads=4, head_dim=16, max_position_embeddings=64,
-        rms_norm_eps=1e-5, sliding_window=None, tie_word_embeddings=False, attention_dropout=0.0,
-        bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.MistralForCausalLM(cfg), cfg, "mistral", seed, 2, 8, 4, 128, 256, 320, 64)
-
-
-def build_qwen3(seed):
-    import torch, transformers
-    cfg = transformers.Qwen3Config(
-        vocab_size=320, hidden_size=128, intermediate_size=256, num_hidden_layers=2,
-        num_attention_heads=8, num_key_value_heads=4, head_dim=16, max_position_embeddings=64,
-        rms_norm_eps=1e-6, tie_word_embeddings=False, use_sliding_window=False, attention_bias=False,
-        bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.Qwen3ForCausalLM(cfg), cfg, "qwen3", seed, 2, 8, 4, 128, 256, 320, 64)
-
-
-def build_gemma(seed):
-    import torch, transformers
-    cfg = transformers.GemmaConfig(
-        vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, head_dim=16, max_position_embeddings=64,
-        rms_norm_eps=1e-6, hidden_activation="gelu_pytorch_tanh", tie_word_embeddings=True,
-        attention_dropout=0.0, pad_token_id=0, bos_token_id=1, eos_token_id=2, use_cache=True,
-        attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.GemmaForCausalLM(cfg), cfg, "gemma", seed, 2, 4, 4, 64, 160, 320, 64)
-
-
-def build_gemma3(seed):
-    import torch, transformers
-    cfg = transformers.Gemma3TextConfig(
-        vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=64,
-        rms_norm_eps=1e-6, query_pre_attn_scalar=16, sliding_window=8, sliding_window_pattern=2,
-        layer_types=["sliding_attention", "full_attention"], rope_local_base_freq=10000.0,
-        final_logit_softcapping=None, attn_logit_softcapping=None, hidden_activation="gelu_pytorch_tanh",
-        tie_word_embeddings=True, attention_dropout=0.0, pad_token_id=0, bos_token_id=1, eos_token_id=2,
-        use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.Gemma3ForCausalLM(cfg), cfg, "gemma3_text", seed, 2, 4, 2, 64, 160, 320, 64)
-
-
-def build_opt(seed):
-    import torch, transformers
-    cfg = transformers.OPTConfig(
-        vocab_size=320, hidden_size=64, num_hidden_layers=2, ffn_dim=256, num_attention_heads=4,
-        max_position_embeddings=64, do_layer_norm_before=True, activation_function="relu",
-        dropout=0.0, attention_dropout=0.0, layerdrop=0.0, enable_bias=True, tie_word_embeddings=True,
-        pad_token_id=1, bos_token_id=2, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.OPTForCausalLM(cfg), cfg, "opt", seed, 2, 4, 4, 64, 256, 320, 64)
-
-
-def build_stablelm(seed):
-    import torch, transformers
-    cfg = transformers.StableLmConfig(
-        vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64, layer_norm_eps=1e-5,
-        partial_rotary_factor=0.25, use_qkv_bias=False, qk_layernorm=False, use_parallel_residual=False,
-        hidden_dropout=0.0, attention_dropout=0.0, tie_word_embeddings=False,
-        bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.StableLmForCausalLM(cfg), cfg, "stablelm", seed, 2, 4, 4, 64, 160, 320, 64)
-
-
-def build_starcoder2(seed):
-    import torch, transformers
-    cfg = transformers.Starcoder2Config(
-        vocab_size=320, hidden_size=64, intermediate_size=256, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, norm_epsilon=1e-5,
-        hidden_act="gelu_pytorch_tanh", use_bias=True, sliding_window=None, residual_dropout=0.0,
-        embedding_dropout=0.0, attention_dropout=0.0, tie_word_embeddings=True,
-        bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.Starcoder2ForCausalLM(cfg), cfg, "starcoder2", seed, 2, 4, 2, 64, 256, 320, 64)
-
-
-def build_bert(seed):
-    import torch, transformers
-    cfg = transformers.BertConfig(
-        vocab_size=512, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-        max_position_embeddings=64, hidden_act="gelu", hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0, pad_token_id=0, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.BertForMaskedLM(cfg), cfg, "bert", seed, 2, 4, 4, 64, 128, 512, 64)
-
-
-def build_roberta(seed):
-    import torch, transformers
-    cfg = transformers.RobertaConfig(
-        vocab_size=512, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-        max_position_embeddings=66, hidden_act="gelu", hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0, pad_token_id=1, bos_token_id=0, eos_token_id=2,
-        type_vocab_size=1, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.RobertaForMaskedLM(cfg), cfg, "roberta", seed, 2, 4, 4, 64, 128, 512, 66)
-
-
-def build_distilbert(seed):
-    import torch, transformers
-    cfg = transformers.DistilBertConfig(
-        vocab_size=512, dim=64, n_layers=2, n_heads=4, hidden_dim=128, max_position_embeddings=64,
-        dropout=0.0, attention_dropout=0.0, activation="gelu", sinusoidal_pos_embds=False,
-        pad_token_id=0, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.DistilBertForMaskedLM(cfg), cfg, "distilbert", seed, 2, 4, 4, 64, 128, 512, 64)
-
-
-def build_t5(seed):
-    import torch, transformers
-    cfg = transformers.T5Config(
-        vocab_size=320, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=2, num_heads=4,
-        relative_attention_num_buckets=8, relative_attention_max_distance=32, dropout_rate=0.0,
-        feed_forward_proj="relu", tie_word_embeddings=True, pad_token_id=0, eos_token_id=1,
-        decoder_start_token_id=0, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.T5ForConditionalGeneration(cfg), cfg, "t5", seed, 4, 4, 4, 64, 128, 320, None,
-                   encoder_layers=2, decoder_layers=2)
-
-
-def build_bart(seed):
-    import torch, transformers
-    cfg = transformers.BartConfig(
-        vocab_size=320, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
-        decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=64,
-        activation_function="gelu", dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
-        encoder_layerdrop=0.0, decoder_layerdrop=0.0, scale_embedding=False, pad_token_id=1,
-        bos_token_id=0, eos_token_id=2, decoder_start_token_id=2, forced_eos_token_id=2,
-        tie_word_embeddings=True, use_cache=True, attn_implementation="eager")
-    torch.manual_seed(seed)
-    return _finish(transformers.BartForConditionalGeneration(cfg), cfg, "bart", seed, 4, 4, 4, 64, 128, 320, 64,
-                   encoder_layers=2, decoder_layers=2)
-
-
-# kind: causal (input_ids -> logits), encoder (input_ids, attention_mask ->
-# MLM logits) or seq2seq (input_ids, attention_mask, decoder_input_ids ->
-# logits). routed: a traced mixture of experts that onnxruntime only runs
+# family: of hf_families.FAMILIES. kind: causal (input_ids -> logits),
+# encoder (input_ids, attention_mask -> MLM logits) or seq2seq (input_ids,
+# attention_mask, decoder_input_ids -> logits). routed: a traced mixture of experts that onnxruntime only runs
 # where every expert gets a token (generate_hf.routed_inputs).
 CASES = {
-    "gpt2": dict(kind="causal", build=_reuse("build_gpt2_past"), seed=18),
-    "llama_gqa": dict(kind="causal", build=_reuse("build_llama_past"), seed=19,
+    "gpt2": dict(kind="causal", family="gpt2_past", seed=18),
+    "llama_gqa": dict(kind="causal", family="llama_past", seed=19,
                       note="GQA 4/2: at tp 4 the kv heads are fewer than the ranks"),
-    "mistral": dict(kind="causal", build=build_mistral, seed=31),
-    "qwen2": dict(kind="causal", build=_reuse("build_qwen2_past"), seed=21),
-    "qwen3": dict(kind="causal", build=build_qwen3, seed=32),
-    "phi3": dict(kind="causal", build=_reuse("build_phi3"), seed=11),
-    "gemma": dict(kind="causal", build=build_gemma, seed=33),
-    "gemma2": dict(kind="causal", build=_reuse("build_gemma2"), seed=15),
-    "gemma3": dict(kind="causal", build=build_gemma3, seed=34),
-    "gpt_neox": dict(kind="causal", build=_reuse("build_gptneox"), seed=16),
-    "gptj": dict(kind="causal", build=_reuse("build_gptj"), seed=17),
-    "falcon_gqa": dict(kind="causal", build=_reuse("build_falcon_gqa"), seed=12),
-    "falcon_mqa": dict(kind="causal", build=_reuse("build_falcon_mqa"), seed=13),
-    "bloom": dict(kind="causal", build=_reuse("build_bloom"), seed=14),
-    "opt": dict(kind="causal", build=build_opt, seed=35),
-    "stablelm": dict(kind="causal", build=build_stablelm, seed=36),
-    "starcoder2": dict(kind="causal", build=build_starcoder2, seed=37),
-    "mixtral": dict(kind="causal", build=_reuse("build_mixtral"), seed=22, routed=True),
-    "bert": dict(kind="encoder", build=build_bert, seed=38),
-    "roberta": dict(kind="encoder", build=build_roberta, seed=39),
-    "distilbert": dict(kind="encoder", build=build_distilbert, seed=40),
-    "t5": dict(kind="seq2seq", build=build_t5, seed=41),
-    "bart": dict(kind="seq2seq", build=build_bart, seed=42),
+    "mistral": dict(kind="causal", family="mistral", seed=31),
+    "qwen2": dict(kind="causal", family="qwen2_past", seed=21),
+    "qwen3": dict(kind="causal", family="qwen3", seed=32),
+    "phi3": dict(kind="causal", family="phi3", seed=11),
+    "gemma": dict(kind="causal", family="gemma", seed=33),
+    "gemma2": dict(kind="causal", family="gemma2", seed=15),
+    "gemma3": dict(kind="causal", family="gemma3", seed=34),
+    "gpt_neox": dict(kind="causal", family="gptneox", seed=16),
+    "gptj": dict(kind="causal", family="gptj", seed=17),
+    "falcon_gqa": dict(kind="causal", family="falcon_gqa", seed=12),
+    "falcon_mqa": dict(kind="causal", family="falcon_mqa", seed=13),
+    "bloom": dict(kind="causal", family="bloom", seed=14),
+    "opt": dict(kind="causal", family="opt", seed=35),
+    "stablelm": dict(kind="causal", family="stablelm", seed=36),
+    "starcoder2": dict(kind="causal", family="starcoder2", seed=37),
+    "mixtral": dict(kind="causal", family="mixtral", seed=22, routed=True),
+    "bert": dict(kind="encoder", family="bert", seed=38),
+    "roberta": dict(kind="encoder", family="roberta", seed=39),
+    "distilbert": dict(kind="encoder", family="distilbert", seed=40),
+    "t5": dict(kind="seq2seq", family="t5", seed=41),
+    "bart": dict(kind="seq2seq", family="bart", seed=42),
 }
 
 # exporter -> optimum task, per kind (None: that exporter does not apply).
@@ -598,7 +444,7 @@ def export_case(name, work, exporters):
     warnings.filterwarnings("ignore")
     transformers.logging.set_verbosity_error()
     try:
-        model, meta = spec["build"](spec["seed"])
+        model, meta = _gen_hf().build_case(spec)
     except Exception as e:
         traceback.print_exc(limit=3)
         fail_all("building the model: " + exc_line(e))
@@ -782,6 +628,18 @@ def load_refs(d):
     return refs
 
 
+def step_failed(row, status, rc, errors, out, err, timeout):
+    """Whether a tpc command (run_cmd's rc, out and err; errors: its error
+    lines) timed out or failed; if so, row gets status and the reason."""
+    if rc is None:
+        row.update(status=status, message=f"timed out after {timeout} s")
+        return True
+    if rc != 0:
+        row.update(status=status, message=errors[0] if errors else first_line(err or out) or f"exit {rc}")
+        return True
+    return False
+
+
 def tpc_row(args, case, label, model, feeds_path, shapes, refs, layers, tp, d, decode=None):
     """Compiles and runs one export at one tp; returns its result row."""
     row = {"case": case, "exporter": label + (" --kv-cache" if decode else ""), "tp": tp,
@@ -803,11 +661,7 @@ def tpc_row(args, case, label, model, feeds_path, shapes, refs, layers, tp, d, d
     rc, o, e = run_cmd(cmd, deadline, log)
     warn, err, repl = tpc_messages(o + "\n" + e)
     row.update(warnings=warn, errors=err, replicated=repl, compile_s=round(time.time() - t0, 1))
-    if rc is None:
-        row.update(status="compile-error", message=f"timed out after {args.timeout} s")
-        return row
-    if rc != 0:
-        row.update(status="compile-error", message=err[0] if err else first_line(e or o) or f"exit {rc}")
+    if step_failed(row, "compile-error", rc, err, o, e, args.timeout):
         return row
     coll = collectives(args.tpc, engine, deadline, log)
     row["collectives"] = coll
@@ -826,11 +680,7 @@ def tpc_row(args, case, label, model, feeds_path, shapes, refs, layers, tp, d, d
     row["warnings"] += w2
     row["errors"] += e2
     row["run_s"] = round(time.time() - t0, 1)
-    if rc is None:
-        row.update(status="run-error", message=f"timed out after {args.timeout} s")
-        return row
-    if rc != 0:
-        row.update(status="run-error", message=e2[0] if e2 else first_line(e or o) or f"exit {rc}")
+    if step_failed(row, "run-error", rc, e2, o, e, args.timeout):
         return row
     if decode:
         status, worst, rel, msg = compare({"logits": decode["logits"]}, out, args.rtol)

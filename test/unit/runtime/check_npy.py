@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from io_interop_specs import np, compare, expected, numpy_specs  # noqa: E402
+from io_interop_specs import (np, check_cpp_reads, compare, expected,  # noqa: E402
+                              numpy_specs, report)
 
 
 def main():
@@ -43,14 +44,8 @@ def main():
             np.arange(3, dtype=np.complex64))
     np.save(os.path.join(py_dir, "object.npy"),
             np.array([1, "x"], dtype=object), allow_pickle=True)
-    result = subprocess.run([helper, "check-npy", py_dir])
-    if result.returncode != 0:
-        failures.append("C++ reading NumPy's files failed (see above)")
-
-    for f in failures:
-        print("FAIL:", f)
-    print("OK" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    check_cpp_reads(helper, "check-npy", py_dir, "NumPy's files", failures)
+    return report(failures)
 
 
 if __name__ == "__main__":

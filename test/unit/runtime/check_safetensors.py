@@ -12,7 +12,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from io_interop_specs import SKIP, np, compare, expected, numpy_specs, values  # noqa: E402
+from io_interop_specs import (SKIP, np, check_cpp_reads, compare,  # noqa: E402
+                              expected, numpy_specs, report, values)
 
 try:
     from safetensors import safe_open
@@ -75,14 +76,8 @@ def main():
     py_file = os.path.join(work, "from_numpy.safetensors")
     save_file({name: expected(name) for name in numpy_specs()}, py_file,
               metadata={"producer": "numpy"})
-    result = subprocess.run([helper, "check-safetensors", py_file])
-    if result.returncode != 0:
-        failures.append("C++ reading safetensors' file failed (see above)")
-
-    for f in failures:
-        print("FAIL:", f)
-    print("OK" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    check_cpp_reads(helper, "check-safetensors", py_file, "safetensors' file", failures)
+    return report(failures)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-"""The tensors that IoInterop.cpp writes and expects; keep the two in sync."""
+"""The tensors that IoInterop.cpp writes and expects (keep the two in sync),
+and the reporting that check_npy.py and check_safetensors.py share."""
 
+import subprocess
 import sys
 
 SKIP = 77  # ctest SKIP_RETURN_CODE
@@ -59,3 +61,18 @@ def compare(what, got, want, failures):
                         f"expected {want.dtype}{want.shape}")
     elif not np.array_equal(got, want):
         failures.append(f"{what}: values differ: {got!r} vs {want!r}")
+
+
+def check_cpp_reads(helper, command, path, what, failures):
+    """Runs `helper command path`, the C++ side reading a file Python wrote;
+    the helper prints its own errors."""
+    if subprocess.run([helper, command, path]).returncode != 0:
+        failures.append(f"C++ reading {what} failed (see above)")
+
+
+def report(failures):
+    """Prints each failure and a summary line; returns the exit status."""
+    for f in failures:
+        print("FAIL:", f)
+    print("OK" if not failures else f"{len(failures)} failure(s)")
+    return 1 if failures else 0

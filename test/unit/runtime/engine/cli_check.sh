@@ -25,6 +25,20 @@ expect_error() {
     fail "error lacks '$want': $(cat "$work/stderr")"
 }
 
+# expect_mpi_error NP WHAT PATTERN ERROR MPIRUN...: the engine run as NP MPI
+# processes fails (not by the timeout) with PATTERN on stderr. WHAT names
+# the run and ERROR the kind of error in the failure messages.
+expect_mpi_error() {
+  np=$1 what=$2 pattern=$3 error=$4
+  shift 4
+  timeout 120 "$@" -np "$np" "$cli" run "$e" --input "$x" >"$work/stdout" \
+    2>"$work/stderr"
+  rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$what: exit status $rc"
+  grep -q "$pattern" "$work/stderr" ||
+    fail "no $error error: $(cat "$work/stderr")"
+}
+
 rm -rf "$work"
 mkdir -p "$work"
 "$fixture" make "$work" || fail "cannot build the test engine"
@@ -69,21 +83,11 @@ if [ $# -gt 0 ]; then
   "$fixture" compare "$work/out-mpi/y.npy" "$work/expected.npy" ||
     fail "MPI output differs from the reference"
 
-  timeout 120 "$@" -np 3 "$cli" run "$e" --input "$x" >"$work/stdout" \
-    2>"$work/stderr"
-  rc=$?
-  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
-    fail "mpirun -np 3 on a tp-2 engine: exit status $rc"
-  grep -q "run it with -np 2" "$work/stderr" ||
-    fail "no world-size error: $(cat "$work/stderr")"
+  expect_mpi_error 3 "mpirun -np 3 on a tp-2 engine" "run it with -np 2" \
+    world-size "$@"
 
   rm "$e/rank1.plan"
-  timeout 120 "$@" -np 2 "$cli" run "$e" --input "$x" >"$work/stdout" \
-    2>"$work/stderr"
-  rc=$?
-  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
-    fail "mpirun with a missing rank-1 plan: exit status $rc"
-  grep -q "rank 1: rank1.plan: missing" "$work/stderr" ||
-    fail "no missing-file error: $(cat "$work/stderr")"
+  expect_mpi_error 2 "mpirun with a missing rank-1 plan" \
+    "rank 1: rank1.plan: missing" missing-file "$@"
 fi
 echo "cli checks passed"
