@@ -93,12 +93,9 @@ Status makeBinaryOpParams(BinaryOp op, const std::vector<TensorDesc> &in,
                          dtypeName(outType));
 
   if (op == BinaryOp::Mod) {
-    int64_t fmod;
-    TPC_RETURN_IF_ERROR(requireInt(attrs, "fmod", fmod));
-    if (fmod != 0 && fmod != 1)
-      return Status::error("attribute fmod must be 0 or 1, got " +
-                           std::to_string(fmod));
-    if (fmod == 1)
+    bool fmod;
+    TPC_RETURN_IF_ERROR(requireFlag(attrs, "fmod", fmod));
+    if (fmod)
       op = BinaryOp::FMod;
   }
   if (op == BinaryOp::ShiftLeft) {

@@ -115,6 +115,16 @@ Status requireInt(const Attrs &attrs, const std::string &name, int64_t &out) {
   return Status::ok();
 }
 
+Status requireFlag(const Attrs &attrs, const std::string &name, bool &out) {
+  int64_t v;
+  TPC_RETURN_IF_ERROR(requireInt(attrs, name, v));
+  if (v != 0 && v != 1)
+    return Status::error("attribute " + name + " must be 0 or 1, got " +
+                         std::to_string(v));
+  out = v == 1;
+  return Status::ok();
+}
+
 Status requireInts(const Attrs &attrs, const std::string &name,
                    std::vector<int64_t> &out) {
   const std::vector<int64_t> *v = attrs.getInts(name);

@@ -65,6 +65,8 @@ Status checkOutputShape(const TensorDesc &out, const Shape &expected,
 Status requireFloat(const Attrs &attrs, const std::string &name, double &out);
 /// As requireFloat, for an integer attribute.
 Status requireInt(const Attrs &attrs, const std::string &name, int64_t &out);
+/// As requireInt, for an attribute that must be 0 or 1.
+Status requireFlag(const Attrs &attrs, const std::string &name, bool &out);
 /// As requireFloat, for an integer list attribute (of any length).
 Status requireInts(const Attrs &attrs, const std::string &name,
                    std::vector<int64_t> &out);

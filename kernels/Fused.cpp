@@ -37,11 +37,8 @@ Status makeAttentionParams(const std::vector<TensorDesc> &in,
     return Status::error("kv heads (" + std::to_string(k[1]) +
                          ") must divide q heads (" + std::to_string(q[1]) +
                          ")");
-  int64_t causal;
-  TPC_RETURN_IF_ERROR(requireInt(attrs, "is_causal", causal));
-  if (causal != 0 && causal != 1)
-    return Status::error("attribute is_causal must be 0 or 1, got " +
-                         std::to_string(causal));
+  bool causal;
+  TPC_RETURN_IF_ERROR(requireFlag(attrs, "is_causal", causal));
   p = AttentionParams();
   p.dtype = in[0].dtype;
   p.batch = q[0];
@@ -54,7 +51,7 @@ Status makeAttentionParams(const std::vector<TensorDesc> &in,
   p.scale = q[3] > 0 ? 1.0 / std::sqrt(double(q[3])) : 1.0;
   if (attrs.has("scale"))
     TPC_RETURN_IF_ERROR(requireFloat(attrs, "scale", p.scale));
-  p.causal = causal == 1;
+  p.causal = causal;
   if (in.size() == 4 && !isAbsent(in[3])) {
     const TensorDesc &m = in[3];
     if (m.dtype == DType::Bool)

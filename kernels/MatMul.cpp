@@ -91,17 +91,8 @@ Status makeGemmParams(const std::vector<TensorDesc> &in,
                          fmtShape(a) + " and " + fmtShape(b));
   p = GemmParams();
   p.dtype = in[0].dtype;
-  auto flag = [&](const char *name, bool &out) {
-    int64_t v;
-    TPC_RETURN_IF_ERROR(requireInt(attrs, name, v));
-    if (v != 0 && v != 1)
-      return Status::error(std::string("attribute ") + name +
-                           " must be 0 or 1, got " + std::to_string(v));
-    out = v == 1;
-    return Status::ok();
-  };
-  TPC_RETURN_IF_ERROR(flag("transA", p.transA));
-  TPC_RETURN_IF_ERROR(flag("transB", p.transB));
+  TPC_RETURN_IF_ERROR(requireFlag(attrs, "transA", p.transA));
+  TPC_RETURN_IF_ERROR(requireFlag(attrs, "transB", p.transB));
   TPC_RETURN_IF_ERROR(requireFloat(attrs, "alpha", p.alpha));
   TPC_RETURN_IF_ERROR(requireFloat(attrs, "beta", p.beta));
   p.m = p.transA ? a[1] : a[0];

@@ -531,12 +531,10 @@ Status makeTriluParams(const std::vector<TensorDesc> &in,
     return Status::error("input 0 must have rank >= 2, got shape " +
                          fmtShape(s));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], s));
-  int64_t upper, k;
-  TPC_RETURN_IF_ERROR(requireInt(attrs, "upper", upper));
+  bool upper;
+  int64_t k;
+  TPC_RETURN_IF_ERROR(requireFlag(attrs, "upper", upper));
   TPC_RETURN_IF_ERROR(requireInt(attrs, "k", k));
-  if (upper != 0 && upper != 1)
-    return Status::error("attribute upper must be 0 or 1, got " +
-                         std::to_string(upper));
   p.elemSize = dtypeSize(in[0].dtype);
   p.rows = s[s.size() - 2];
   p.cols = s[s.size() - 1];
@@ -545,7 +543,7 @@ Status makeTriluParams(const std::vector<TensorDesc> &in,
   // behaves the same.
   const int64_t lim = p.rows + p.cols + 1;
   p.k = std::max(-lim, std::min(lim, k));
-  p.upper = upper == 1;
+  p.upper = upper;
   return Status::ok();
 }
 

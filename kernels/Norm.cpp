@@ -114,11 +114,8 @@ Status makeAddNormParams(const std::vector<TensorDesc> &in,
   if (in[1].shape != s)
     return Status::error("input 1 (B) shape " + fmtShape(in[1].shape) +
                          " differs from input 0 (A) shape " + fmtShape(s));
-  int64_t rms;
-  TPC_RETURN_IF_ERROR(requireInt(attrs, "rms", rms));
-  if (rms != 0 && rms != 1)
-    return Status::error("attribute rms must be 0 or 1, got " +
-                         std::to_string(rms));
+  bool rms;
+  TPC_RETURN_IF_ERROR(requireFlag(attrs, "rms", rms));
   const bool hasBias = in.size() == 4 && !isAbsent(in[3]);
   if (rms && hasBias)
     return Status::error("an RMS norm (rms = 1) takes no bias");
@@ -133,7 +130,7 @@ Status makeAddNormParams(const std::vector<TensorDesc> &in,
   }
   p = NormParams();
   p.dtype = in[0].dtype;
-  p.rms = rms == 1;
+  p.rms = rms;
   p.outer = product(s, 0, size_t(axis));
   p.norm = product(s, size_t(axis), s.size());
   p.epsilon = epsilon;

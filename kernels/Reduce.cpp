@@ -9,17 +9,6 @@ namespace {
 const std::initializer_list<DType> kNumeric = {
     DType::F32, DType::F64, DType::I64, DType::I32, DType::F16, DType::BF16};
 
-/// A 0-or-1 attribute the plan must carry.
-Status requireFlag(const Attrs &attrs, const char *name, bool &out) {
-  int64_t v;
-  TPC_RETURN_IF_ERROR(requireInt(attrs, name, v));
-  if (v != 0 && v != 1)
-    return Status::error(std::string("attribute ") + name +
-                         " must be 0 or 1, got " + std::to_string(v));
-  out = v == 1;
-  return Status::ok();
-}
-
 /// Attribute axis of input 0 `in`, which must have rank >= 1, in [0, rank).
 Status axisOf(const TensorDesc &in, const Attrs &attrs, int64_t &axis) {
   const int64_t rank = int64_t(in.shape.size());
