@@ -12,11 +12,13 @@ Status checkFloat(const TensorDesc &d, const std::string &what) {
 
 /// The norm's axis and epsilon, and its scale and bias (inputs `scale` and
 /// `scale` + 1, the bias when `hasBias`, named `biasName`) checked against
-/// the normalized shape of input 0 (named `xName`).
-Status normOperands(const std::vector<TensorDesc> &in, size_t scale,
+/// the normalized shape of input 0 (named `xName`); on success `p` holds
+/// the params of an RMS (`rms`) or layer norm of input 0 along `axis`.
+Status normOperands(const std::vector<TensorDesc> &in, size_t scale, bool rms,
                     bool hasBias, const char *xName, const char *biasName,
-                    const Attrs &attrs, int64_t &axis, double &epsilon) {
+                    const Attrs &attrs, int64_t &axis, NormParams &p) {
   const Shape &s = in[0].shape;
+  double epsilon;
   const int64_t rank = int64_t(s.size());
   if (rank == 0)
     return Status::error(std::string(xName) + " must have rank >= 1");
@@ -38,6 +40,13 @@ Status normOperands(const std::vector<TensorDesc> &in, size_t scale,
                            " does not match the normalized shape " +
                            fmtShape(normShape));
   }
+  p = NormParams();
+  p.dtype = in[0].dtype;
+  p.rms = rms;
+  p.outer = product(s, 0, size_t(axis));
+  p.norm = product(s, size_t(axis), s.size());
+  p.epsilon = epsilon;
+  p.hasBias = hasBias;
   return Status::ok();
 }
 
@@ -72,9 +81,8 @@ Status makeNormParams(bool rms, const std::vector<TensorDesc> &in,
   const Shape &s = in[0].shape;
   const bool hasBias = !rms && in.size() == 3 && !isAbsent(in[2]);
   int64_t axis;
-  double epsilon;
   TPC_RETURN_IF_ERROR(
-      normOperands(in, 1, hasBias, "input 0 (X)", "B", attrs, axis, epsilon));
+      normOperands(in, 1, rms, hasBias, "input 0 (X)", "B", attrs, axis, p));
   TPC_RETURN_IF_ERROR(
       checkSameDType(out[0], "output 0 (Y)", in[0], "input 0 (X)"));
   TPC_RETURN_IF_ERROR(checkOutputShape(out[0], s, "output 0 (Y)"));
@@ -91,13 +99,6 @@ Status makeNormParams(bool rms, const std::vector<TensorDesc> &in,
     TPC_RETURN_IF_ERROR(checkOutputShape(out[i], statShape, what));
     want[i - 1] = true;
   }
-  p = NormParams();
-  p.dtype = in[0].dtype;
-  p.rms = rms;
-  p.outer = product(s, 0, size_t(axis));
-  p.norm = product(s, size_t(axis), s.size());
-  p.epsilon = epsilon;
-  p.hasBias = hasBias;
   p.wantMean = want[0];
   p.wantInvStdDev = want[1];
   return Status::ok();
@@ -120,21 +121,13 @@ Status makeAddNormParams(const std::vector<TensorDesc> &in,
   if (rms && hasBias)
     return Status::error("an RMS norm (rms = 1) takes no bias");
   int64_t axis;
-  double epsilon;
-  TPC_RETURN_IF_ERROR(normOperands(in, 2, hasBias, "input 0 (A)", "Bias", attrs,
-                                   axis, epsilon));
+  TPC_RETURN_IF_ERROR(
+      normOperands(in, 2, rms, hasBias, "input 0 (A)", "Bias", attrs, axis, p));
   for (size_t i = 0; i < 2; ++i) {
     std::string what = i == 0 ? "output 0 (Y)" : "output 1 (Sum)";
     TPC_RETURN_IF_ERROR(checkSameDType(out[i], what, in[0], "input 0 (A)"));
     TPC_RETURN_IF_ERROR(checkOutputShape(out[i], s, what));
   }
-  p = NormParams();
-  p.dtype = in[0].dtype;
-  p.rms = rms;
-  p.outer = product(s, 0, size_t(axis));
-  p.norm = product(s, size_t(axis), s.size());
-  p.epsilon = epsilon;
-  p.hasBias = hasBias;
   return Status::ok();
 }
 
