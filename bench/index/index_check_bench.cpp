@@ -11,14 +11,13 @@
 //   tpc_index_check_bench [--rounds N]
 //
 //===----------------------------------------------------------------------===//
+#include "bench/BenchUtil.h"
 #include "kernels/cpu/Movement.h"
 #include "kernels/cpu/Registry.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <random>
 #include <vector>
@@ -34,11 +33,7 @@ double bestMicros(int rounds, int reps, const std::function<void()> &fn) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < reps; ++i)
       fn();
-    double us = std::chrono::duration<double, std::micro>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count() /
-                reps;
-    best = std::min(best, us);
+    best = std::min(best, tpc::bench::microsSince(t0) / reps);
   }
   return best;
 }
@@ -46,10 +41,7 @@ double bestMicros(int rounds, int reps, const std::function<void()> &fn) {
 } // namespace
 
 int main(int argc, char **argv) {
-  int rounds = 15;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--rounds") == 0)
-      rounds = std::max(1, std::atoi(argv[++i]));
+  const int rounds = tpc::bench::roundsFlag(argc, argv, 15);
   const KernelDef *def = lookupKernel("Gather");
   if (!def) {
     std::fprintf(stderr, "no Gather kernel\n");

@@ -12,13 +12,12 @@
 //   tpc_vecmath_bench [--rounds N]
 //
 //===----------------------------------------------------------------------===//
+#include "bench/BenchUtil.h"
 #include "kernels/cpu/VectorMath.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 using namespace tpc::cpu;
@@ -36,9 +35,7 @@ double bestMicros(int rounds, Fn fn, const std::vector<float> &x,
     for (int64_t i = 0; i < int64_t(x.size()); i += block)
       fn(x.data() + i, y.data() + i,
          std::min<int64_t>(block, int64_t(x.size()) - i));
-    best = std::min(best, std::chrono::duration<double, std::micro>(
-                              std::chrono::steady_clock::now() - t0)
-                              .count());
+    best = std::min(best, tpc::bench::microsSince(t0));
   }
   return best;
 }
@@ -52,10 +49,7 @@ void expShiftSum(const float *x, float *y, int64_t n) {
 } // namespace
 
 int main(int argc, char **argv) {
-  int rounds = 20;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--rounds") == 0)
-      rounds = std::max(1, std::atoi(argv[++i]));
+  const int rounds = tpc::bench::roundsFlag(argc, argv, 20);
   std::vector<float> x(128 * 3072), y(x.size());
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = float(int64_t(i * 7919 % 2000) - 1000) / 125.0f; // [-8, 8)

@@ -113,6 +113,14 @@ std::string refusal(SerializedRank (*make)(int64_t)) {
   return error;
 }
 
+/// Expects generalizePlans() to refuse the program `make` writes with an
+/// error containing `message`.
+void expectRefusal(SerializedRank (*make)(int64_t),
+                   const std::string &message) {
+  std::string error = refusal(make);
+  EXPECT_NE(error.find(message), std::string::npos) << error;
+}
+
 std::string dims(const plan::Plan &p, int buffer) {
   std::string s;
   for (const plan::Expr &e : p.buffers(buffer).dims())
@@ -178,11 +186,9 @@ SerializedRank withoutLastStep(int64_t n) {
 }
 
 TEST(GeneralizePlans, OtherStepsAreRefused) {
-  std::string error = refusal(withoutLastStep);
-  EXPECT_NE(error.find("rank 0: the program at s=2 differs from the one at "
-                       "the maxima (s=4): 2 steps, not 3"),
-            std::string::npos)
-      << error;
+  expectRefusal(withoutLastStep,
+                "rank 0: the program at s=2 differs from the one at the "
+                "maxima (s=4): 2 steps, not 3");
 }
 
 SerializedRank viewsApart(int64_t n) {
@@ -194,12 +200,10 @@ SerializedRank viewsApart(int64_t n) {
 }
 
 TEST(GeneralizePlans, BuffersThatMeetMustBeViews) {
-  std::string error = refusal(viewsApart);
-  EXPECT_NE(error.find("the program at s=1 differs from the one at the "
-                       "maxima (s=4): buffer 1 and buffer 2 are one buffer "
-                       "there but not views of one another at the maxima"),
-            std::string::npos)
-      << error;
+  expectRefusal(viewsApart,
+                "the program at s=1 differs from the one at the maxima "
+                "(s=4): buffer 1 and buffer 2 are one buffer there but not "
+                "views of one another at the maxima");
 }
 
 SerializedRank otherZeros(int64_t n) {
@@ -213,12 +217,10 @@ SerializedRank otherZeros(int64_t n) {
 }
 
 TEST(GeneralizePlans, ConstantsMustBeLeadingBlocks) {
-  std::string error = refusal(otherZeros);
-  EXPECT_NE(error.find("weight 'const.1' (a constant computed from the input "
-                       "shapes) has shape 1x1x2 and it is not the leading "
-                       "block of its value at the maxima at s=2"),
-            std::string::npos)
-      << error;
+  expectRefusal(otherZeros,
+                "weight 'const.1' (a constant computed from the input shapes) "
+                "has shape 1x1x2 and it is not the leading block of its value "
+                "at the maxima at s=2");
 }
 
 } // namespace

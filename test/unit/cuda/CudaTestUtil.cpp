@@ -6,9 +6,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 namespace tpc::cuda::test {
 
@@ -290,10 +292,9 @@ void runParity(const ParityCase &c) {
 const std::vector<ParityCase> &allParityCases() {
   static const std::vector<ParityCase> cases = [] {
     std::vector<ParityCase> v;
-    addElementwiseCases(v);
-    addMovementCases(v);
-    addNormCases(v);
-    addMatMulCases(v);
+    for (void (*add)(std::vector<ParityCase> &) :
+         {addElementwiseCases, addMovementCases, addNormCases, addMatMulCases})
+      add(v);
     return v;
   }();
   return cases;
@@ -301,69 +302,62 @@ const std::vector<ParityCase> &allParityCases() {
 
 namespace {
 
-/// The attributes a plan carries for `kernel` where a model leaves them
+/// The attributes a plan carries for `kernels` where a model leaves them
 /// off: the onnx dialect's defaults, which the compiler writes into every
-/// plan (the kernels take none of their own).
+/// plan (the kernels take none of their own). A name ending in '*' stands
+/// for every kernel whose name begins with the rest.
+struct PlanDefaults {
+  std::vector<std::string> kernels;
+  std::vector<std::pair<const char *, int64_t>> ints = {};
+  std::vector<std::pair<const char *, double>> floats = {};
+  std::vector<std::pair<const char *, const char *>> strings = {};
+};
+
+const PlanDefaults kPlanDefaults[] = {
+    {{"Reduce*"}, {{"keepdims", 1}, {"noop_with_empty_axes", 0}}},
+    {{"ArgMax", "ArgMin"},
+     {{"axis", 0}, {"keepdims", 1}, {"select_last_index", 0}}},
+    {{"TopK"}, {{"axis", -1}, {"largest", 1}, {"sorted", 1}}},
+    {{"Mod"}, {{"fmod", 0}}},
+    {{"CumSum"}, {{"exclusive", 0}, {"reverse", 0}}},
+    {{"Softmax", "LogSoftmax"}, {{"axis", -1}}},
+    {{"LayerNormalization", "RMSNormalization", "AddNormalization"},
+     {{"axis", -1}},
+     {{"epsilon", 1e-5}}},
+    {{"AddNormalization"}, {{"rms", 0}}},
+    {{"Gather", "GatherElements"}, {{"axis", 0}}},
+    {{"GatherND"}, {{"batch_dims", 0}}},
+    {{"ScatterND", "ScatterElements"}, {}, {}, {{"reduction", "none"}}},
+    {{"ScatterElements"}, {{"axis", 0}}},
+    {{"Trilu"}, {{"upper", 1}, {"k", 0}}},
+    // An integer value (ConstantOfShape of an integer type) is kept.
+    {{"Pad", "ConstantOfShape"}, {}, {{"value", 0}}},
+    {{"Gemm"}, {{"transA", 0}, {"transB", 0}}, {{"alpha", 1.0}, {"beta", 1.0}}},
+    {{"Attention"}, {{"is_causal", 0}}},
+    {{"MatMulBias"}, {}, {}, {{"activation", "none"}}},
+};
+
+bool matches(const std::string &pattern, const std::string &kernel) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return kernel.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  return kernel == pattern;
+}
+
+/// `a` with the plan's defaults for `kernel` added where it lacks them.
 Attrs withPlanDefaults(const std::string &kernel, Attrs a) {
-  auto setInt = [&](const char *k, int64_t v) {
-    if (!a.getInts(k))
-      a.setInt(k, v);
-  };
-  auto setFloat = [&](const char *k, double v) {
-    if (!a.getFloats(k))
-      a.setFloat(k, v);
-  };
-  if (kernel.rfind("Reduce", 0) == 0) {
-    setInt("keepdims", 1);
-    setInt("noop_with_empty_axes", 0);
-  } else if (kernel == "ArgMax" || kernel == "ArgMin") {
-    setInt("axis", 0);
-    setInt("keepdims", 1);
-    setInt("select_last_index", 0);
-  } else if (kernel == "TopK") {
-    setInt("axis", -1);
-    setInt("largest", 1);
-    setInt("sorted", 1);
-  } else if (kernel == "Mod") {
-    setInt("fmod", 0);
-  } else if (kernel == "CumSum") {
-    setInt("exclusive", 0);
-    setInt("reverse", 0);
-  } else if (kernel == "Softmax" || kernel == "LogSoftmax") {
-    setInt("axis", -1);
-  } else if (kernel == "LayerNormalization" ||
-             kernel == "RMSNormalization" || kernel == "AddNormalization") {
-    setInt("axis", -1);
-    setFloat("epsilon", 1e-5);
-    if (kernel == "AddNormalization")
-      setInt("rms", 0);
-  } else if (kernel == "Gather" || kernel == "GatherElements") {
-    setInt("axis", 0);
-  } else if (kernel == "GatherND") {
-    setInt("batch_dims", 0);
-  } else if (kernel == "ScatterND" || kernel == "ScatterElements") {
-    if (!a.has("reduction"))
-      a.setString("reduction", "none");
-    if (kernel == "ScatterElements")
-      setInt("axis", 0);
-  } else if (kernel == "Trilu") {
-    setInt("upper", 1);
-    setInt("k", 0);
-  } else if (kernel == "Pad") {
-    setFloat("value", 0);
-  } else if (kernel == "ConstantOfShape") {
-    if (!a.getInts("value"))
-      setFloat("value", 0);
-  } else if (kernel == "Gemm") {
-    setInt("transA", 0);
-    setInt("transB", 0);
-    setFloat("alpha", 1.0);
-    setFloat("beta", 1.0);
-  } else if (kernel == "Attention") {
-    setInt("is_causal", 0);
-  } else if (kernel == "MatMulBias") {
-    if (!a.has("activation"))
-      a.setString("activation", "none");
+  for (const PlanDefaults &d : kPlanDefaults) {
+    if (std::none_of(d.kernels.begin(), d.kernels.end(),
+                     [&](const std::string &k) { return matches(k, kernel); }))
+      continue;
+    for (const auto &[k, v] : d.ints)
+      if (!a.has(k))
+        a.setInt(k, v);
+    for (const auto &[k, v] : d.floats)
+      if (!a.has(k))
+        a.setFloat(k, v);
+    for (const auto &[k, v] : d.strings)
+      if (!a.has(k))
+        a.setString(k, v);
   }
   return a;
 }

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <utility>
 
 namespace tpc::cuda::test {
 namespace {
@@ -80,6 +81,18 @@ struct Group {
     Status end = group->endRound();
     return st ? end : st;
   }
+  /// One round as above, then the stream drained; fails on an error of
+  /// either.
+  template <class F> ::testing::AssertionResult roundAndSync(F &&f) {
+    Status st = round(std::forward<F>(f));
+    if (!st.isOk())
+      return ::testing::AssertionFailure() << st.message();
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+      return ::testing::AssertionFailure()
+             << "cudaStreamSynchronize: " << cudaGetErrorString(e);
+    return ::testing::AssertionSuccess();
+  }
 };
 
 class EmulatedComm : public ::testing::TestWithParam<int> {};
@@ -100,11 +113,9 @@ TEST_P(EmulatedComm, AllReduceEveryDType) {
         recv[r] = inPlace ? send[r] : b.alloc(count * dtypeSize(t));
         upload(send[r], rankInput(r, t, count));
       }
-      Status st = g.round([&](int r, Communicator &c) {
+      ASSERT_TRUE(g.roundAndSync([&](int r, Communicator &c) {
         return c.allReduce(send[r], recv[r], count, t);
-      });
-      ASSERT_TRUE(st.isOk()) << st.message();
-      ASSERT_EQ(cudaStreamSynchronize(g.stream), cudaSuccess);
+      }));
       for (int r = 0; r < n; ++r) {
         Tensor got = download(recv[r], t, count);
         for (size_t i = 0; i < count; ++i) {
@@ -134,11 +145,9 @@ TEST_P(EmulatedComm, AllGatherAndReduceScatter) {
                          : b.alloc(count * es);
       upload(shard[r], rankInput(r, t, count));
     }
-    Status st = g.round([&](int r, Communicator &c) {
+    ASSERT_TRUE(g.roundAndSync([&](int r, Communicator &c) {
       return c.allGather(shard[r], full[r], count, t);
-    });
-    ASSERT_TRUE(st.isOk()) << st.message();
-    ASSERT_EQ(cudaStreamSynchronize(g.stream), cudaSuccess);
+    }));
     for (int r = 0; r < n; ++r) {
       Tensor got = download(full[r], t, n * count);
       for (int q = 0; q < n; ++q)
@@ -147,11 +156,9 @@ TEST_P(EmulatedComm, AllGatherAndReduceScatter) {
               << "rank " << r << " block " << q;
     }
     // Reduce-scatter the gathered tensors back: rank r gets n * block r.
-    st = g.round([&](int r, Communicator &c) {
+    ASSERT_TRUE(g.roundAndSync([&](int r, Communicator &c) {
       return c.reduceScatter(full[r], shard[r], count, t);
-    });
-    ASSERT_TRUE(st.isOk()) << st.message();
-    ASSERT_EQ(cudaStreamSynchronize(g.stream), cudaSuccess);
+    }));
     for (int r = 0; r < n; ++r) {
       Tensor got = download(shard[r], t, count);
       for (size_t i = 0; i < count; ++i)
@@ -178,11 +185,9 @@ TEST_P(EmulatedComm, AllGatherVUnequalShards) {
     recv[r] = b.alloc(total * 2);
     upload(send[r], rankInput(r, t, counts[r]));
   }
-  Status st = g.round([&](int r, Communicator &c) {
+  ASSERT_TRUE(g.roundAndSync([&](int r, Communicator &c) {
     return c.allGatherV(send[r], recv[r], counts, t);
-  });
-  ASSERT_TRUE(st.isOk()) << st.message();
-  ASSERT_EQ(cudaStreamSynchronize(g.stream), cudaSuccess);
+  }));
   for (int r = 0; r < n; ++r) {
     Tensor got = download(recv[r], t, total);
     size_t off = 0;

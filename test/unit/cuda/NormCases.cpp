@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace tpc::cuda::test {
 namespace {
@@ -212,19 +213,24 @@ void addCumSum(Cases &v) {
       intAttr("axis", -2, intAttr("exclusive", 1)));
 }
 
+/// An Attention case on fresh random q, k and v of the given shapes, with
+/// output [B, H, S, v's last dim].
+void addAttention(Cases &v, const std::string &name, DType t, const Shape &q,
+                  const Shape &k, const Shape &vs, Attrs a, double tolScale) {
+  addCase(v, name, "Attention", {rnd(t, q), rnd(t, k), rnd(t, vs)},
+          {{t, {q[0], q[1], q[2], vs[3]}}}, std::move(a), tolScale);
+}
+
 /// The fused ops: GQA attention with causal, float and bool masks, a row
 /// longer than a warp's worth of keys, several tiles, more keys than the
 /// row kernel holds; SwiGLU; residual add + norm.
 void addFused(Cases &v) {
   for (DType t : kFloats) {
     const std::string n = dtypeName(t);
-    addCase(v, n + "_gqa", "Attention",
-        {rnd(t, {2, 4, 5, 8}), rnd(t, {2, 2, 7, 8}), rnd(t, {2, 2, 7, 6})},
-        {{t, {2, 4, 5, 6}}}, {}, 4);
-    addCase(v, n + "_causal_long", "Attention",
-        {rnd(t, {1, 3, 300, 16}), rnd(t, {1, 3, 300, 16}),
-         rnd(t, {1, 3, 300, 16})},
-        {{t, {1, 3, 300, 16}}}, intAttr("is_causal", 1), 8);
+    addAttention(v, n + "_gqa", t, {2, 4, 5, 8}, {2, 2, 7, 8}, {2, 2, 7, 6}, {},
+                 4);
+    addAttention(v, n + "_causal_long", t, {1, 3, 300, 16}, {1, 3, 300, 16},
+                 {1, 3, 300, 16}, intAttr("is_causal", 1), 8);
     addCase(v, n + "_float_mask", "Attention",
         {rnd(t, {2, 2, 5, 8}), rnd(t, {2, 2, 9, 8}), rnd(t, {2, 2, 9, 4}),
          rnd(t, {5, 9}, -3, 0)},
@@ -240,19 +246,13 @@ void addFused(Cases &v) {
             {rnd(t, {1, 4, 70, 64}), rnd(t, {1, 2, 100, 64}),
              rnd(t, {1, 2, 100, 48}), pad},
             {{t, {1, 4, 70, 48}}}, {}, 4);
-    addCase(v, n + "_tiles_causal", "Attention",
-            {rnd(t, {2, 2, 50, 128}), rnd(t, {2, 2, 50, 128}),
-             rnd(t, {2, 2, 50, 128})},
-            {{t, {2, 2, 50, 128}}}, intAttr("is_causal", 1), 8);
+    addAttention(v, n + "_tiles_causal", t, {2, 2, 50, 128}, {2, 2, 50, 128},
+                 {2, 2, 50, 128}, intAttr("is_causal", 1), 8);
     // More keys than the row kernel holds, for a few rows and for one.
-    addCase(v, n + "_long_keys", "Attention",
-            {rnd(t, {1, 2, 3, 8}), rnd(t, {1, 2, 7000, 8}),
-             rnd(t, {1, 2, 7000, 8})},
-            {{t, {1, 2, 3, 8}}}, {}, 8);
-    addCase(v, n + "_decode_long_keys", "Attention",
-            {rnd(t, {1, 2, 1, 8}), rnd(t, {1, 2, 7000, 8}),
-             rnd(t, {1, 2, 7000, 8})},
-            {{t, {1, 2, 1, 8}}}, {}, 8);
+    addAttention(v, n + "_long_keys", t, {1, 2, 3, 8}, {1, 2, 7000, 8},
+                 {1, 2, 7000, 8}, {}, 8);
+    addAttention(v, n + "_decode_long_keys", t, {1, 2, 1, 8}, {1, 2, 7000, 8},
+                 {1, 2, 7000, 8}, {}, 8);
     addCase(v, n + "_odd", "SwiGLU", {rnd(t, {3, 37}, -6, 6), rnd(t, {3, 37})},
         {{t, {3, 37}}});
     Attrs eps;

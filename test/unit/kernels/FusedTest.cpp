@@ -245,20 +245,27 @@ TEST(MatMulBias, MatchesReference) {
       "activation is required");
 }
 
-TEST(Attention, ThreadsGiveTheSameBits) {
+/// The f32 kernel's parameters for q [B, H, S, D], k [B, G, L, D] and
+/// v [B, G, L, Dv], unscaled, without mask.
+AttentionParams paramsFor(const Tensor &q, const Tensor &k, const Tensor &v) {
   AttentionParams p;
-  p.batch = 2;
-  p.qHeads = 4;
-  p.kvHeads = 2;
-  p.qLen = 90;
-  p.kvLen = 90;
-  p.headDim = 16;
-  p.vDim = 16;
-  p.scale = 0.25;
-  p.causal = true;
+  p.batch = q.desc.shape[0];
+  p.qHeads = q.desc.shape[1];
+  p.qLen = q.desc.shape[2];
+  p.headDim = q.desc.shape[3];
+  p.kvHeads = k.desc.shape[1];
+  p.kvLen = k.desc.shape[2];
+  p.vDim = v.desc.shape[3];
+  return p;
+}
+
+TEST(Attention, ThreadsGiveTheSameBits) {
   Tensor q = randomTensor(DType::F32, {2, 4, 90, 16}, 1),
          k = randomTensor(DType::F32, {2, 2, 90, 16}, 2),
          v = randomTensor(DType::F32, {2, 2, 90, 16}, 3);
+  AttentionParams p = paramsFor(q, k, v);
+  p.scale = 0.25;
+  p.causal = true;
   std::vector<float> one(size_t(2 * 4 * 90 * 16)), two(one.size());
   attentionKernel(p, q.data(), k.data(), v.data(), nullptr, one.data(), 1);
   attentionKernel(p, q.data(), k.data(), v.data(), nullptr, two.data(), 3);
@@ -266,21 +273,14 @@ TEST(Attention, ThreadsGiveTheSameBits) {
 }
 
 TEST(Attention, FullyMaskedRowIsNaN) {
-  AttentionParams p;
-  p.batch = 1;
-  p.qHeads = 1;
-  p.kvHeads = 1;
-  p.qLen = 2;
-  p.kvLen = 3;
-  p.headDim = 4;
-  p.vDim = 4;
+  Tensor q = randomTensor(DType::F32, {1, 1, 2, 4}, 4),
+         k = randomTensor(DType::F32, {1, 1, 3, 4}, 5),
+         v = randomTensor(DType::F32, {1, 1, 3, 4}, 6);
+  AttentionParams p = paramsFor(q, k, v);
   p.mask = AttentionParams::Mask::Bool;
   p.maskStrides[2] = 3;
   p.maskStrides[3] = 1;
   const uint8_t mask[6] = {0, 0, 0, 1, 0, 1};
-  Tensor q = randomTensor(DType::F32, {1, 1, 2, 4}, 4),
-         k = randomTensor(DType::F32, {1, 1, 3, 4}, 5),
-         v = randomTensor(DType::F32, {1, 1, 3, 4}, 6);
   std::vector<float> y(8);
   attentionKernel(p, q.data(), k.data(), v.data(), mask, y.data(), 1);
   for (int d = 0; d < 4; ++d) {

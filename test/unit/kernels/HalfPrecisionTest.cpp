@@ -53,22 +53,9 @@ TEST(HalfMatMul, MatchesOneRoundingOfTheExactProduct) {
       // below the other half.
       Tensor a = randomTensor(t, c.a, seed++, 0.5, 2);
       Tensor b = randomTensor(t, c.b, seed++, 0.5, 2);
-      const int64_t m = c.a[c.a.size() - 2], k = c.a.back(), n = c.b.back();
-      Shape ba(c.a.begin(), c.a.end() - 2), bb(c.b.begin(), c.b.end() - 2);
-      Shape batch(c.out.begin(), c.out.end() - 2);
-      std::vector<double> want(numElements(c.out), 0.0);
-      for (int64_t bi = 0; bi < numElements(batch); ++bi) {
-        std::vector<int64_t> idx = unravel(bi, batch);
-        int64_t oa = broadcastIndex(idx, ba) * m * k;
-        int64_t ob = broadcastIndex(idx, bb) * k * n;
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            double s = 0;
-            for (int64_t p = 0; p < k; ++p)
-              s += a.at(oa + i * k + p) * b.at(ob + p * n + j);
-            want[(bi * m + i) * n + j] = s;
-          }
-      }
+      Shape refShape;
+      std::vector<double> want = refMatMul(a, b, refShape);
+      ASSERT_EQ(refShape, c.out);
       expectUlps(runOne("MatMul", {&a, &b}, t, c.out), want, 1.0);
     }
 }

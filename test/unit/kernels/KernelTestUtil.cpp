@@ -35,28 +35,47 @@ struct Codec16 {
   }
 };
 
+/// The codec of a 16-bit float format decoded by `decode`, whose infinity
+/// pattern `infBits` stands for `infValue` (the power of two it would be).
+Codec16 makeCodec(uint16_t infBits, double infValue,
+                  double (*decode)(uint16_t)) {
+  Codec16 c;
+  c.infBits = infBits;
+  for (uint32_t b = 0; b < infBits; ++b)
+    c.vals.push_back(decode(static_cast<uint16_t>(b)));
+  c.vals.push_back(infValue);
+  return c;
+}
+
 const Codec16 &halfCodec() {
-  static const Codec16 c = [] {
-    Codec16 c;
-    c.infBits = 0x7C00;
-    for (uint32_t b = 0; b < 0x7C00; ++b)
-      c.vals.push_back(refDecodeHalf(static_cast<uint16_t>(b)));
-    c.vals.push_back(65536.0);
-    return c;
-  }();
+  static const Codec16 c = makeCodec(0x7C00, 65536.0, refDecodeHalf);
   return c;
 }
 
 const Codec16 &bf16Codec() {
-  static const Codec16 c = [] {
-    Codec16 c;
-    c.infBits = 0x7F80;
-    for (uint32_t b = 0; b < 0x7F80; ++b)
-      c.vals.push_back(refDecodeBFloat16(static_cast<uint16_t>(b)));
-    c.vals.push_back(std::ldexp(1.0, 128));
-    return c;
-  }();
+  static const Codec16 c =
+      makeCodec(0x7F80, std::ldexp(1.0, 128), refDecodeBFloat16);
   return c;
+}
+
+/// Whether `t` is one of the signed integer types.
+bool isSignedInt(DType t) {
+  return t == DType::I8 || t == DType::I16 || t == DType::I32 ||
+         t == DType::I64;
+}
+
+/// Decodes a 16-bit float with `mbits` mantissa bits and exponent `bias`
+/// (binary16: 10 and 15; bfloat16: 7 and 127).
+double refDecode16(uint16_t bits, int mbits, int bias) {
+  const int eAll = (1 << (15 - mbits)) - 1; // all exponent bits set
+  int e = (bits >> mbits) & eAll;
+  int m = bits & ((1 << mbits) - 1);
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (e == eAll)
+    return m ? std::nan("") : sign * INFINITY;
+  if (e == 0)
+    return sign * std::ldexp(m, 1 - bias - mbits);
+  return sign * std::ldexp(1.0 + std::ldexp(m, -mbits), e - bias);
 }
 
 template <class T> T toInt(double v) {
@@ -67,27 +86,8 @@ template <class T> T toInt(double v) {
 
 } // namespace
 
-double refDecodeHalf(uint16_t bits) {
-  int e = (bits >> 10) & 0x1F;
-  int m = bits & 0x3FF;
-  double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  if (e == 31)
-    return m ? std::nan("") : sign * INFINITY;
-  if (e == 0)
-    return sign * std::ldexp(m, -24);
-  return sign * std::ldexp(1.0 + m / 1024.0, e - 15);
-}
-
-double refDecodeBFloat16(uint16_t bits) {
-  int e = (bits >> 7) & 0xFF;
-  int m = bits & 0x7F;
-  double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  if (e == 255)
-    return m ? std::nan("") : sign * INFINITY;
-  if (e == 0)
-    return sign * std::ldexp(m, -133);
-  return sign * std::ldexp(1.0 + m / 128.0, e - 127);
-}
+double refDecodeHalf(uint16_t bits) { return refDecode16(bits, 10, 15); }
+double refDecodeBFloat16(uint16_t bits) { return refDecode16(bits, 7, 127); }
 
 uint16_t refEncodeHalf(double v) { return halfCodec().encode(v); }
 uint16_t refEncodeBFloat16(double v) { return bf16Codec().encode(v); }
@@ -99,73 +99,46 @@ Tensor::Tensor(DType dtype, Shape shape) {
 }
 
 double Tensor::at(int64_t i) const {
-  if (isStorageOnlyDType(desc.dtype))
-    return get<uint8_t>(i); // the code, not its value
   switch (desc.dtype) {
   case DType::F32:
     return get<float>(i);
   case DType::F64:
     return get<double>(i);
-  case DType::I64:
-    return static_cast<double>(get<int64_t>(i));
-  case DType::I32:
-    return get<int32_t>(i);
-  case DType::I8:
-    return get<int8_t>(i);
-  case DType::U8:
-    return get<uint8_t>(i);
-  case DType::I16:
-    return get<int16_t>(i);
-  case DType::U16:
-    return get<uint16_t>(i);
-  case DType::U32:
-    return get<uint32_t>(i);
-  case DType::U64:
-    return static_cast<double>(get<uint64_t>(i));
   case DType::Bool:
     return get<uint8_t>(i) ? 1.0 : 0.0;
   case DType::F16:
     return refDecodeHalf(get<uint16_t>(i));
   case DType::BF16:
     return refDecodeBFloat16(get<uint16_t>(i));
-  default: // the storage types, above
-    break;
+  default: { // an integer (little-endian), or a storage type's code (a byte)
+    const size_t n = dtypeSize(desc.dtype);
+    uint64_t u = 0;
+    std::memcpy(&u, bytes.data() + i * n, n);
+    if (!isSignedInt(desc.dtype))
+      return static_cast<double>(u);
+    const int unused = 64 - 8 * static_cast<int>(n); // sign-extend
+    return static_cast<double>(static_cast<int64_t>(u << unused) >> unused);
   }
-  return 0;
+  }
 }
 
 void Tensor::set(int64_t i, double v) {
-  if (isStorageOnlyDType(desc.dtype))
-    return put<uint8_t>(i, toInt<uint8_t>(v)); // the code, not a value
   switch (desc.dtype) {
   case DType::F32:
     return put<float>(i, static_cast<float>(v));
   case DType::F64:
     return put<double>(i, v);
-  case DType::I64:
-    return put<int64_t>(i, toInt<int64_t>(v));
-  case DType::I32:
-    return put<int32_t>(i, toInt<int32_t>(v));
-  case DType::I8:
-    return put<int8_t>(i, toInt<int8_t>(v));
-  case DType::U8:
-    return put<uint8_t>(i, toInt<uint8_t>(v));
-  case DType::I16:
-    return put<int16_t>(i, toInt<int16_t>(v));
-  case DType::U16:
-    return put<uint16_t>(i, toInt<uint16_t>(v));
-  case DType::U32:
-    return put<uint32_t>(i, toInt<uint32_t>(v));
-  case DType::U64:
-    return put<uint64_t>(i, toInt<uint64_t>(v));
   case DType::Bool:
     return put<uint8_t>(i, v != 0 ? 1 : 0);
   case DType::F16:
     return put<uint16_t>(i, refEncodeHalf(v));
   case DType::BF16:
     return put<uint16_t>(i, refEncodeBFloat16(v));
-  default: // the storage types, above
-    break;
+  default: { // the low bytes of the truncated integer: it wraps
+    const size_t n = dtypeSize(desc.dtype);
+    const int64_t x = toInt<int64_t>(v);
+    std::memcpy(bytes.data() + i * n, &x, n);
+  }
   }
 }
 
@@ -259,6 +232,47 @@ Tensor runOne(const std::string &name, const std::vector<const Tensor *> &in,
   return outs[0];
 }
 
+double storedAs(DType t, double v) {
+  Tensor x(t, {});
+  x.set(0, v);
+  return x.at(0);
+}
+
+std::vector<double> refMatMul(const Tensor &a, const Tensor &b, Shape &out) {
+  // A 1-D A is one row and a 1-D B one column; the result drops that dim.
+  const Shape &ra = a.desc.shape, &rb = b.desc.shape;
+  const Shape sa = ra.size() == 1 ? Shape{1, ra[0]} : ra;
+  const Shape sb = rb.size() == 1 ? Shape{rb[0], 1} : rb;
+  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+  const size_t rank = std::max(ba.size(), bb.size());
+  Shape batch(rank, 1);
+  for (size_t i = 0; i < ba.size(); ++i)
+    batch[rank - ba.size() + i] = ba[i];
+  for (size_t i = 0; i < bb.size(); ++i)
+    if (bb[i] != 1)
+      batch[rank - bb.size() + i] = bb[i];
+  out = batch;
+  if (ra.size() != 1)
+    out.push_back(m);
+  if (rb.size() != 1)
+    out.push_back(n);
+  std::vector<double> r;
+  for (int64_t bi = 0; bi < numElements(batch); ++bi) {
+    std::vector<int64_t> idx = unravel(bi, batch);
+    int64_t oa = broadcastIndex(idx, ba) * m * k;
+    int64_t ob = broadcastIndex(idx, bb) * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p)
+          s += a.at(oa + i * k + p) * b.at(ob + p * n + j);
+        r.push_back(s);
+      }
+  }
+  return r;
+}
+
 std::vector<int64_t> unravel(int64_t flat, const Shape &shape) {
   std::vector<int64_t> idx(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
@@ -313,6 +327,13 @@ void expectRunError(const std::string &name,
   EXPECT_NE(st.message().find(fragment), std::string::npos) << st.message();
 }
 
+void expectPrepareErrors(const std::vector<PrepareErrorCase> &cases) {
+  for (const PrepareErrorCase &c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_PREPARE_ERROR(prepareOnly(c.name, c.in, c.out, c.attrs), c.needle);
+  }
+}
+
 Attrs ints(const char *k, std::vector<int64_t> v) {
   Attrs a;
   a.setInts(k, std::move(v));
@@ -328,21 +349,12 @@ Attrs gemmAttrs(int64_t transA, int64_t transB, double alpha, double beta) {
   return a;
 }
 
-Attrs softmaxAttrs(int64_t axis) {
-  Attrs a;
-  a.setInt("axis", axis);
-  return a;
-}
+Attrs softmaxAttrs(int64_t axis) { return ints("axis", {axis}); }
 
-Attrs modAttrs(int64_t fmod) {
-  Attrs a;
-  a.setInt("fmod", fmod);
-  return a;
-}
+Attrs modAttrs(int64_t fmod) { return ints("fmod", {fmod}); }
 
 Attrs normAttrs(int64_t axis, double epsilon, int64_t rms) {
-  Attrs a;
-  a.setInt("axis", axis);
+  Attrs a = ints("axis", {axis});
   a.setFloat("epsilon", epsilon);
   a.setInt("rms", rms);
   return a;

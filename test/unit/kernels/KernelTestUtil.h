@@ -99,6 +99,15 @@ Attrs normAttrs(int64_t axis = -1, double epsilon = 1e-5, int64_t rms = 0);
 /// Likewise for Mod (fmod, 0 by default in the onnx dialect).
 Attrs modAttrs(int64_t fmod);
 
+/// `v` as a `t` element holds it (Tensor::set, then Tensor::at): integers
+/// truncate and wrap, 16-bit floats round to nearest even by the test's own
+/// codec, bools become 0/1.
+double storedAs(DType t, double v);
+
+/// numpy matmul computed naively in double (batch dims broadcast, a 1-D
+/// operand promoted to a matrix and its dim dropped); `out` gets the shape.
+std::vector<double> refMatMul(const Tensor &a, const Tensor &b, Shape &out);
+
 /// Row-major multi-index of flat index `flat` in `shape`.
 std::vector<int64_t> unravel(int64_t flat, const Shape &shape);
 /// Flat index of `idx` in `shape`.
@@ -126,6 +135,18 @@ void expectRunError(const std::string &name,
     EXPECT_NE(_s.message().find(needle), std::string::npos)                    \
         << "message: " << _s.message();                                        \
   } while (0)
+
+/// One prepare that must fail: kernel `name` from `in` to `out` with
+/// `attrs`, refused with a message containing `needle`.
+struct PrepareErrorCase {
+  const char *name;
+  std::vector<TensorDesc> in, out;
+  const char *needle;
+  Attrs attrs = {};
+};
+
+/// EXPECT_PREPARE_ERROR for every case, in order.
+void expectPrepareErrors(const std::vector<PrepareErrorCase> &cases);
 
 /// Reference half/bfloat16 codecs, written independently of the kernels:
 /// decoding by formula, encoding by nearest search over all 65536 values.

@@ -4,44 +4,6 @@
 namespace tpc::cpu::test {
 namespace {
 
-/// numpy matmul computed naively in double.
-std::vector<double> refMatMul(const Tensor &a, const Tensor &b, Shape &out) {
-  Shape sa = a.desc.shape, sb = b.desc.shape;
-  const bool vecA = sa.size() == 1, vecB = sb.size() == 1;
-  if (vecA)
-    sa.insert(sa.begin(), 1);
-  if (vecB)
-    sb.push_back(1);
-  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
-  Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
-  const size_t rank = std::max(ba.size(), bb.size());
-  Shape batch(rank, 1);
-  for (size_t i = 0; i < ba.size(); ++i)
-    batch[rank - ba.size() + i] = ba[i];
-  for (size_t i = 0; i < bb.size(); ++i)
-    if (bb[i] != 1)
-      batch[rank - bb.size() + i] = bb[i];
-  out = batch;
-  if (!vecA)
-    out.push_back(m);
-  if (!vecB)
-    out.push_back(n);
-  std::vector<double> r;
-  for (int64_t bi = 0; bi < numElements(batch); ++bi) {
-    std::vector<int64_t> idx = unravel(bi, batch);
-    int64_t oa = broadcastIndex(idx, ba) * m * k;
-    int64_t ob = broadcastIndex(idx, bb) * k * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (int64_t p = 0; p < k; ++p)
-          s += a.at(oa + i * k + p) * b.at(ob + p * n + j);
-        r.push_back(s);
-      }
-  }
-  return r;
-}
-
 TEST(MatMul, NumpySemantics) {
   const std::vector<std::pair<Shape, Shape>> cases = {
       {{3, 4}, {4, 5}},

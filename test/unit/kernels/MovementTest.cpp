@@ -263,10 +263,17 @@ TEST(Concat, JoinsAlongAxis) {
                        "dtype mismatch");
 }
 
+/// The attributes a plan carries for Split: the axis and every output's
+/// size.
+Attrs splitAttrs(int64_t axis, std::vector<int64_t> sizes) {
+  Attrs a = ints("axis", {axis});
+  a.setInts("split", std::move(sizes));
+  return a;
+}
+
 TEST(Split, CutsAlongAxis) {
   Tensor x = randomTensor(DType::F32, {3, 7, 2}, 80);
-  auto check = [&](int64_t axis, const std::vector<int64_t> &sizes,
-                   const Attrs &attrs) {
+  auto check = [&](int64_t axis, const std::vector<int64_t> &sizes) {
     SCOPED_TRACE("axis " + std::to_string(axis));
     const int64_t ax = axis < 0 ? axis + 3 : axis;
     std::vector<Tensor> outs;
@@ -275,7 +282,7 @@ TEST(Split, CutsAlongAxis) {
       s[ax] = n;
       outs.emplace_back(DType::F32, s);
     }
-    Status st = runKernel("Split", {&x}, outs, attrs);
+    Status st = runKernel("Split", {&x}, outs, splitAttrs(axis, sizes));
     ASSERT_TRUE(st.isOk()) << st.message();
     int64_t start = 0;
     for (size_t o = 0; o < outs.size(); ++o) {
@@ -287,43 +294,20 @@ TEST(Split, CutsAlongAxis) {
       start += sizes[o];
     }
   };
-  Attrs a;
-  a.setInt("axis", 1);
-  a.setInts("split", {2, 0, 5});
-  check(1, {2, 0, 5}, a);
-  Attrs b;
-  b.setInt("axis", -3);
-  b.setInts("split", {1, 1, 1});
-  check(-3, {1, 1, 1}, b);
+  check(1, {2, 0, 5});
+  check(-3, {1, 1, 1});
   // Opset 18's num_outputs (last chunk smaller) arrives resolved to sizes.
-  Attrs c;
-  c.setInt("axis", 1);
-  c.setInts("split", {3, 3, 1});
-  check(1, {3, 3, 1}, c);
-  Attrs bad;
-  bad.setInt("axis", 1);
-  bad.setInts("split", {2, 2});
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Split", {x.desc},
-                  {{DType::F32, {3, 2, 2}}, {DType::F32, {3, 2, 2}}}, bad),
-      "sums to 4");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Split", {x.desc},
-                  {{DType::F32, {3, 4, 2}}, {DType::F32, {3, 3, 2}}}, c),
-      "3 sizes but there are 2 outputs");
-  Attrs d;
-  d.setInt("axis", 1);
-  d.setInts("split", {4, 3});
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Split", {x.desc},
-                  {{DType::F32, {3, 3, 2}}, {DType::F32, {3, 4, 2}}}, d),
-      "output 0 shape");
-  Attrs e;
-  e.setInt("axis", 1);
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Split", {x.desc},
-                  {{DType::F32, {3, 3, 2}}, {DType::F32, {3, 4, 2}}}, e),
-      "split is required");
+  check(1, {3, 3, 1});
+  const TensorDesc y322{DType::F32, {3, 2, 2}}, y332{DType::F32, {3, 3, 2}},
+      y342{DType::F32, {3, 4, 2}};
+  expectPrepareErrors({
+      {"Split", {x.desc}, {y322, y322}, "sums to 4", splitAttrs(1, {2, 2})},
+      {"Split", {x.desc}, {y342, y332}, "3 sizes but there are 2 outputs",
+       splitAttrs(1, {3, 3, 1})},
+      {"Split", {x.desc}, {y332, y342}, "output 0 shape",
+       splitAttrs(1, {4, 3})},
+      {"Split", {x.desc}, {y332, y342}, "split is required", ints("axis", {1})},
+  });
 }
 
 } // namespace

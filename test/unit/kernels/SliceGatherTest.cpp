@@ -34,6 +34,17 @@ std::vector<int64_t> pySlice(int64_t dim, int64_t start, int64_t end,
   return r;
 }
 
+/// The attributes a plan carries for Slice (the importer writes ONNX's
+/// defaults for axes and steps).
+Attrs sliceAttrs(std::vector<int64_t> starts, std::vector<int64_t> ends,
+                 std::vector<int64_t> axes, std::vector<int64_t> steps) {
+  Attrs a = ints("starts", std::move(starts));
+  a.setInts("ends", std::move(ends));
+  a.setInts("axes", std::move(axes));
+  a.setInts("steps", std::move(steps));
+  return a;
+}
+
 struct SliceCase {
   Shape shape;
   std::vector<int64_t> starts, ends, axes, steps;
@@ -81,70 +92,40 @@ TEST(Slice, MatchesPythonSlicing) {
       expect[i] = x.at(ravel(idx, c.shape));
     }
     // The importer writes ONNX's defaults: axes 0.., steps of 1.
-    Attrs a;
-    a.setInts("starts", c.starts);
-    a.setInts("ends", c.ends);
     std::vector<int64_t> axes = c.axes, steps = c.steps;
     for (size_t i = 0; axes.size() < c.starts.size(); ++i)
       axes.push_back(int64_t(i));
     steps.resize(c.starts.size(), 1);
-    a.setInts("axes", axes);
-    a.setInts("steps", steps);
-    expectClose(runOne("Slice", {&x}, DType::I64, out, a), expect, 0, 0);
+    expectClose(runOne("Slice", {&x}, DType::I64, out,
+                       sliceAttrs(c.starts, c.ends, axes, steps)),
+                expect, 0, 0);
   }
   // A hand-checked case: [8:1:-3] of 0..9 is 8, 5, 2.
   std::vector<double> ramp;
   for (int i = 0; i < 10; ++i)
     ramp.push_back(i);
   Tensor r = makeTensor(DType::F32, {10}, ramp);
-  Attrs a;
-  a.setInts("starts", {8});
-  a.setInts("ends", {1});
-  a.setInts("axes", {0});
-  a.setInts("steps", {-3});
-  expectClose(runOne("Slice", {&r}, DType::F32, {3}, a), {8, 5, 2}, 0, 0);
+  expectClose(
+      runOne("Slice", {&r}, DType::F32, {3}, sliceAttrs({8}, {1}, {0}, {-3})),
+      {8, 5, 2}, 0, 0);
   // ONNX clamps a negative-step start into [0, dim - 1]: [-100::-1] is {0}.
-  a.setInts("starts", {-100});
-  a.setInts("ends", {kMin});
-  a.setInts("steps", {-1});
-  expectClose(runOne("Slice", {&r}, DType::F32, {1}, a), {0}, 0, 0);
+  expectClose(runOne("Slice", {&r}, DType::F32, {1},
+                     sliceAttrs({-100}, {kMin}, {0}, {-1})),
+              {0}, 0, 0);
 }
 
 TEST(Slice, InvalidInputs) {
-  const TensorDesc x{DType::F32, {4, 5}};
-  Attrs a;
-  a.setInts("starts", {0});
-  a.setInts("ends", {2});
-  a.setInts("axes", {0});
-  a.setInts("steps", {0});
-  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
-                       "is 0");
-  a.setInts("steps", {1});
-  a.setInts("axes", {2});
-  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
-                       "out of range");
-  a.setInts("axes", {0, 0});
-  a.setInts("starts", {0, 0});
-  a.setInts("ends", {2, 2});
-  a.setInts("steps", {1, 1});
-  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, a),
-                       "repeated");
-  Attrs b;
-  b.setInts("starts", {0});
-  b.setInts("ends", {2, 3});
-  b.setInts("axes", {0});
-  b.setInts("steps", {1});
-  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {2, 5}}}, b),
-                       "same length");
-  Attrs c;
-  c.setInts("starts", {0});
-  c.setInts("ends", {2});
-  c.setInts("axes", {0});
-  c.setInts("steps", {1});
-  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {3, 5}}}, c),
-                       "does not match");
-  EXPECT_PREPARE_ERROR(prepareOnly("Slice", {x}, {{DType::F32, {3, 5}}}),
-                       "starts is required");
+  const TensorDesc x{DType::F32, {4, 5}}, y25{DType::F32, {2, 5}},
+      y35{DType::F32, {3, 5}};
+  expectPrepareErrors({
+      {"Slice", {x}, {y25}, "is 0", sliceAttrs({0}, {2}, {0}, {0})},
+      {"Slice", {x}, {y25}, "out of range", sliceAttrs({0}, {2}, {2}, {1})},
+      {"Slice", {x}, {y25}, "repeated",
+       sliceAttrs({0, 0}, {2, 2}, {0, 0}, {1, 1})},
+      {"Slice", {x}, {y25}, "same length", sliceAttrs({0}, {2, 3}, {0}, {1})},
+      {"Slice", {x}, {y35}, "does not match", sliceAttrs({0}, {2}, {0}, {1})},
+      {"Slice", {x}, {y35}, "starts is required"},
+  });
 }
 
 TEST(Pad, ConstantPadsAndCrops) {
@@ -216,18 +197,20 @@ TEST(Pad, ConstantPadsAndCrops) {
                        "below zero");
 }
 
+/// The data and index shapes of a gather or a scatter along `axis`.
+struct AxisCase {
+  Shape data, indices;
+  int64_t axis;
+};
+
 TEST(Gather, TakesSlicesAlongAxis) {
   uint64_t seed = 20;
-  struct Case {
-    Shape data, indices;
-    int64_t axis;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<AxisCase> cases = {
       {{5, 3}, {4}, 0}, {{5, 3}, {2, 2}, 1}, {{2, 6, 4}, {3}, -2},
       {{7}, {}, 0},     {{3, 4}, {0}, 0},    {{2, 3, 4}, {2, 1, 2}, 2},
   };
   for (DType it : {DType::I64, DType::I32})
-    for (const Case &c : cases) {
+    for (const AxisCase &c : cases) {
       SCOPED_TRACE(shapeToString(c.data) + " idx " + shapeToString(c.indices));
       Tensor data = randomTensor(DType::F32, c.data, seed++);
       const int64_t rank = static_cast<int64_t>(c.data.size());
@@ -293,11 +276,7 @@ TEST(Gather, InvalidInputs) {
 
 TEST(GatherElements, PicksAlongAxis) {
   uint64_t seed = 40;
-  struct Case {
-    Shape data, indices;
-    int64_t axis;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<AxisCase> cases = {
       {{3, 4}, {3, 4}, 0},
       {{3, 4}, {2, 6}, 1},
       {{2, 3, 4}, {2, 3, 2}, -1},
@@ -305,7 +284,7 @@ TEST(GatherElements, PicksAlongAxis) {
       {{5}, {8}, 0},
   };
   for (DType it : {DType::I64, DType::I32})
-    for (const Case &c : cases) {
+    for (const AxisCase &c : cases) {
       SCOPED_TRACE(shapeToString(c.data) + " idx " + shapeToString(c.indices));
       Tensor data = randomTensor(DType::I32, c.data, seed++, -500, 500);
       const int64_t rank = static_cast<int64_t>(c.data.size());
@@ -462,6 +441,15 @@ std::vector<double> refScatterND(const Tensor &data, const Tensor &idx,
   return out;
 }
 
+/// Rounds a 16-bit float type's data and updates down to small integers,
+/// which keep its sums and products exact.
+void floorHalfTypes(DType t, Tensor &data, Tensor &upd) {
+  if (t == DType::F16 || t == DType::BF16)
+    for (Tensor *x : {&data, &upd})
+      for (int64_t i = 0; i < x->numel(); ++i)
+        x->set(i, std::floor(x->at(i)));
+}
+
 /// `tuples` index tuples for the leading dims of `s`, some negative, with
 /// duplicates (the first tuple comes back at the end).
 Tensor scatterIndices(const Shape &s, Shape indexShape, uint64_t seed) {
@@ -503,11 +491,7 @@ TEST(ScatterND, EveryDTypeReductionAndDepth) {
         Shape us(c.indices.begin(), c.indices.end() - 1);
         us.insert(us.end(), c.data.begin() + c.indices.back(), c.data.end());
         Tensor upd = randomTensor(t, us, seed++, -3, 3);
-        // Small integers keep f16/bf16 sums and products exact.
-        if (t == DType::F16 || t == DType::BF16)
-          for (Tensor *x : {&data, &upd})
-            for (int64_t i = 0; i < x->numel(); ++i)
-              x->set(i, std::floor(x->at(i)));
+        floorHalfTypes(t, data, upd);
         const double tol = t == DType::F32 ? 1e-6 : 0;
         expectClose(runOne("ScatterND", {&data, &idx, &upd}, t, c.data,
                            reductionAttr(r)),
@@ -640,12 +624,8 @@ Attrs scatterAttrs(int64_t axis, const std::string &r) {
 }
 
 TEST(ScatterElements, EveryDTypeReductionAndAxis) {
-  struct Case {
-    Shape data, indices;
-    int64_t axis;
-  };
   // Short axes and long index lines, so that most lines repeat indices.
-  const std::vector<Case> cases = {
+  const std::vector<AxisCase> cases = {
       {{4, 3}, {4, 3}, 0},       {{4, 3}, {2, 7}, 1},
       {{3, 4, 5}, {2, 6, 3}, 1}, {{3, 4, 5}, {3, 2, 9}, -1},
       {{2, 3, 2}, {1, 3, 2}, 0}, {{5}, {12}, 0},
@@ -654,7 +634,7 @@ TEST(ScatterElements, EveryDTypeReductionAndAxis) {
   for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
                   DType::I64})
     for (const char *r : {"none", "add", "mul", "max", "min"})
-      for (const Case &c : cases) {
+      for (const AxisCase &c : cases) {
         const DType it = seed % 2 ? DType::I32 : DType::I64;
         SCOPED_TRACE(std::string(dtypeName(t)) + " " + r + " " +
                      shapeToString(c.data) + " idx " +
@@ -665,11 +645,7 @@ TEST(ScatterElements, EveryDTypeReductionAndAxis) {
         Tensor data = randomTensor(t, c.data, seed++, -3, 3);
         Tensor idx = randomTensor(it, c.indices, seed++, -dim, dim - 1);
         Tensor upd = randomTensor(t, c.indices, seed++, -3, 3);
-        // Small integers keep f16/bf16 sums and products exact.
-        if (t == DType::F16 || t == DType::BF16)
-          for (Tensor *x : {&data, &upd})
-            for (int64_t i = 0; i < x->numel(); ++i)
-              x->set(i, std::floor(x->at(i)));
+        floorHalfTypes(t, data, upd);
         const double tol = t == DType::F32 ? 1e-6 : 0;
         expectClose(runOne("ScatterElements", {&data, &idx, &upd}, t, c.data,
                            scatterAttrs(c.axis, r)),
@@ -727,40 +703,26 @@ TEST(ScatterElements, DuplicatesAndOutOfRange) {
 TEST(ScatterElements, InvalidInputs) {
   const TensorDesc d{DType::F32, {4, 3}}, i{DType::I64, {2, 3}},
       u{DType::F32, {2, 3}};
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i, u}, {d},
-                                   scatterAttrs(0, "sum")),
-                       "reduction must be none, add, mul, max or min");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {d, i, u}, {d},
-                                   scatterAttrs(2, "none")),
-                       "out of range");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
-                                   {d, {DType::I64, {6}}, {DType::F32, {6}}},
-                                   {d}, scatterAttrs(0, "none")),
-                       "indices rank 1 differs from data rank 2");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterElements",
-                  {d, {DType::I64, {2, 4}}, {DType::F32, {2, 4}}}, {d},
-                  scatterAttrs(0, "none")),
-      "exceeds data shape [4, 3] at dim 1");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
-                                   {d, i, {DType::F32, {2, 2}}}, {d},
-                                   scatterAttrs(0, "none")),
-                       "input 2 (updates) shape [2, 2] does not match");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
-                                   {d, {DType::F32, {2, 3}}, u}, {d},
-                                   scatterAttrs(0, "none")),
-                       "indices");
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements",
-                                   {d, i, {DType::F64, {2, 3}}}, {d},
-                                   scatterAttrs(0, "none")),
-                       "dtype mismatch");
   const TensorDesc b{DType::I8, {4, 3}}, ub{DType::I8, {2, 3}};
-  EXPECT_PREPARE_ERROR(prepareOnly("ScatterElements", {b, i, ub}, {b},
-                                   scatterAttrs(0, "add")),
-                       "unsupported dtype");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("ScatterElements", {d, i}, {d}, scatterAttrs(0, "none")),
-      "expected 3 inputs, got 2");
+  const Attrs none = scatterAttrs(0, "none");
+  expectPrepareErrors({
+      {"ScatterElements", {d, i, u}, {d},
+       "reduction must be none, add, mul, max or min", scatterAttrs(0, "sum")},
+      {"ScatterElements", {d, i, u}, {d}, "out of range",
+       scatterAttrs(2, "none")},
+      {"ScatterElements", {d, {DType::I64, {6}}, {DType::F32, {6}}}, {d},
+       "indices rank 1 differs from data rank 2", none},
+      {"ScatterElements", {d, {DType::I64, {2, 4}}, {DType::F32, {2, 4}}}, {d},
+       "exceeds data shape [4, 3] at dim 1", none},
+      {"ScatterElements", {d, i, {DType::F32, {2, 2}}}, {d},
+       "input 2 (updates) shape [2, 2] does not match", none},
+      {"ScatterElements", {d, {DType::F32, {2, 3}}, u}, {d}, "indices", none},
+      {"ScatterElements", {d, i, {DType::F64, {2, 3}}}, {d}, "dtype mismatch",
+       none},
+      {"ScatterElements", {b, i, ub}, {b}, "unsupported dtype",
+       scatterAttrs(0, "add")},
+      {"ScatterElements", {d, i}, {d}, "expected 3 inputs, got 2", none},
+  });
 }
 
 } // namespace

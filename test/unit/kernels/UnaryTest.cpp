@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace tpc::cpu::test {
@@ -86,6 +87,50 @@ std::vector<UnaryCase> floatCases() {
   };
 }
 
+/// fn of every element of x.
+std::vector<double> mapValues(const Tensor &x, const Fn &fn) {
+  std::vector<double> out;
+  for (double v : x.values())
+    out.push_back(fn(v));
+  return out;
+}
+
+/// Runs every float case on seeded random tensors of `t`, one of each
+/// shape, and expects its reference (rounded once to `t` where `rounded`)
+/// within rtol and atol.
+void expectFloatCases(DType t, std::initializer_list<Shape> shapes,
+                      bool rounded, double rtol, double atol, uint64_t &seed) {
+  for (const UnaryCase &c : floatCases())
+    for (const Shape &s : shapes) {
+      SCOPED_TRACE(std::string(c.name) + " " + dtypeName(t) + " " +
+                   shapeToString(s));
+      Tensor x = randomTensor(t, s, seed++, c.lo, c.hi);
+      std::vector<double> expect = mapValues(x, c.fn);
+      if (rounded)
+        for (double &v : expect)
+          v = storedAs(t, v);
+      expectClose(runOne(c.name, {&x}, t, s, c.attrs), expect, rtol, atol);
+    }
+}
+
+/// The references of the kernels that take integers (exact in double).
+const std::map<std::string, Fn> kIntegerRefs = {
+    {"Neg", [](double x) { return -x; }},
+    {"Abs", [](double x) { return std::fabs(x); }},
+    {"Relu", [](double x) { return x < 0 ? 0 : x; }},
+    {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
+};
+
+/// Runs `name` on a seeded random [4, 6] tensor of `t` in [lo, hi] and
+/// expects its integer reference exactly.
+void expectIntegerOp(const char *name, DType t, uint64_t seed, double lo,
+                     double hi) {
+  SCOPED_TRACE(std::string(name) + " " + dtypeName(t));
+  Tensor x = randomTensor(t, {4, 6}, seed, lo, hi);
+  expectClose(runOne(name, {&x}, t, {4, 6}),
+              mapValues(x, kIntegerRefs.at(name)), 0, 0);
+}
+
 TEST(Unary, EveryListedKernelHasAReference) {
   // The kernels come from kernels/Unary.h's list; each float one needs a
   // reference above, and the integer and bool ones have tests below.
@@ -103,31 +148,21 @@ TEST(Unary, EveryListedKernelHasAReference) {
 TEST(Unary, AttributesComeFromThePlan) {
   // Defaults are the compiler's to write (ODS); a plan without one of the
   // attributes a kernel reads is refused, naming it.
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Elu", {{DType::F32, {2}}}, {{DType::F32, {2}}}),
-      "attribute alpha is required");
-  EXPECT_PREPARE_ERROR(prepareOnly("HardSigmoid", {{DType::F32, {2}}},
-                                   {{DType::F32, {2}}}, withFloat("alpha", 1)),
-                       "attribute beta is required");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Gelu", {{DType::F32, {2}}}, {{DType::F32, {2}}}),
-      "attribute approximate is required");
+  const TensorDesc f2{DType::F32, {2}};
+  expectPrepareErrors({
+      {"Elu", {f2}, {f2}, "attribute alpha is required"},
+      {"HardSigmoid", {f2}, {f2}, "attribute beta is required",
+       withFloat("alpha", 1)},
+      {"Gelu", {f2}, {f2}, "attribute approximate is required"},
+  });
 }
 
 TEST(Unary, FloatOpsMatchReference) {
   uint64_t seed = 1;
-  for (DType t : {DType::F32, DType::F64})
-    for (const UnaryCase &c : floatCases())
-      for (Shape s : {Shape{2, 3, 5}, Shape{}, Shape{0, 4}, Shape{37}}) {
-        SCOPED_TRACE(std::string(c.name) + " " + dtypeName(t) + " " +
-                     shapeToString(s));
-        Tensor x = randomTensor(t, s, seed++, c.lo, c.hi);
-        std::vector<double> expect;
-        for (double v : x.values())
-          expect.push_back(c.fn(v));
-        double tol = t == DType::F32 ? 2e-6 : 1e-12;
-        expectClose(runOne(c.name, {&x}, t, s, c.attrs), expect, tol, tol);
-      }
+  for (DType t : {DType::F32, DType::F64}) {
+    double tol = t == DType::F32 ? 2e-6 : 1e-12;
+    expectFloatCases(t, {{2, 3, 5}, {}, {0, 4}, {37}}, false, tol, tol, seed);
+  }
 }
 
 TEST(Unary, RoundTiesToEven) {
@@ -147,22 +182,10 @@ TEST(Unary, StableAtExtremes) {
 }
 
 TEST(Unary, IntegerOps) {
-  const std::vector<std::pair<const char *, Fn>> cases = {
-      {"Neg", [](double x) { return -x; }},
-      {"Abs", [](double x) { return std::fabs(x); }},
-      {"Relu", [](double x) { return x < 0 ? 0 : x; }},
-      {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
-  };
   uint64_t seed = 50;
   for (DType t : {DType::I64, DType::I32})
-    for (const auto &[name, fn] : cases) {
-      SCOPED_TRACE(std::string(name) + " " + dtypeName(t));
-      Tensor x = randomTensor(t, {4, 6}, seed++, -100, 100);
-      std::vector<double> expect;
-      for (double v : x.values())
-        expect.push_back(fn(v));
-      expectClose(runOne(name, {&x}, t, {4, 6}), expect, 0, 0);
-    }
+    for (const char *name : {"Neg", "Abs", "Relu", "Sign"})
+      expectIntegerOp(name, t, seed++, -100, 100);
   EXPECT_PREPARE_ERROR(
       prepareOnly("Exp", {{DType::I64, {2}}}, {{DType::I64, {2}}}),
       "unsupported dtype");
@@ -174,38 +197,21 @@ TEST(Unary, IsNaNAndNot) {
   Tensor d = makeTensor(DType::F64, {2}, {NAN, 3});
   expectClose(runOne("IsNaN", {&d}, DType::Bool, {2}), {1, 0}, 0, 0);
   Tensor b = randomTensor(DType::Bool, {3, 7}, 9);
-  std::vector<double> expect;
-  for (double v : b.values())
-    expect.push_back(v ? 0 : 1);
-  expectClose(runOne("Not", {&b}, DType::Bool, {3, 7}), expect, 0, 0);
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Not", {{DType::F32, {2}}}, {{DType::F32, {2}}}),
-      "unsupported dtype");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("IsNaN", {{DType::F32, {2}}}, {{DType::F32, {2}}}),
-      "expected bool");
+  expectClose(runOne("Not", {&b}, DType::Bool, {3, 7}),
+              mapValues(b, [](double v) { return v ? 0 : 1; }), 0, 0);
+  const TensorDesc f2{DType::F32, {2}};
+  expectPrepareErrors({{"Not", {f2}, {f2}, "unsupported dtype"},
+                       {"IsNaN", {f2}, {f2}, "expected bool"}});
 }
 
 TEST(Unary, InvalidInputs) {
-  EXPECT_PREPARE_ERROR(prepareOnly("Gelu", {{DType::F32, {2}}},
-                                   {{DType::F32, {2}}},
-                                   withString("approximate", "fast")),
-                       "approximate");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Tanh", {{DType::F32, {2}}}, {{DType::F32, {3}}}),
-      "does not match");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Sqrt", {{DType::F32, {2}}}, {{DType::F64, {2}}}),
-      "expected f32");
-  EXPECT_PREPARE_ERROR(prepareOnly("Relu", {}, {{DType::F32, {2}}}),
-                       "expected 1 inputs");
-}
-
-/// `v` rounded to `t` by the test's own codec.
-double storedAs(DType t, double v) {
-  Tensor x(t, {});
-  x.set(0, v);
-  return x.at(0);
+  const TensorDesc f2{DType::F32, {2}};
+  expectPrepareErrors({
+      {"Gelu", {f2}, {f2}, "approximate", withString("approximate", "fast")},
+      {"Tanh", {f2}, {{DType::F32, {3}}}, "does not match"},
+      {"Sqrt", {f2}, {{DType::F64, {2}}}, "expected f32"},
+      {"Relu", {}, {f2}, "expected 1 inputs"},
+  });
 }
 
 TEST(Unary, Float16TypesComputeInFloat) {
@@ -213,19 +219,11 @@ TEST(Unary, Float16TypesComputeInFloat) {
   // exact result rounded once, so they may differ by one unit in the last
   // place where float's own error meets a tie.
   uint64_t seed = 900;
-  for (DType t : {DType::F16, DType::BF16})
-    for (const UnaryCase &c : floatCases())
-      // 600 elements: more than one of the kernel's conversion blocks.
-      for (Shape s : {Shape{2, 3, 5}, Shape{}, Shape{0, 4}, Shape{600}}) {
-        SCOPED_TRACE(std::string(c.name) + " " + dtypeName(t) + " " +
-                     shapeToString(s));
-        Tensor x = randomTensor(t, s, seed++, c.lo, c.hi);
-        std::vector<double> expect;
-        for (double v : x.values())
-          expect.push_back(storedAs(t, c.fn(v)));
-        double ulp = t == DType::F16 ? 1.0 / 1024 : 1.0 / 128;
-        expectClose(runOne(c.name, {&x}, t, s, c.attrs), expect, ulp, 1e-7);
-      }
+  for (DType t : {DType::F16, DType::BF16}) {
+    double ulp = t == DType::F16 ? 1.0 / 1024 : 1.0 / 128;
+    // 600 elements: more than one of the kernel's conversion blocks.
+    expectFloatCases(t, {{2, 3, 5}, {}, {0, 4}, {600}}, true, ulp, 1e-7, seed);
+  }
   for (DType t : {DType::F16, DType::BF16}) {
     Tensor x = makeTensor(t, {5}, {1, NAN, -INFINITY, 0, -NAN});
     expectClose(runOne("IsNaN", {&x}, DType::Bool, {5}), {0, 1, 0, 0, 1}, 0,
@@ -236,35 +234,21 @@ TEST(Unary, Float16TypesComputeInFloat) {
 }
 
 TEST(Unary, EightBitIntegers) {
-  const std::vector<std::pair<const char *, Fn>> cases = {
-      {"Abs", [](double x) { return std::fabs(x); }},
-      {"Relu", [](double x) { return x < 0 ? 0 : x; }},
-      {"Sign", [](double x) { return double((x > 0) - (x < 0)); }},
-      {"Neg", [](double x) { return -x; }},
-  };
   uint64_t seed = 950;
   for (DType t : {DType::I8, DType::U8})
-    for (const auto &[name, fn] : cases) {
+    for (const char *name : {"Abs", "Relu", "Sign", "Neg"}) {
       if (t == DType::U8 && std::string(name) == "Neg")
         continue;
-      SCOPED_TRACE(std::string(name) + " " + dtypeName(t));
-      Tensor x = randomTensor(t, {4, 6}, seed++, t == DType::I8 ? -127 : 0,
-                              t == DType::I8 ? 127 : 255);
-      std::vector<double> expect;
-      for (double v : x.values())
-        expect.push_back(fn(v));
-      expectClose(runOne(name, {&x}, t, {4, 6}), expect, 0, 0);
+      expectIntegerOp(name, t, seed++, t == DType::I8 ? -127 : 0,
+                      t == DType::I8 ? 127 : 255);
     }
   // -(-128) and |-128| wrap to -128, as for the wider integers.
   Tensor m = makeTensor(DType::I8, {2}, {-128, 5});
   expectClose(runOne("Neg", {&m}, DType::I8, {2}), {-128, -5}, 0, 0);
   expectClose(runOne("Abs", {&m}, DType::I8, {2}), {-128, 5}, 0, 0);
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Neg", {{DType::U8, {2}}}, {{DType::U8, {2}}}),
-      "unsupported dtype");
-  EXPECT_PREPARE_ERROR(
-      prepareOnly("Exp", {{DType::I8, {2}}}, {{DType::I8, {2}}}),
-      "unsupported dtype");
+  const TensorDesc u8{DType::U8, {2}}, i8{DType::I8, {2}};
+  expectPrepareErrors({{"Neg", {u8}, {u8}, "unsupported dtype"},
+                       {"Exp", {i8}, {i8}, "unsupported dtype"}});
 }
 
 } // namespace

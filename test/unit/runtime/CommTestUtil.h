@@ -1,8 +1,9 @@
 //===- CommTestUtil.h - Values and buffers for collective tests -*- C++ -*-===//
 //
-// Shared by the in-process tests and the MPI test program. Values are small
-// integers so that every sum is exact in every dtype (bf16 included), which
-// makes bit-exact comparisons meaningful.
+// Shared by the in-process tests and the MPI test program (and setValue by
+// the NumPy/safetensors interop program). Values are small integers so that
+// every sum is exact in every dtype (bf16 included), which makes bit-exact
+// comparisons meaningful.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_TEST_UNIT_RUNTIME_COMMTESTUTIL_H
@@ -13,48 +14,33 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace tpc::test {
 
-/// Stores the integer `v` as element `i` of a `t` array.
-inline void setValue(DType t, void *base, size_t i, int64_t v) {
+/// Stores `v` as element `i` of a `t` array: floats through float for the
+/// 16-bit types, integers and bool truncated (the one-byte storage types
+/// take the low byte, a pattern only moved).
+inline void setValue(DType t, void *base, size_t i, double v) {
   char *p = static_cast<char *>(base) + i * dtypeSize(t);
+  auto store = [p](auto x) { std::memcpy(p, &x, sizeof(x)); };
   switch (t) {
-  case DType::F32: {
-    float x = float(v);
-    std::memcpy(p, &x, 4);
-    return;
-  }
-  case DType::F64: {
-    double x = double(v);
-    std::memcpy(p, &x, 8);
-    return;
-  }
-  case DType::F16: {
-    uint16_t x = floatToHalf(float(v));
-    std::memcpy(p, &x, 2);
-    return;
-  }
-  case DType::BF16: {
-    uint16_t x = floatToBf16(float(v));
-    std::memcpy(p, &x, 2);
-    return;
-  }
-  case DType::I32: {
-    int32_t x = int32_t(v);
-    std::memcpy(p, &x, 4);
-    return;
-  }
-  case DType::I64: std::memcpy(p, &v, 8); return;
-  case DType::I8:
-  case DType::U8:
-  case DType::Bool: *p = char(v); return;
+  case DType::F32:
+    return store(float(v));
+  case DType::F64:
+    return store(v);
+  case DType::F16:
+    return store(floatToHalf(float(v)));
+  case DType::BF16:
+    return store(floatToBf16(float(v)));
+  case DType::I64:
+    return store(int64_t(v));
+  case DType::I32:
+    return store(int32_t(v));
   default:
-    // The one-byte storage types (float8, 4- and 2-bit integers): a byte
-    // pattern, only moved.
     if (dtypeSize(t) == 1)
-      *p = char(v);
+      *p = char(int64_t(v));
     return;
   }
 }
@@ -85,6 +71,19 @@ inline std::vector<uint8_t> expectedSum(DType t, int ranks, size_t count,
     setValue(t, buf.data(), i, s);
   }
   return buf;
+}
+
+/// Element counts the collectives are tried with: none, one, a few and a
+/// large buffer.
+inline constexpr size_t kCounts[] = {0, 1, 7, 1000, size_t(1) << 20};
+
+/// "" when `st` is an error containing `fragment`, else what it is instead.
+inline std::string contains(const Status &st, const std::string &fragment) {
+  if (st)
+    return "succeeded, expected an error containing '" + fragment + "'";
+  if (st.message().find(fragment) == std::string::npos)
+    return "error '" + st.message() + "' lacks '" + fragment + "'";
+  return "";
 }
 
 /// The first index where two equally long buffers differ, or -1.

@@ -39,16 +39,6 @@ void runRanks(int n, const std::function<void(Communicator &)> &fn,
     t.join();
 }
 
-const size_t kCounts[] = {0, 1, 7, 1000, size_t(1) << 20};
-
-std::string contains(const Status &st, const std::string &fragment) {
-  if (st)
-    return "succeeded, expected an error containing '" + fragment + "'";
-  if (st.message().find(fragment) == std::string::npos)
-    return "error '" + st.message() + "' lacks '" + fragment + "'";
-  return "";
-}
-
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -61,13 +51,13 @@ double secondsSince(Clock::time_point t) {
 
 class CollectiveTest : public ::testing::TestWithParam<std::tuple<int, DType>> {
 protected:
-  int ranks() const { return std::get<0>(GetParam()); }
-  DType dtype() const { return std::get<1>(GetParam()); }
+  /// The ranks, the dtype and its element size.
+  const int n = std::get<0>(GetParam());
+  const DType t = std::get<1>(GetParam());
+  const size_t elem = dtypeSize(t);
 };
 
 TEST_P(CollectiveTest, AllReduce) {
-  const int n = ranks();
-  const DType t = dtype();
   for (size_t count : kCounts) {
     std::vector<uint8_t> expected = expectedSum(t, n, count);
     for (bool inPlace : {false, true})
@@ -87,9 +77,6 @@ TEST_P(CollectiveTest, AllReduce) {
 }
 
 TEST_P(CollectiveTest, AllGather) {
-  const int n = ranks();
-  const DType t = dtype();
-  const size_t elem = dtypeSize(t);
   for (size_t count : kCounts) {
     // The largest size is that of the gathered tensor, not of each share.
     if (count > 1000)
@@ -117,9 +104,6 @@ TEST_P(CollectiveTest, AllGather) {
 }
 
 TEST_P(CollectiveTest, AllGatherV) {
-  const int n = ranks();
-  const DType t = dtype();
-  const size_t elem = dtypeSize(t);
   // 172 split as evenly as possible, an uneven split with empty shards, and
   // a large one.
   std::vector<std::vector<size_t>> splits(3);
@@ -165,9 +149,6 @@ TEST_P(CollectiveTest, AllGatherV) {
 // in-process form (each row copied from the peer's buffer) and the
 // communicator's default (allGatherV into scratch, then interleave).
 TEST_P(CollectiveTest, AllGatherRows) {
-  const int n = ranks();
-  const DType t = dtype();
-  const size_t elem = dtypeSize(t);
   struct Layout {
     size_t outer;
     std::vector<size_t> counts;
@@ -216,9 +197,6 @@ TEST_P(CollectiveTest, AllGatherRows) {
 }
 
 TEST_P(CollectiveTest, ReduceScatter) {
-  const int n = ranks();
-  const DType t = dtype();
-  const size_t elem = dtypeSize(t);
   for (size_t count : kCounts) {
     // The largest size is that of each rank's input, not of its share.
     if (count > 1000)

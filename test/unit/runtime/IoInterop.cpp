@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/io/Npy.h"
 #include "runtime/io/Safetensors.h"
-#include "kernels/Half.h"
+#include "test/unit/runtime/CommTestUtil.h"
 
 #include <cstdio>
 #include <cstring>
@@ -61,41 +61,8 @@ double value(DType t, size_t i) {
 std::vector<uint8_t> makeData(const Spec &s) {
   TensorDesc desc{s.dtype, s.shape};
   std::vector<uint8_t> out(desc.bytes());
-  for (size_t i = 0; i < size_t(desc.numel()); ++i) {
-    double v = value(s.dtype, i);
-    uint8_t *p = out.data() + i * dtypeSize(s.dtype);
-    switch (s.dtype) {
-    case DType::F32: {
-      float x = float(v);
-      std::memcpy(p, &x, 4);
-      break;
-    }
-    case DType::F64: std::memcpy(p, &v, 8); break;
-    case DType::F16: {
-      uint16_t x = floatToHalf(float(v));
-      std::memcpy(p, &x, 2);
-      break;
-    }
-    case DType::BF16: {
-      uint16_t x = floatToBf16(float(v));
-      std::memcpy(p, &x, 2);
-      break;
-    }
-    case DType::I64: {
-      int64_t x = int64_t(v);
-      std::memcpy(p, &x, 8);
-      break;
-    }
-    case DType::I32: {
-      int32_t x = int32_t(v);
-      std::memcpy(p, &x, 4);
-      break;
-    }
-    case DType::I8: *p = uint8_t(int8_t(v)); break;
-    case DType::U8: *p = uint8_t(v); break;
-    case DType::Bool: *p = uint8_t(v); break;
-    }
-  }
+  for (size_t i = 0; i < size_t(desc.numel()); ++i)
+    test::setValue(s.dtype, out.data(), i, value(s.dtype, i));
   return out;
 }
 

@@ -29,15 +29,6 @@ std::unique_ptr<MpiCommunicator> makeComm(bool validate = false) {
 
 const DType kReducible[] = {DType::F32, DType::F64, DType::I64,
                             DType::I32, DType::F16, DType::BF16};
-const size_t kCounts[] = {0, 1, 7, 1000, size_t(1) << 20};
-
-std::string contains(const Status &st, const std::string &fragment) {
-  if (st)
-    return "succeeded, expected an error containing '" + fragment + "'";
-  if (st.message().find(fragment) == std::string::npos)
-    return "error '" + st.message() + "' lacks '" + fragment + "'";
-  return "";
-}
 
 } // namespace
 

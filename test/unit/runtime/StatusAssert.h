@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace tpc::test {
 
 /// Success, or a failure that prints the status message.
@@ -13,6 +15,11 @@ inline ::testing::AssertionResult isOk(const Status &st) {
   if (st)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << st.message();
+}
+
+/// Whether `s` contains `part` (for checking messages).
+inline bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
 }
 
 } // namespace tpc::test

@@ -25,10 +25,6 @@ namespace {
 
 constexpr int64_t kMaxRows = 8, kK = 4, kN = 3;
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 /// `rows` times `coeff` plus `constant`, as a plan expression.
 plan::Expr expr(int64_t coeff, int64_t constant) {
   plan::Expr e;

@@ -38,21 +38,30 @@ void runAndCheck(EngineRunner &runner, const MlpCase &c) {
   EXPECT_EQ(runner.lastDeviceMillis(), runner.lastRunMillis());
 }
 
-/// Writes `eb` to `dir` and loads every rank of it in process.
-void loadInProcess(const TempDir &dir, EngineBuilder eb, const CpuRunOptions &o,
-                   std::unique_ptr<EngineRunner> &runner) {
-  ASSERT_OK(eb.write(dir.path()));
-  ASSERT_OK(createCpuRunner(dir.path(), o, runner));
-}
+/// A test's engine folder and what is loaded from it.
+class CpuRunner : public ::testing::Test {
+protected:
+  /// Writes `eb` and loads every rank of it in process.
+  void loadInProcess(EngineBuilder eb, const CpuRunOptions &o = {}) {
+    ASSERT_OK(eb.write(dir.path()));
+    ASSERT_OK(createCpuRunner(dir.path(), o, runner));
+  }
+  /// Writes `eb` and loads its manifest (for runners of one rank each).
+  void loadManifest(EngineBuilder eb) {
+    ASSERT_OK(eb.write(dir.path()));
+    ASSERT_OK(EngineManifest::load(dir.path(), manifest));
+  }
 
-TEST(CpuRunner, EveryRankInProcess) {
   TempDir dir;
+  std::unique_ptr<EngineRunner> runner;
+  EngineManifest manifest;
+};
+
+TEST_F(CpuRunner, EveryRankInProcess) {
   MlpCase c = mlpCase(2, 4, 5);
   CpuRunOptions o;
   o.alignStarts = true;
-  std::unique_ptr<EngineRunner> runner;
-  ASSERT_NO_FATAL_FAILURE(
-      loadInProcess(dir, rowParallelEngine(c, 2), o, runner));
+  ASSERT_NO_FATAL_FAILURE(loadInProcess(rowParallelEngine(c, 2), o));
   EXPECT_EQ(runner->tp(), 2);
   EXPECT_EQ(runner->outputNames(), std::vector<std::string>{"y"});
   TensorDesc desc;
@@ -71,12 +80,9 @@ TEST(CpuRunner, EveryRankInProcess) {
 
 // Outputs are handed out where the forward leaves them: each run's
 // output() shows that run's values, never an earlier one's.
-TEST(CpuRunner, OutputsAreTheLastRunsValues) {
-  TempDir dir;
+TEST_F(CpuRunner, OutputsAreTheLastRunsValues) {
   MlpCase c = mlpCase(2, 4, 5);
-  std::unique_ptr<EngineRunner> runner;
-  ASSERT_NO_FATAL_FAILURE(
-      loadInProcess(dir, rowParallelEngine(c, 2), CpuRunOptions(), runner));
+  ASSERT_NO_FATAL_FAILURE(loadInProcess(rowParallelEngine(c, 2)));
   runAndCheck(*runner, c);
   std::vector<float> other(c.x.size());
   for (size_t i = 0; i < other.size(); ++i)
@@ -94,14 +100,11 @@ TEST(CpuRunner, OutputsAreTheLastRunsValues) {
   runAndCheck(*runner, c);
 }
 
-TEST(CpuRunner, ProfiledRunsReportEveryRanksSteps) {
-  TempDir dir;
+TEST_F(CpuRunner, ProfiledRunsReportEveryRanksSteps) {
   MlpCase c = mlpCase(3, 5, 4);
   CpuRunOptions o;
   o.profile = true;
-  std::unique_ptr<EngineRunner> runner;
-  ASSERT_NO_FATAL_FAILURE(
-      loadInProcess(dir, rowParallelEngine(c, 3), o, runner));
+  ASSERT_NO_FATAL_FAILURE(loadInProcess(rowParallelEngine(c, 3), o));
   runAndCheck(*runner, c);
   std::vector<RankStepTimes> ranks = runner->lastStepTimes();
   ASSERT_EQ(ranks.size(), 2u);
@@ -114,12 +117,9 @@ TEST(CpuRunner, ProfiledRunsReportEveryRanksSteps) {
   }
 }
 
-TEST(CpuRunner, OneRankPerCommunicator) {
-  TempDir dir;
+TEST_F(CpuRunner, OneRankPerCommunicator) {
   MlpCase c = mlpCase(2, 4, 5);
-  ASSERT_OK(columnParallelEngine(c, 2).write(dir.path()));
-  EngineManifest manifest;
-  ASSERT_OK(EngineManifest::load(dir.path(), manifest));
+  ASSERT_NO_FATAL_FAILURE(loadManifest(columnParallelEngine(c, 2)));
   InProcessGroup group;
   ASSERT_OK(InProcessGroup::create(2, group));
   std::vector<std::unique_ptr<Communicator>> comms;
@@ -156,16 +156,12 @@ TEST(CpuRunner, OneRankPerCommunicator) {
   }
 }
 
-TEST(CpuRunner, RankRunnerNeedsTheEnginesWorldSize) {
-  TempDir dir;
+TEST_F(CpuRunner, RankRunnerNeedsTheEnginesWorldSize) {
   MlpCase c = mlpCase(2, 4, 5);
-  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
-  EngineManifest manifest;
-  ASSERT_OK(EngineManifest::load(dir.path(), manifest));
+  ASSERT_NO_FATAL_FAILURE(loadManifest(rowParallelEngine(c, 2)));
   InProcessGroup group;
   ASSERT_OK(InProcessGroup::create(3, group));
   std::unique_ptr<Communicator> comm = group.take(0);
-  std::unique_ptr<EngineRunner> runner;
   Status st = createCpuRankRunner(manifest, *comm, {}, runner);
   EXPECT_EQ(st.code(), StatusCode::InvalidArgument);
   EXPECT_NE(st.message().find("the communicator has 3 rank(s), but the "
@@ -175,8 +171,7 @@ TEST(CpuRunner, RankRunnerNeedsTheEnginesWorldSize) {
   EXPECT_EQ(runner, nullptr);
 }
 
-TEST(CpuRunner, MissingEngineFolderIsNamed) {
-  std::unique_ptr<EngineRunner> runner;
+TEST_F(CpuRunner, MissingEngineFolderIsNamed) {
   Status st = createCpuRunner("/nonexistent/engine", {}, runner);
   EXPECT_FALSE(st);
   EXPECT_NE(st.message().find("/nonexistent/engine"), std::string::npos)

@@ -16,10 +16,6 @@ using namespace tpc::test;
 
 namespace {
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 class SessionErrors : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -85,34 +81,59 @@ TEST(SessionCreate, MultiRankNeedsCommunicator) {
       << st.message();
 }
 
-TEST(RankFailure, PeerStopsPromptlyInsteadOfHanging) {
+/// Seconds since construction.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+};
+
+/// Expects `st` to be an error containing `part` that came less than
+/// `limit` seconds after `watch` started.
+void expectPromptError(const Status &st, const Stopwatch &watch, double limit,
+                       const std::string &part) {
+  EXPECT_LT(watch.seconds(), limit);
+  ASSERT_FALSE(st);
+  EXPECT_TRUE(contains(st.message(), part)) << st.message();
+}
+
+/// Ranks of one engine in this process, where one of them fails.
+class RankFailure : public ::testing::Test {
+protected:
+  /// Writes `eb` and loads every rank of it.
+  void load(EngineBuilder eb, const LocalEngineOptions &options = {}) {
+    ASSERT_OK(eb.write(dir.path()));
+    ASSERT_OK(LocalEngine::load(dir.path(), options, engine));
+  }
+
   TempDir dir;
   MlpCase c = mlpCase();
-  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
   std::unique_ptr<LocalEngine> engine;
+};
+
+TEST_F(RankFailure, PeerStopsPromptlyInsteadOfHanging) {
   LocalEngineOptions options;
   // A hang would show as this timeout; the abort must come much sooner.
   options.commTimeout = std::chrono::seconds(60);
-  ASSERT_OK(LocalEngine::load(dir.path(), options, engine));
+  ASSERT_NO_FATAL_FAILURE(load(rowParallelEngine(c, 2), options));
   // Rank 1 never gets its input, so it fails before its AllReduce while
   // rank 0 waits there.
   ASSERT_OK(engine->session(0).setInput("x", c.xDesc(), c.x.data()));
 
   Status rank0;
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   Status st = engine->forEachRank([&](int r) {
     Status s = engine->session(r).run();
     if (r == 0)
       rank0 = s;
     return s;
   });
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  EXPECT_LT(seconds, 5.0);
-  ASSERT_FALSE(st);
-  EXPECT_TRUE(contains(st.message(), "rank 1: input 'x' not set"))
-      << st.message();
+  ASSERT_NO_FATAL_FAILURE(
+      expectPromptError(st, watch, 5.0, "rank 1: input 'x' not set"));
   ASSERT_FALSE(rank0);
   EXPECT_TRUE(contains(rank0.message(), "rank 0: step 2 (AllReduce"))
       << rank0.message();
@@ -125,30 +146,21 @@ TEST(RankFailure, PeerStopsPromptlyInsteadOfHanging) {
 // must not keep the others, or the caller, waiting: its peer times out in
 // the collective, and forEachRank returns within the stop grace after that,
 // naming the stuck rank and marking the engine abandoned.
-TEST(RankFailure, StuckRankIsLeftBehindWithinTheGrace) {
-  TempDir dir;
-  MlpCase c = mlpCase();
-  ASSERT_OK(rowParallelEngine(c, 2).write(dir.path()));
-  std::unique_ptr<LocalEngine> engine;
+TEST_F(RankFailure, StuckRankIsLeftBehindWithinTheGrace) {
   LocalEngineOptions options;
   options.commTimeout = std::chrono::milliseconds(1000);
   options.stopGrace = std::chrono::milliseconds(500);
-  ASSERT_OK(LocalEngine::load(dir.path(), options, engine));
+  ASSERT_NO_FATAL_FAILURE(load(rowParallelEngine(c, 2), options));
   ASSERT_OK(engine->setInput("x", c.xDesc(), c.x.data()));
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   Status st = engine->forEachRank([&](int r) -> Status {
     if (r == 1)
       for (;;)
         std::this_thread::sleep_for(std::chrono::hours(1));
     return engine->session(r).run();
   });
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  EXPECT_LT(seconds, 4.0);
-  ASSERT_FALSE(st);
-  EXPECT_TRUE(contains(st.message(), "rank 0: step 2 (AllReduce"))
-      << st.message();
+  ASSERT_NO_FATAL_FAILURE(
+      expectPromptError(st, watch, 4.0, "rank 0: step 2 (AllReduce"));
   EXPECT_TRUE(contains(st.message(), "rank(s) 1 did not stop within 500 ms"))
       << st.message();
   EXPECT_TRUE(engine->abandoned());
@@ -156,9 +168,7 @@ TEST(RankFailure, StuckRankIsLeftBehindWithinTheGrace) {
   (void)engine.release();
 }
 
-TEST(RankFailure, MismatchedCollectivesFailOnEveryRank) {
-  TempDir dir;
-  MlpCase c = mlpCase();
+TEST_F(RankFailure, MismatchedCollectivesFailOnEveryRank) {
   EngineBuilder eb = rowParallelEngine(c, 2);
   // Rank 1's AllReduce sums a 1-row buffer while rank 0's sums 2 rows.
   RankBuilder &r1 = eb.rank(1);
@@ -166,19 +176,12 @@ TEST(RankFailure, MismatchedCollectivesFailOnEveryRank) {
   uint32_t rowSum = r1.arena("rowsum", DType::F32, {1, c.n});
   r1.plan().mutable_steps(2)->set_inputs(0, row);
   r1.plan().mutable_steps(2)->set_outputs(0, rowSum);
-  ASSERT_OK(eb.write(dir.path()));
+  ASSERT_NO_FATAL_FAILURE(load(eb));
 
-  std::unique_ptr<LocalEngine> engine;
-  ASSERT_OK(LocalEngine::load(dir.path(), {}, engine));
   ASSERT_OK(engine->setInput("x", c.xDesc(), c.x.data()));
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   Status st = engine->run();
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          start)
-                .count(),
-            5.0);
-  ASSERT_FALSE(st);
-  EXPECT_TRUE(contains(st.message(), "AllReduce")) << st.message();
+  ASSERT_NO_FATAL_FAILURE(expectPromptError(st, watch, 5.0, "AllReduce"));
   // The communicator is unusable afterwards: every later run fails too.
   EXPECT_FALSE(engine->run());
 }

@@ -42,35 +42,49 @@ std::vector<float> columns(const std::vector<float> &a, int64_t cols,
   return out;
 }
 
-} // namespace
-
-EngineBuilder mlpEngine(const MlpCase &c) {
-  EngineBuilder eb(1);
+/// An engine of `tp` ranks with c's input x and output y: rank r's plan
+/// reads x from an arena buffer of its own, and `steps(r, rank, x)` adds its
+/// weights, buffers and steps and returns the buffer that holds y.
+template <class Steps>
+EngineBuilder mlpEngineOf(const MlpCase &c, int tp, Steps steps) {
+  EngineBuilder eb(tp);
   eb.addInput("x", c.xDesc());
   eb.addOutput("y", c.yDesc());
-  RankBuilder &r = eb.rank(0);
-  uint32_t x = r.arena("x", DType::F32, {c.m, c.k});
-  uint32_t w = r.weight("w", c.w, {c.k, c.n});
-  uint32_t b = r.weight("b", c.b, {c.n});
-  uint32_t xw = r.arena("xw", DType::F32, {c.m, c.n});
-  uint32_t a = r.arena("a", DType::F32, {c.m, c.n});
-  uint32_t y = r.arena("y", DType::F32, {c.m, c.n});
-  r.step("MatMul", {x, w}, {xw}, {stringAttr("tp_role", "replicated")}, "mm");
-  r.step("Add", {xw, b}, {a}, {}, "add");
-  r.step("Relu", {a}, {y}, {}, "relu");
-  r.bindInput("x", x);
-  r.bindOutput("y", y);
+  for (int rank = 0; rank < tp; ++rank) {
+    RankBuilder &r = eb.rank(rank);
+    uint32_t x = r.arena("x", DType::F32, {c.m, c.k});
+    r.bindInput("x", x);
+    r.bindOutput("y", steps(r, rank, x));
+  }
   return eb;
 }
 
+/// y = Relu(in + b) through the buffer `a`, in steps named "add" and
+/// "relu"; returns y.
+uint32_t addBiasRelu(RankBuilder &r, uint32_t in, uint32_t b, uint32_t a,
+                     uint32_t y) {
+  r.step("Add", {in, b}, {a}, {}, "add");
+  r.step("Relu", {a}, {y}, {}, "relu");
+  return y;
+}
+
+} // namespace
+
+EngineBuilder mlpEngine(const MlpCase &c) {
+  return mlpEngineOf(c, 1, [&](RankBuilder &r, int, uint32_t x) {
+    uint32_t w = r.weight("w", c.w, {c.k, c.n});
+    uint32_t b = r.weight("b", c.b, {c.n});
+    uint32_t xw = r.arena("xw", DType::F32, {c.m, c.n});
+    uint32_t a = r.arena("a", DType::F32, {c.m, c.n});
+    uint32_t y = r.arena("y", DType::F32, {c.m, c.n});
+    r.step("MatMul", {x, w}, {xw}, {stringAttr("tp_role", "replicated")}, "mm");
+    return addBiasRelu(r, xw, b, a, y);
+  });
+}
+
 EngineBuilder rowParallelEngine(const MlpCase &c, int64_t kSplit) {
-  EngineBuilder eb(2);
-  eb.addInput("x", c.xDesc());
-  eb.addOutput("y", c.yDesc());
-  for (int rank = 0; rank < 2; ++rank) {
+  return mlpEngineOf(c, 2, [&](RankBuilder &r, int rank, uint32_t x) {
     const int64_t k0 = rank ? kSplit : 0, k1 = rank ? c.k : kSplit;
-    RankBuilder &r = eb.rank(rank);
-    uint32_t x = r.arena("x", DType::F32, {c.m, c.k});
     uint32_t w = r.weight("w", rows(c.w, c.n, k0, k1), {k1 - k0, c.n});
     uint32_t b = r.weight("b", c.b, {c.n});
     uint32_t xs = r.arena("xs", DType::F32, {c.m, k1 - k0});
@@ -84,23 +98,14 @@ EngineBuilder rowParallelEngine(const MlpCase &c, int64_t kSplit) {
            "slice");
     r.step("MatMul", {xs, w}, {part}, {stringAttr("tp_role", "row")}, "mm");
     r.step("AllReduce", {part}, {sum}, {}, "allreduce");
-    r.step("Add", {sum, b}, {a}, {}, "add");
-    r.step("Relu", {a}, {y}, {}, "relu");
-    r.bindInput("x", x);
-    r.bindOutput("y", y);
-  }
-  return eb;
+    return addBiasRelu(r, sum, b, a, y);
+  });
 }
 
 EngineBuilder columnParallelEngine(const MlpCase &c, int64_t nSplit) {
-  EngineBuilder eb(2);
-  eb.addInput("x", c.xDesc());
-  eb.addOutput("y", c.yDesc());
-  for (int rank = 0; rank < 2; ++rank) {
+  return mlpEngineOf(c, 2, [&](RankBuilder &r, int rank, uint32_t x) {
     const int64_t n0 = rank ? nSplit : 0, n1 = rank ? c.n : nSplit;
     const int64_t nr = n1 - n0;
-    RankBuilder &r = eb.rank(rank);
-    uint32_t x = r.arena("x", DType::F32, {c.m, c.k});
     uint32_t w = r.weight("w", columns(c.w, c.n, n0, n1), {c.k, nr});
     uint32_t b = r.weight("b", {c.b.begin() + n0, c.b.begin() + n1}, {nr});
     uint32_t xw = r.arena("xw", DType::F32, {c.m, nr});
@@ -116,28 +121,21 @@ EngineBuilder columnParallelEngine(const MlpCase &c, int64_t nSplit) {
       attrs.push_back(intsAttr("sizes", {nSplit, c.n - nSplit}));
     r.step("AllGather", {a}, {g}, attrs, "allgather");
     r.step("Relu", {g}, {y}, {}, "relu");
-    r.bindInput("x", x);
-    r.bindOutput("y", y);
-  }
-  return eb;
+    return y;
+  });
 }
 
 EngineBuilder reduceScatterEngine(const MlpCase &c, int64_t kSplit, int axis,
                                   int64_t split) {
-  EngineBuilder eb(2);
-  eb.addInput("x", c.xDesc());
-  eb.addOutput("y", c.yDesc());
   const int64_t total = axis == 0 ? c.m : c.n;
-  for (int rank = 0; rank < 2; ++rank) {
+  return mlpEngineOf(c, 2, [&](RankBuilder &r, int rank, uint32_t x) {
     const int64_t k0 = rank ? kSplit : 0, k1 = rank ? c.k : kSplit;
     const int64_t s0 = rank ? split : 0, s1 = rank ? total : split;
-    RankBuilder &r = eb.rank(rank);
     Shape shard = {c.m, c.n};
     shard[size_t(axis)] = s1 - s0;
     // The bias, laid out like the shard (a full row for axis 0).
     std::vector<float> bias =
         axis == 0 ? c.b : std::vector<float>(c.b.begin() + s0, c.b.begin() + s1);
-    uint32_t x = r.arena("x", DType::F32, {c.m, c.k});
     uint32_t w = r.weight("w", rows(c.w, c.n, k0, k1), {k1 - k0, c.n});
     uint32_t b = r.weight("b", bias, {int64_t(bias.size())});
     uint32_t xs = r.arena("xs", DType::F32, {c.m, k1 - k0});
@@ -157,10 +155,8 @@ EngineBuilder reduceScatterEngine(const MlpCase &c, int64_t kSplit, int axis,
     r.step("Add", {mine, b}, {a});
     r.step("Relu", {a}, {act});
     r.step("AllGather", {act}, {y}, attrs, "allgather");
-    r.bindInput("x", x);
-    r.bindOutput("y", y);
-  }
-  return eb;
+    return y;
+  });
 }
 
 void expectClose(const float *actual, const std::vector<double> &expected,

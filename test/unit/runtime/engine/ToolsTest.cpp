@@ -24,10 +24,6 @@ using namespace tpc::test;
 
 namespace {
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 size_t countLines(const std::string &s) {
   size_t n = 0;
   for (char ch : s)
