@@ -128,7 +128,7 @@ public:
         raise(Status::invalidArgument(
             "emulate_ranks applies to the cuda backend"));
       CpuRunOptions opts;
-      opts.threadsPerRank = std::max(1, threads);
+      opts.numThreads = std::max(1, threads);
       check(createCpuRunner(dir, opts, runner_));
     } else {
       GpuRunOptions opts;
@@ -218,12 +218,7 @@ public:
   std::tuple<std::vector<int64_t>, double, std::vector<double>>
   generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
            double temperature, int64_t topK, uint64_t seed, int64_t endToken) {
-    GenerateOptions o;
-    o.maxNewTokens = maxNewTokens;
-    o.temperature = temperature;
-    o.topK = topK;
-    o.seed = seed;
-    o.endToken = endToken;
+    const GenerateOptions o{maxNewTokens, temperature, topK, seed, endToken};
     check(checkGenerateRequest(manifest_.generation, prompt, o));
     GenerateResult result;
     Status st;

@@ -27,16 +27,19 @@ enum class Backend { Cpu, Cuda };
 Status parseBackend(const std::string &text, Backend &out);
 
 struct GpuRunOptions {
-  /// Replay the forward as CUDA graphs after the first one.
+  /// Capture the forward into CUDA graphs after the first one, and replay
+  /// them.
   bool cudaGraph = true;
   /// Every rank on one GPU, with the on-device communicator.
   bool emulateRanks = false;
   /// The first GPU (rank r uses device + r unless emulated).
   int device = 0;
-  /// Synchronise after every step so that a fault names its step.
+  /// Wait for each step (eager only), so that a fault names its step.
   bool syncEachStep = false;
-  /// Let f32 GEMMs use TF32 tensor cores.
+  /// Let f32 GEMMs use TF32 tensor cores (off: f32 parity with the CPU).
   bool allowTf32 = false;
+  /// How long a forward of several ranks may wait for collectives before
+  /// the communicators are aborted.
   std::chrono::milliseconds commTimeout{60000};
 };
 

@@ -1,17 +1,13 @@
 //===- ParseBackend.cpp ---------------------------------------------------===//
 #include "runtime/backend/Backend.h"
 
+#include "runtime/support/ParseChoice.h"
+
 namespace tpc::runtime {
 
 Status parseBackend(const std::string &text, Backend &out) {
-  if (text == "cpu")
-    out = Backend::Cpu;
-  else if (text == "cuda")
-    out = Backend::Cuda;
-  else
-    return Status::invalidArgument("--backend must be 'cpu' or 'cuda', got '" +
-                                   text + "'");
-  return Status::ok();
+  return parseChoice("--backend", text,
+                     {{"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}}, out);
 }
 
 } // namespace tpc::runtime

@@ -49,10 +49,11 @@ bool isReducibleDType(DType dtype) {
 
 namespace {
 
-/// Element-wise a + b through memcpy loads, so that unaligned buffers and
-/// aliasing between dst and the sources are both fine.
-template <typename T>
-void addTyped(const void *a, const void *b, void *dst, size_t count) {
+/// Element-wise dst = add(a, b) over elements stored as `T`, through memcpy
+/// loads, so that unaligned buffers and aliasing between dst and the
+/// sources are both fine.
+template <typename T, typename Add>
+void addStored(const void *a, const void *b, void *dst, size_t count, Add add) {
   const char *pa = static_cast<const char *>(a);
   const char *pb = static_cast<const char *>(b);
   char *pd = static_cast<char *>(dst);
@@ -60,23 +61,22 @@ void addTyped(const void *a, const void *b, void *dst, size_t count) {
     T x, y;
     std::memcpy(&x, pa + i * sizeof(T), sizeof(T));
     std::memcpy(&y, pb + i * sizeof(T), sizeof(T));
-    T z = T(x + y);
+    T z = add(x, y);
     std::memcpy(pd + i * sizeof(T), &z, sizeof(T));
   }
 }
 
+template <typename T>
+void addTyped(const void *a, const void *b, void *dst, size_t count) {
+  addStored<T>(a, b, dst, count, [](T x, T y) { return T(x + y); });
+}
+
+/// 16-bit floats are summed in f32 and rounded back.
 template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
 void addHalf(const void *a, const void *b, void *dst, size_t count) {
-  const char *pa = static_cast<const char *>(a);
-  const char *pb = static_cast<const char *>(b);
-  char *pd = static_cast<char *>(dst);
-  for (size_t i = 0; i < count; ++i) {
-    uint16_t x, y;
-    std::memcpy(&x, pa + 2 * i, 2);
-    std::memcpy(&y, pb + 2 * i, 2);
-    uint16_t z = Narrow(Widen(x) + Widen(y));
-    std::memcpy(pd + 2 * i, &z, 2);
-  }
+  addStored<uint16_t>(a, b, dst, count, [](uint16_t x, uint16_t y) {
+    return Narrow(Widen(x) + Widen(y));
+  });
 }
 
 } // namespace

@@ -381,10 +381,15 @@ std::string InProcessComm::checkArguments(const Call &c) const {
     recvBytes = sendBytes;
     break;
   case Op::AllGather:
-    ok = checkedMul(c.count, elem, sendBytes) &&
-         checkedMul(sendBytes, n, recvBytes);
-    ownOffset = sendBytes * size_t(rank_);
+  case Op::ReduceScatter: {
+    // One side is this rank's block of count elements, the other holds
+    // every rank's block in rank order.
+    size_t &block = c.op == Op::AllGather ? sendBytes : recvBytes;
+    size_t &all = c.op == Op::AllGather ? recvBytes : sendBytes;
+    ok = checkedMul(c.count, elem, block) && checkedMul(block, n, all);
+    ownOffset = block * size_t(rank_);
     break;
+  }
   case Op::AllGatherV:
   case Op::AllGatherRows: {
     if (c.counts.size() != n)
@@ -411,11 +416,6 @@ std::string InProcessComm::checkArguments(const Call &c) const {
          checkedMul(ownOffset, elem, ownOffset);
     break;
   }
-  case Op::ReduceScatter:
-    ok = checkedMul(c.count, elem, recvBytes) &&
-         checkedMul(recvBytes, n, sendBytes);
-    ownOffset = recvBytes * size_t(rank_);
-    break;
   case Op::Barrier: break;
   }
   if (!ok)

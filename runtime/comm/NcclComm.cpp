@@ -3,36 +3,36 @@
 
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace tpc {
 
 namespace {
 
+/// The NCCL type of every dtype that NCCL sums or moves as itself.
+constexpr std::pair<DType, ncclDataType_t> kNcclTypes[] = {
+    {DType::F32, ncclFloat32}, {DType::F64, ncclFloat64},
+    {DType::F16, ncclFloat16}, {DType::BF16, ncclBfloat16},
+    {DType::I32, ncclInt32},   {DType::I64, ncclInt64},
+    {DType::I8, ncclInt8},     {DType::U32, ncclUint32},
+    {DType::U64, ncclUint64},  {DType::U8, ncclUint8},
+    {DType::Bool, ncclUint8}};
+
 Status ncclDataType(DType t, ncclDataType_t &out) {
-  switch (t) {
-  case DType::F32: out = ncclFloat32; return Status::ok();
-  case DType::F64: out = ncclFloat64; return Status::ok();
-  case DType::F16: out = ncclFloat16; return Status::ok();
-  case DType::BF16: out = ncclBfloat16; return Status::ok();
-  case DType::I32: out = ncclInt32; return Status::ok();
-  case DType::I64: out = ncclInt64; return Status::ok();
-  case DType::I8: out = ncclInt8; return Status::ok();
-  case DType::U32: out = ncclUint32; return Status::ok();
-  case DType::U64: out = ncclUint64; return Status::ok();
-  case DType::I16:
-  case DType::U16:
-    return Status::error(std::string("NCCL has no ") + dtypeName(t) +
-                         " type to sum or move");
-  case DType::U8:
-  case DType::Bool: out = ncclUint8; return Status::ok();
-  default:
-    // float8 and 4-/2-bit integers move as their bytes (never summed).
-    if (isStorageOnlyDType(t)) {
-      out = ncclUint8;
+  for (const auto &[dtype, type] : kNcclTypes)
+    if (dtype == t) {
+      out = type;
       return Status::ok();
     }
-    return Status::error("invalid dtype for NCCL");
+  if (t == DType::I16 || t == DType::U16)
+    return Status::error(std::string("NCCL has no ") + dtypeName(t) +
+                         " type to sum or move");
+  // float8 and 4-/2-bit integers move as their bytes (never summed).
+  if (isStorageOnlyDType(t)) {
+    out = ncclUint8;
+    return Status::ok();
   }
+  return Status::error("invalid dtype for NCCL");
 }
 
 Status cudaFailure(cudaError_t err, const std::string &what) {
@@ -65,12 +65,8 @@ public:
 
   Status allReduce(const void *send, void *recv, size_t count,
                    DType dtype) override {
-    TPC_RETURN_IF_ERROR(usable("allReduce"));
-    if (!isReducibleDType(dtype))
-      return Status::error(describeCall("allReduce", count, dtype) +
-                           ": cannot sum this dtype");
     ncclDataType_t t;
-    TPC_RETURN_IF_ERROR(ncclDataType(dtype, t));
+    TPC_RETURN_IF_ERROR(summable("allReduce", count, dtype, t));
     return group_.settle(
         ncclAllReduce(send, recv, count, t, ncclSum, comm_, stream_), comm_,
         describeCall("ncclAllReduce", count, dtype));
@@ -112,12 +108,8 @@ public:
 
   Status reduceScatter(const void *send, void *recv, size_t count,
                        DType dtype) override {
-    TPC_RETURN_IF_ERROR(usable("reduceScatter"));
-    if (!isReducibleDType(dtype))
-      return Status::error(describeCall("reduceScatter", count, dtype) +
-                           ": cannot sum this dtype");
     ncclDataType_t t;
-    TPC_RETURN_IF_ERROR(ncclDataType(dtype, t));
+    TPC_RETURN_IF_ERROR(summable("reduceScatter", count, dtype, t));
     return group_.settle(
         ncclReduceScatter(send, recv, count, t, ncclSum, comm_, stream_),
         comm_, describeCall("ncclReduceScatter", count, dtype));
@@ -170,6 +162,17 @@ private:
                            ": the NCCL communicator was aborted: " +
                            group_.abortReason());
     return Status::ok();
+  }
+
+  /// For a summing call: usable(), a dtype that can be summed, and its NCCL
+  /// type in `type`.
+  Status summable(const char *op, size_t count, DType dtype,
+                  ncclDataType_t &type) const {
+    TPC_RETURN_IF_ERROR(usable(op));
+    if (!isReducibleDType(dtype))
+      return Status::error(describeCall(op, count, dtype) +
+                           ": cannot sum this dtype");
+    return ncclDataType(dtype, type);
   }
 
   NcclGroup &group_;

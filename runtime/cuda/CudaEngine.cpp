@@ -32,25 +32,21 @@ Status CudaEngine::deviceCount(int &count) {
 
 namespace {
 
+CudaRankOptions rankOptions(const CudaEngineOptions &options) {
+  CudaRankOptions ro;
+  ro.gemmWorkspaceBytes = options.gemmWorkspaceBytes;
+  ro.allowTf32 = options.allowTf32;
+  return ro;
+}
+
 /// Loads the host side of ranks `ranks` (plans, mapped weights, validated
 /// collectives) in parallel; the lowest failing rank is reported.
 Status loadHostEngines(const EngineManifest &manifest,
                        const std::vector<int> &ranks,
                        std::vector<std::unique_ptr<RankEngine>> &out) {
-  out.resize(ranks.size());
-  std::vector<Status> loaded(ranks.size());
   RankEngineOptions opts;
   opts.hostExecution = false;
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < ranks.size(); ++i)
-    threads.emplace_back([&, i] {
-      loaded[i] = RankEngine::load(manifest, ranks[i], opts, out[i]);
-    });
-  loaded[0] = RankEngine::load(manifest, ranks[0], opts, out[0]);
-  for (std::thread &t : threads)
-    t.join();
-  for (const Status &st : loaded)
-    TPC_RETURN_IF_ERROR(st);
+  TPC_RETURN_IF_ERROR(RankEngine::loadRanks(manifest, ranks, opts, out));
   // The CUDA steps are prepared (and captured as graphs) for one shape.
   const RankPlan &plan = out[0]->plan();
   if (!plan.symbols.empty()) {
@@ -102,22 +98,20 @@ Status CudaEngine::load(const std::string &dir,
   TPC_RETURN_IF_ERROR(deviceCount(count));
   const int tp = e->manifest_.tp;
   const bool oneDevice = options.emulateRanks || tp == 1;
-  if (options.firstDevice < 0 || options.firstDevice >= count)
-    return Status::error("CUDA device " + std::to_string(options.firstDevice) +
+  if (options.device < 0 || options.device >= count)
+    return Status::error("CUDA device " + std::to_string(options.device) +
                          " does not exist (" + std::to_string(count) +
                          " device" + (count == 1 ? "" : "s") + ")");
-  if (!oneDevice && options.firstDevice + tp > count)
-    return Status::error(
-        "the engine has tp " + std::to_string(tp) + " and needs " +
-        std::to_string(tp) + " GPUs from device " +
-        std::to_string(options.firstDevice) + ", but there are " +
-        std::to_string(count) +
-        "; pass --emulate-ranks to run every rank on one GPU");
+  if (!oneDevice && options.device + tp > count)
+    return Status::error("the engine has tp " + std::to_string(tp) +
+                         " and needs " + std::to_string(tp) +
+                         " GPUs from device " + std::to_string(options.device) +
+                         ", but there are " + std::to_string(count) +
+                         "; pass --emulate-ranks to run every rank on one GPU");
   std::vector<int> ranks, devices;
   for (int r = 0; r < tp; ++r) {
     ranks.push_back(r);
-    devices.push_back(oneDevice ? options.firstDevice
-                                : options.firstDevice + r);
+    devices.push_back(oneDevice ? options.device : options.device + r);
   }
   TPC_RETURN_IF_ERROR(loadHostEngines(e->manifest_, ranks, e->hostEngines_));
   TPC_RETURN_IF_ERROR(e->createStreams(devices));
@@ -141,12 +135,9 @@ Status CudaEngine::load(const std::string &dir,
   for (int r = 0; r < tp; ++r) {
     const size_t s = oneDevice ? 0 : size_t(r);
     std::unique_ptr<CudaRank> rank;
-    CudaRankOptions ro;
-    ro.gemmWorkspaceBytes = options.gemmWorkspaceBytes;
-    ro.allowTf32 = options.allowTf32;
     TPC_RETURN_IF_ERROR(CudaRank::create(*e->hostEngines_[size_t(r)],
                                          devices[size_t(r)], e->streams_[s],
-                                         ro, rank));
+                                         rankOptions(options), rank));
     e->ranks_.push_back(std::move(rank));
   }
   TPC_RETURN_IF_ERROR(e->finishLoad());
@@ -195,11 +186,8 @@ Status CudaEngine::loadRank(const EngineManifest &manifest, int rank,
   if (Status st = loadHostEngines(manifest, {rank}, e->hostEngines_); !st)
     return failed(st);
   std::unique_ptr<CudaRank> r;
-  CudaRankOptions ro;
-  ro.gemmWorkspaceBytes = options.gemmWorkspaceBytes;
-  ro.allowTf32 = options.allowTf32;
-  if (Status st =
-          CudaRank::create(*e->hostEngines_[0], device, e->streams_[0], ro, r);
+  if (Status st = CudaRank::create(*e->hostEngines_[0], device, e->streams_[0],
+                                   rankOptions(options), r);
       !st)
     return failed(st);
   e->ranks_.push_back(std::move(r));

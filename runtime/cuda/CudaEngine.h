@@ -19,33 +19,21 @@
 #ifndef TPC_RUNTIME_CUDA_CUDAENGINE_H
 #define TPC_RUNTIME_CUDA_CUDAENGINE_H
 
+#include "runtime/backend/Backend.h"
 #include "runtime/comm/DeviceComm.h"
 #include "runtime/cuda/CudaRank.h"
 #include "runtime/engine/GraphIo.h"
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace tpc::runtime {
 
-struct CudaEngineOptions {
-  /// Capture the forward into CUDA graphs after the first one.
-  bool cudaGraph = true;
-  /// Run every rank on one GPU (device `firstDevice`) with the on-device
-  /// communicator.
-  bool emulateRanks = false;
-  /// Rank r runs on device firstDevice + r (or firstDevice, emulated).
-  int firstDevice = 0;
-  /// Wait for each step (eager only): a fault names its step.
-  bool syncEachStep = false;
-  /// Let f32 GEMMs use TF32 tensor cores (off: f32 parity with the CPU).
-  bool allowTf32 = false;
+/// The run options of Backend.h (`device` is the first GPU: rank r runs on
+/// device + r, or on device when emulated) and what only the engine sets.
+struct CudaEngineOptions : GpuRunOptions {
   size_t gemmWorkspaceBytes = cuda::KernelContext::kDefaultWorkspaceBytes;
-  /// How long a forward of several ranks may wait for collectives before
-  /// the communicators are aborted.
-  std::chrono::milliseconds commTimeout{60000};
 };
 
 class CudaEngine {

@@ -174,7 +174,7 @@ Status CudaRank::prepareSteps() {
 
   const std::string who = "rank " + std::to_string(rank()) + ": ";
   TPC_RETURN_IF_ERROR(
-      arena_.allocate(size_t(plan.arenaBytes), "arena").withContext(who));
+      arena_.allocate(size_t(plan.arena.bytes), "arena").withContext(who));
   TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes, "collective scratch")
                           .withContext(who));
   for (const PlanBuffer &b : plan.buffers) {
@@ -201,14 +201,8 @@ Status CudaRank::prepareSteps() {
                            std::to_string(b.offset) +
                            "); the CUDA backend needs aligned buffers");
 
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    const PlanStep &ps = plan.steps[i];
-    for (uint32_t id : ps.inputs)
-      steps_[i].inputs.push_back(id == kAbsentBuffer ? nullptr
-                                                     : bufferPtrs_[id]);
-    for (uint32_t id : ps.outputs)
-      steps_[i].outputs.push_back(bufferPtrs_[id]);
-  }
+  for (size_t i = 0; i < steps_.size(); ++i)
+    steps_[i].bindOperands(plan.steps[i], bufferPtrs_);
   return Status::ok();
 }
 

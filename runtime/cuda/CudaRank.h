@@ -12,6 +12,7 @@
 
 #include "kernels/cuda/Registry.h"
 #include "runtime/cuda/DeviceCollective.h"
+#include "runtime/engine/PreparedStep.h"
 #include "runtime/engine/RankEngine.h"
 
 #include <cuda_runtime_api.h>
@@ -84,12 +85,7 @@ public:
   Status checkIndices();
 
 private:
-  struct Step {
-    std::unique_ptr<cuda::PreparedKernel> kernel;
-    DeviceCollective collective;
-    std::vector<const void *> inputs;
-    std::vector<void *> outputs;
-  };
+  using Step = PreparedStep<cuda::PreparedKernel, DeviceCollective>;
 
   CudaRank(RankEngine &engine) : engine_(engine) {}
   Status uploadWeights();

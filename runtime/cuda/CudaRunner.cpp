@@ -41,12 +41,7 @@ private:
 
 CudaEngineOptions engineOptions(const GpuRunOptions &o) {
   CudaEngineOptions e;
-  e.cudaGraph = o.cudaGraph;
-  e.emulateRanks = o.emulateRanks;
-  e.firstDevice = o.device;
-  e.syncEachStep = o.syncEachStep;
-  e.allowTf32 = o.allowTf32;
-  e.commTimeout = o.commTimeout;
+  static_cast<GpuRunOptions &>(e) = o;
   return e;
 }
 

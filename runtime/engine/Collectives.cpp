@@ -99,12 +99,13 @@ Status PreparedCollective::prepare(const PlanStep &step, const TensorDesc &in,
                                    int rank, int worldSize,
                                    PreparedCollective &r) {
   r = PreparedCollective();
-  r.kind_ = step.kind;
-  r.dtype_ = in.dtype;
-  r.elemSize_ = dtypeSize(in.dtype);
-  r.rank_ = rank;
-  r.worldSize_ = worldSize;
-  r.overlap_ = overlap;
+  CollectiveGeometry &g = r.geometry_;
+  g.kind = step.kind;
+  g.dtype = in.dtype;
+  g.elemSize = dtypeSize(in.dtype);
+  g.rank = rank;
+  g.worldSize = worldSize;
+  g.overlap = overlap;
   if (in.dtype != out.dtype)
     return Status::error("input " + in.str() + " and output " + out.str() +
                          " have different dtypes");
@@ -117,8 +118,8 @@ Status PreparedCollective::prepare(const PlanStep &step, const TensorDesc &in,
     if (in.shape != out.shape)
       return Status::error("input " + in.str() + " and output " + out.str() +
                            " differ in shape");
-    r.count_ = size_t(in.numel());
-    r.tensorBytes_ = in.bytes();
+    g.count = size_t(in.numel());
+    g.tensorBytes = in.bytes();
     return Status::ok();
   }
 
@@ -126,28 +127,27 @@ Status PreparedCollective::prepare(const PlanStep &step, const TensorDesc &in,
   const TensorDesc &full = gather ? out : in;
   const TensorDesc &shard = gather ? in : out;
   size_t axis = 0;
-  TPC_RETURN_IF_ERROR(checkSharding(step.attrs, full,
-                                    gather ? "output" : "input", shard,
-                                    gather ? "input" : "output", rank,
-                                    worldSize, axis, r.sizes_));
-  r.outer_ = product(full.shape, 0, axis);
-  r.inner_ = product(full.shape, axis + 1, full.shape.size());
-  r.axisTotal_ = size_t(full.shape[axis]);
-  r.tensorBytes_ = full.bytes();
+  TPC_RETURN_IF_ERROR(checkSharding(
+      step.attrs, full, gather ? "output" : "input", shard,
+      gather ? "input" : "output", rank, worldSize, axis, g.sizes));
+  g.outer = product(full.shape, 0, axis);
+  g.inner = product(full.shape, axis + 1, full.shape.size());
+  g.axisTotal = size_t(full.shape[axis]);
+  g.tensorBytes = full.bytes();
   int64_t start = 0;
-  for (int64_t v : r.sizes_) {
-    r.starts_.push_back(start);
+  for (int64_t v : g.sizes) {
+    g.starts.push_back(start);
     start += v;
-    r.equalShards_ = r.equalShards_ && v == r.sizes_[0];
+    g.equalShards = g.equalShards && v == g.sizes[0];
   }
   if (gather) {
     // Gathered blocks are in rank order; they are the output itself only
     // when nothing precedes the axis.
-    if (r.outer_ != 1)
+    if (g.outer != 1)
       r.scratchBytes_ += full.bytes();
     if (overlap)
       r.scratchBytes_ += shard.bytes();
-  } else if (!(r.equalShards_ && r.outer_ == 1 && !overlap)) {
+  } else if (!(g.equalShards && g.outer == 1 && !overlap)) {
     r.scratchBytes_ = full.bytes();
   }
   return Status::ok();
@@ -155,17 +155,18 @@ Status PreparedCollective::prepare(const PlanStep &step, const TensorDesc &in,
 
 Status PreparedCollective::run(Communicator *comm, const void *in, void *out,
                                void *scratch) const {
-  if (worldSize_ == 1) {
+  const CollectiveGeometry &g = geometry_;
+  if (g.worldSize == 1) {
     // A world of one: the sum, the concatenation and the shard are the
     // input itself.
     if (in != out)
-      std::memmove(out, in, size_t(tensorBytes_));
+      std::memmove(out, in, size_t(g.tensorBytes));
     return Status::ok();
   }
   if (!comm)
     return Status::error("no communicator for a world of " +
-                         std::to_string(worldSize_) + " ranks");
-  switch (kind_) {
+                         std::to_string(g.worldSize) + " ranks");
+  switch (g.kind) {
   case StepKind::AllReduce:
     return runAllReduce(comm, in, out);
   case StepKind::AllGather:
@@ -180,22 +181,24 @@ Status PreparedCollective::run(Communicator *comm, const void *in, void *out,
 
 Status PreparedCollective::runAllReduce(Communicator *comm, const void *in,
                                         void *out) const {
-  if (in == out || !overlap_)
-    return comm->allReduce(in, out, count_, dtype_);
+  const CollectiveGeometry &g = geometry_;
+  if (in == out || !g.overlap)
+    return comm->allReduce(in, out, g.count, g.dtype);
   // Partly overlapping operands: move the input onto the output first and
   // reduce in place.
-  std::memmove(out, in, count_ * elemSize_);
-  return comm->allReduce(out, out, count_, dtype_);
+  std::memmove(out, in, g.count * g.elemSize);
+  return comm->allReduce(out, out, g.count, g.dtype);
 }
 
 Status PreparedCollective::runAllGather(Communicator *comm, const void *in,
                                         void *out, uint8_t *scratch) const {
-  const size_t es = elemSize_;
-  const size_t fullBytes = outer_ * axisTotal_ * inner_ * es;
-  const size_t myElems = outer_ * size_t(sizes_[size_t(rank_)]) * inner_;
-  const bool direct = outer_ == 1;
+  const CollectiveGeometry &g = geometry_;
+  const size_t es = g.elemSize;
+  const size_t fullBytes = g.outer * g.axisTotal * g.inner * es;
+  const size_t myElems = g.outer * size_t(g.sizes[size_t(g.rank)]) * g.inner;
+  const bool direct = g.outer == 1;
   const void *send = in;
-  if (overlap_) {
+  if (g.overlap) {
     uint8_t *stage = scratch + (direct ? 0 : fullBytes);
     std::memcpy(stage, in, myElems * es);
     send = stage;
@@ -204,50 +207,52 @@ Status PreparedCollective::runAllGather(Communicator *comm, const void *in,
     // Rank r holds outer rows of sizes[r] x inner elements; the output
     // interleaves them along the axis.
     std::vector<size_t> rows;
-    rows.reserve(sizes_.size());
-    for (int64_t v : sizes_)
-      rows.push_back(size_t(v) * inner_);
-    return comm->allGatherRows(send, out, outer_, rows, dtype_, scratch);
+    rows.reserve(g.sizes.size());
+    for (int64_t v : g.sizes)
+      rows.push_back(size_t(v) * g.inner);
+    return comm->allGatherRows(send, out, g.outer, rows, g.dtype, scratch);
   }
-  if (equalShards_)
-    return comm->allGather(send, out, myElems, dtype_);
+  if (g.equalShards)
+    return comm->allGather(send, out, myElems, g.dtype);
   std::vector<size_t> counts;
-  counts.reserve(sizes_.size());
-  for (int64_t v : sizes_)
-    counts.push_back(size_t(v) * inner_);
-  return comm->allGatherV(send, out, counts, dtype_);
+  counts.reserve(g.sizes.size());
+  for (int64_t v : g.sizes)
+    counts.push_back(size_t(v) * g.inner);
+  return comm->allGatherV(send, out, counts, g.dtype);
 }
 
 Status PreparedCollective::runReduceScatter(Communicator *comm, const void *in,
                                             void *out,
                                             uint8_t *scratch) const {
-  const size_t es = elemSize_;
-  const size_t total = outer_ * axisTotal_ * inner_;
-  const size_t myElems = outer_ * size_t(sizes_[size_t(rank_)]) * inner_;
-  if (equalShards_ && outer_ == 1 && !overlap_)
-    return comm->reduceScatter(in, out, myElems, dtype_);
+  const CollectiveGeometry &g = geometry_;
+  const size_t es = g.elemSize;
+  const size_t total = g.outer * g.axisTotal * g.inner;
+  const size_t myElems = g.outer * size_t(g.sizes[size_t(g.rank)]) * g.inner;
+  if (g.equalShards && g.outer == 1 && !g.overlap)
+    return comm->reduceScatter(in, out, myElems, g.dtype);
 
   // Lay the input out as rank-ordered blocks of outer x sizes[r] x inner.
   const void *blocks = in;
-  if (outer_ != 1 || overlap_) {
+  if (g.outer != 1 || g.overlap) {
     const uint8_t *src = static_cast<const uint8_t *>(in);
     size_t blockStart = 0;
-    for (int r = 0; r < worldSize_; ++r) {
-      const size_t rowElems = size_t(sizes_[size_t(r)]) * inner_;
-      for (size_t o = 0; o < outer_; ++o)
+    for (int r = 0; r < g.worldSize; ++r) {
+      const size_t rowElems = size_t(g.sizes[size_t(r)]) * g.inner;
+      const size_t shardStart = size_t(g.starts[size_t(r)]);
+      for (size_t o = 0; o < g.outer; ++o)
         std::memcpy(scratch + (blockStart + o * rowElems) * es,
-                    src + ((o * axisTotal_ + shardStart(r)) * inner_) * es,
+                    src + ((o * g.axisTotal + shardStart) * g.inner) * es,
                     rowElems * es);
-      blockStart += outer_ * rowElems;
+      blockStart += g.outer * rowElems;
     }
     blocks = scratch;
   }
-  if (equalShards_)
-    return comm->reduceScatter(blocks, out, myElems, dtype_);
+  if (g.equalShards)
+    return comm->reduceScatter(blocks, out, myElems, g.dtype);
   // The communicator scatters equal blocks only: reduce everything, then
   // keep this rank's block.
-  TPC_RETURN_IF_ERROR(comm->allReduce(blocks, scratch, total, dtype_));
-  const size_t myStart = outer_ * size_t(starts_[size_t(rank_)]) * inner_;
+  TPC_RETURN_IF_ERROR(comm->allReduce(blocks, scratch, total, g.dtype));
+  const size_t myStart = g.outer * size_t(g.starts[size_t(g.rank)]) * g.inner;
   std::memcpy(out, scratch + myStart * es, myElems * es);
   return Status::ok();
 }

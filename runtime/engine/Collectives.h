@@ -31,6 +31,28 @@
 
 namespace tpc::runtime {
 
+/// Where a collective step's bytes go, as prepare() bound them: all that a
+/// backend performing the collective itself needs (see
+/// PreparedCollective::run() for how it is used).
+struct CollectiveGeometry {
+  StepKind kind = StepKind::AllReduce;
+  DType dtype = DType::F32;
+  size_t elemSize = 4;
+  /// This rank, of worldSize.
+  int rank = 0, worldSize = 1;
+  /// Whether the input and output bytes overlap in the arena.
+  bool overlap = false;
+  /// Tensor bytes the step moves per forward (the unsharded tensor).
+  uint64_t tensorBytes = 0;
+  /// AllReduce: elements of the tensor.
+  size_t count = 0;
+  /// AllGather / ReduceScatter: the full tensor is outer x axisTotal x inner,
+  /// and rank r's shard holds sizes[r] of axisTotal from starts[r].
+  size_t outer = 1, inner = 1, axisTotal = 0;
+  std::vector<int64_t> sizes, starts;
+  bool equalShards = true;
+};
+
 class PreparedCollective {
 public:
   /// Checks the operand descriptions and attributes of collective `step` on
@@ -43,25 +65,7 @@ public:
 
   /// Scratch bytes run() needs.
   size_t scratchBytes() const { return scratchBytes_; }
-  /// Tensor bytes the step moves per forward (the unsharded tensor), for
-  /// reports.
-  uint64_t tensorBytes() const { return tensorBytes_; }
-
-  /// The bound geometry, for backends that perform the collective
-  /// themselves (see run() for how it is used).
-  StepKind kind() const { return kind_; }
-  DType dtype() const { return dtype_; }
-  size_t elemSize() const { return elemSize_; }
-  int rank() const { return rank_; }
-  int worldSize() const { return worldSize_; }
-  bool overlap() const { return overlap_; }
-  size_t count() const { return count_; }
-  size_t outer() const { return outer_; }
-  size_t inner() const { return inner_; }
-  size_t axisTotal() const { return axisTotal_; }
-  const std::vector<int64_t> &sizes() const { return sizes_; }
-  const std::vector<int64_t> &starts() const { return starts_; }
-  bool equalShards() const { return equalShards_; }
+  const CollectiveGeometry &geometry() const { return geometry_; }
 
   /// Performs the collective. `comm` may be null only for a world of one
   /// rank. `scratch` holds at least scratchBytes().
@@ -74,23 +78,9 @@ private:
                       uint8_t *scratch) const;
   Status runReduceScatter(Communicator *comm, const void *in, void *out,
                           uint8_t *scratch) const;
-  /// Element offset of rank r's shard along the axis.
-  size_t shardStart(int r) const { return size_t(starts_[size_t(r)]); }
 
-  StepKind kind_ = StepKind::AllReduce;
-  DType dtype_ = DType::F32;
-  size_t elemSize_ = 4;
-  int rank_ = 0;
-  int worldSize_ = 1;
-  bool overlap_ = false;
-  /// AllReduce: elements of the tensor.
-  size_t count_ = 0;
-  /// AllGather / ReduceScatter: the full tensor is outer x axisTotal x inner.
-  size_t outer_ = 1, inner_ = 1, axisTotal_ = 0;
-  std::vector<int64_t> sizes_, starts_;
-  bool equalShards_ = true;
+  CollectiveGeometry geometry_;
   size_t scratchBytes_ = 0;
-  uint64_t tensorBytes_ = 0;
 };
 
 } // namespace tpc::runtime

@@ -1,8 +1,6 @@
 //===- CpuRunner.cpp - Engines on the CPU behind EngineRunner -------------===//
 #include "runtime/engine/CpuRunner.h"
 
-#include "runtime/engine/LocalEngine.h"
-
 #include <algorithm>
 
 namespace tpc::runtime {
@@ -133,12 +131,8 @@ private:
 Status createCpuRunner(const std::string &dir, const CpuRunOptions &options,
                        std::unique_ptr<EngineRunner> &out) {
   out.reset();
-  LocalEngineOptions lo;
-  lo.threadsPerRank = options.threadsPerRank;
-  lo.profile = options.profile;
-  lo.commTimeout = options.commTimeout;
   std::unique_ptr<LocalEngine> engine;
-  TPC_RETURN_IF_ERROR(LocalEngine::load(dir, lo, engine));
+  TPC_RETURN_IF_ERROR(LocalEngine::load(dir, options, engine));
   out = std::make_unique<LocalCpuRunner>(std::move(engine), options.alignStarts,
                                          options.profile);
   return Status::ok();
@@ -156,10 +150,7 @@ Status createCpuRankRunner(const EngineManifest &manifest, Communicator &comm,
   TPC_RETURN_IF_ERROR(RankEngine::load(manifest, comm.rank(), engine));
   auto runner = std::make_unique<RankCpuRunner>(
       std::move(engine), comm, options.alignStarts, options.profile);
-  SessionOptions so;
-  so.numThreads = options.threadsPerRank;
-  so.profile = options.profile;
-  TPC_RETURN_IF_ERROR(runner->init(so));
+  TPC_RETURN_IF_ERROR(runner->init(options));
   out = std::move(runner);
   return Status::ok();
 }

@@ -10,25 +10,21 @@
 
 #include "runtime/comm/Communicator.h"
 #include "runtime/engine/EngineManifest.h"
+#include "runtime/engine/LocalEngine.h"
 #include "runtime/engine/Runner.h"
 
-#include <chrono>
 #include <memory>
 
 namespace tpc::runtime {
 
-struct CpuRunOptions {
-  /// Kernel threads per rank.
-  int threadsPerRank = 1;
-  /// Time every step (EngineRunner::lastStepTimes()).
-  bool profile = false;
+/// The options of every rank in this process (numThreads: kernel threads
+/// per rank; profile: EngineRunner::lastStepTimes()). Under MPI only the
+/// Session's apply: the communicator has its own timeout.
+struct CpuRunOptions : LocalEngineOptions {
   /// Start the ranks' forwards together (a barrier first), so that a
   /// timed forward does not include waiting for a peer still finishing the
   /// previous one. Costs one barrier per forward; off for decoding.
   bool alignStarts = false;
-  /// How long a rank waits for its peers in a collective (every rank in
-  /// this process; under MPI the communicator has its own).
-  std::chrono::milliseconds commTimeout{60000};
 };
 
 /// Loads every rank of the engine in `dir` in this process.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <type_traits>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -29,28 +30,20 @@ Status manifestError(const std::string &msg) {
   return Status::error(std::string(kManifestName) + ": " + msg);
 }
 
-/// Reads an integer member; `where` names the enclosing object in messages.
-Status getInt(const json &obj, const char *key, const std::string &where,
-              int64_t &out) {
+/// Reads member `key` of `obj`, an integer or a string as `out` is; `where`
+/// names the enclosing object in messages.
+template <typename T>
+Status getMember(const json &obj, const char *key, const std::string &where,
+                 T &out) {
+  constexpr bool integer = std::is_integral_v<T>;
   auto it = obj.find(key);
   if (it == obj.end())
     return manifestError(where + "\"" + key + "\" is missing");
-  if (!it->is_number_integer())
-    return manifestError(where + "\"" + key + "\" must be an integer, got " +
+  if (integer ? !it->is_number_integer() : !it->is_string())
+    return manifestError(where + "\"" + key + "\" must be " +
+                         (integer ? "an integer" : "a string") + ", got " +
                          it->dump());
-  out = it->get<int64_t>();
-  return Status::ok();
-}
-
-Status getString(const json &obj, const char *key, const std::string &where,
-                 std::string &out) {
-  auto it = obj.find(key);
-  if (it == obj.end())
-    return manifestError(where + "\"" + key + "\" is missing");
-  if (!it->is_string())
-    return manifestError(where + "\"" + key + "\" must be a string, got " +
-                         it->dump());
-  out = it->get<std::string>();
+  out = it->get<T>();
   return Status::ok();
 }
 
@@ -66,14 +59,14 @@ Status parseTensorSpecs(const json &root, const char *key,
     if (!e.is_object())
       return manifestError(where + "must be an object");
     TensorSpec spec;
-    TPC_RETURN_IF_ERROR(getString(e, "name", where, spec.name));
+    TPC_RETURN_IF_ERROR(getMember(e, "name", where, spec.name));
     if (spec.name.empty())
       return manifestError(where + "has an empty name");
     if (!seen.insert(spec.name).second)
       return manifestError(std::string(key) + " lists '" + spec.name +
                            "' twice");
     std::string dtype;
-    TPC_RETURN_IF_ERROR(getString(e, "dtype", where, dtype));
+    TPC_RETURN_IF_ERROR(getMember(e, "dtype", where, dtype));
     std::optional<DType> dt = parseDType(dtype);
     if (!dt)
       return manifestError(where + "('" + spec.name + "') has unknown dtype '" +
@@ -138,16 +131,16 @@ Status parseFileRecord(const json &rank, const char *key,
   if (it == rank.end() || !it->is_object())
     return manifestError(where + "needs a \"" + key + "\" object");
   std::string sub = where + key + " ";
-  TPC_RETURN_IF_ERROR(getString(*it, "file", sub, out.file));
+  TPC_RETURN_IF_ERROR(getMember(*it, "file", sub, out.file));
   if (!isPlainFileName(out.file))
     return manifestError(sub + "file '" + out.file +
                          "' is not a plain file name inside the engine folder");
   int64_t bytes = 0;
-  TPC_RETURN_IF_ERROR(getInt(*it, "bytes", sub, bytes));
+  TPC_RETURN_IF_ERROR(getMember(*it, "bytes", sub, bytes));
   if (bytes < 0)
     return manifestError(sub + "bytes is negative");
   out.bytes = uint64_t(bytes);
-  TPC_RETURN_IF_ERROR(getString(*it, "sha256", sub, out.sha256));
+  TPC_RETURN_IF_ERROR(getMember(*it, "sha256", sub, out.sha256));
   if (!isHexDigest(out.sha256))
     return manifestError(sub + "sha256 '" + out.sha256 +
                          "' is not 64 lower-case hex digits");
@@ -170,7 +163,7 @@ Status parseRanks(const json &root, EngineManifest &m) {
     if (!e.is_object())
       return manifestError(where + "must be an object");
     int64_t r = 0;
-    TPC_RETURN_IF_ERROR(getInt(e, "rank", where, r));
+    TPC_RETURN_IF_ERROR(getMember(e, "rank", where, r));
     if (r < 0 || r >= m.tp)
       return manifestError(where + "has rank " + std::to_string(r) +
                            ", outside [0, " + std::to_string(m.tp) + ")");
@@ -203,13 +196,13 @@ Status parseGeneration(const json &root, EngineManifest &out) {
     return manifestError("\"generation\" must be an object");
   GenerationSpec &spec = out.generation;
   TPC_RETURN_IF_ERROR(
-      getInt(*g, "kv_cache_length", where, spec.kvCacheLength));
-  TPC_RETURN_IF_ERROR(getInt(*g, "batch", where, spec.batch));
-  TPC_RETURN_IF_ERROR(getInt(*g, "vocab", where, spec.vocab));
-  TPC_RETURN_IF_ERROR(getString(*g, "ids_input", where, spec.idsInput));
+      getMember(*g, "kv_cache_length", where, spec.kvCacheLength));
+  TPC_RETURN_IF_ERROR(getMember(*g, "batch", where, spec.batch));
+  TPC_RETURN_IF_ERROR(getMember(*g, "vocab", where, spec.vocab));
+  TPC_RETURN_IF_ERROR(getMember(*g, "ids_input", where, spec.idsInput));
   TPC_RETURN_IF_ERROR(
-      getString(*g, "position_input", where, spec.positionInput));
-  TPC_RETURN_IF_ERROR(getString(*g, "logits_output", where, spec.logitsOutput));
+      getMember(*g, "position_input", where, spec.positionInput));
+  TPC_RETURN_IF_ERROR(getMember(*g, "logits_output", where, spec.logitsOutput));
   spec.maskInput = optionalString(*g, "mask_input");
   spec.positionsInput = optionalString(*g, "positions_input");
   if (spec.kvCacheLength < 2 || spec.batch < 1 || spec.vocab < 1)
@@ -287,12 +280,12 @@ Status EngineManifest::parse(const std::string &text, const std::string &dir,
     return manifestError("must hold a JSON object");
 
   std::string format;
-  TPC_RETURN_IF_ERROR(getString(root, "format", "", format));
+  TPC_RETURN_IF_ERROR(getMember(root, "format", "", format));
   if (format != "tpc-engine")
     return manifestError("\"format\" is '" + format +
                          "', expected 'tpc-engine' (not a tpc engine folder)");
   int64_t version = 0;
-  TPC_RETURN_IF_ERROR(getInt(root, "format_version", "", version));
+  TPC_RETURN_IF_ERROR(getMember(root, "format_version", "", version));
   if (version > kEngineFormatVersion)
     return manifestError(
         "engine format version " + std::to_string(version) +
@@ -331,7 +324,7 @@ Status EngineManifest::parse(const std::string &text, const std::string &dir,
     out.optionsJson = "{}";
 
   int64_t tp = 0;
-  TPC_RETURN_IF_ERROR(getInt(root, "tp", "", tp));
+  TPC_RETURN_IF_ERROR(getMember(root, "tp", "", tp));
   if (tp < 1 || tp > 4096)
     return manifestError("tp must be between 1 and 4096, got " +
                          std::to_string(tp));
@@ -378,16 +371,16 @@ Status EngineFolder::open(const std::string &dir,
   // after that swap finds it gone from `dir`, and opens what is there now.
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::shared_ptr<EngineFolder> f(new EngineFolder());
-    f->fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (f->fd_ < 0)
+    f->fd_.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!f->fd_.valid())
       return Status::error("'" + dir + "' is not an engine folder (" +
                            std::strerror(errno) + ")");
-    if (::flock(f->fd_, LOCK_SH) != 0)
+    if (::flock(f->fd_.get(), LOCK_SH) != 0)
       return Status::error("cannot lock the engine folder '" + dir +
                            "': " + std::strerror(errno));
     f->locked_ = true;
     struct stat held, now;
-    if (::fstat(f->fd_, &held) == 0 && ::stat(dir.c_str(), &now) == 0 &&
+    if (::fstat(f->fd_.get(), &held) == 0 && ::stat(dir.c_str(), &now) == 0 &&
         held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
       out = std::move(f);
       return Status::ok();
@@ -397,17 +390,12 @@ Status EngineFolder::open(const std::string &dir,
                        "' kept being replaced while it was opened");
 }
 
-EngineFolder::~EngineFolder() {
-  if (fd_ >= 0)
-    ::close(fd_);
-}
-
 std::string EngineFolder::pathOf(const std::string &file) const {
-  return "/proc/self/fd/" + std::to_string(fd_) + "/" + file;
+  return "/proc/self/fd/" + std::to_string(fd_.get()) + "/" + file;
 }
 
 void EngineFolder::release() {
-  if (locked_ && ::flock(fd_, LOCK_UN) == 0)
+  if (locked_ && ::flock(fd_.get(), LOCK_UN) == 0)
     locked_ = false;
 }
 

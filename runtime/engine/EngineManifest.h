@@ -12,6 +12,7 @@
 
 #include "kernels/Types.h"
 #include "runtime/format/SymExpr.h"
+#include "runtime/support/UniqueFd.h"
 
 #include <cstdint>
 #include <memory>
@@ -32,9 +33,6 @@ public:
   /// one taken).
   static Status open(const std::string &dir,
                      std::shared_ptr<EngineFolder> &out);
-  ~EngineFolder();
-  EngineFolder(const EngineFolder &) = delete;
-  EngineFolder &operator=(const EngineFolder &) = delete;
 
   /// A path that names `file` in this folder, whatever is at its old path.
   std::string pathOf(const std::string &file) const;
@@ -44,7 +42,7 @@ public:
 
 private:
   EngineFolder() = default;
-  int fd_ = -1;
+  UniqueFd fd_;
   bool locked_ = false;
 };
 

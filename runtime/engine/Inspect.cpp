@@ -46,7 +46,7 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
   out.weightsFile = rec.weights.file;
   out.steps = plan.steps.size();
   out.buffers = plan.buffers.size();
-  out.arenaBytes = plan.arenaBytes;
+  out.arena = plan.arena;
   std::set<std::string> weights;
   uint64_t arenaSum = 0;
   for (const PlanBuffer &b : plan.buffers) {
@@ -58,8 +58,8 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
       out.weightBytes += b.bytes;
   }
   // Prefer the compiler's figure; older plans may not record it.
-  out.unplannedBytes = plan.unplannedBytes ? plan.unplannedBytes : arenaSum;
-  out.lowerBoundBytes = plan.lowerBoundBytes;
+  if (!out.arena.unplannedBytes)
+    out.arena.unplannedBytes = arenaSum;
 
   std::map<std::string, CollectiveSummary> collectives;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
@@ -225,14 +225,14 @@ std::string formatSummaryText(const EngineSummary &s) {
     if (r.stateBytes)
       os << "  state bytes     " << humanBytes(r.stateBytes)
          << " (KV caches, kept across forwards)\n";
-    os << "  arena bytes     " << humanBytes(r.arenaBytes);
-    if (r.lowerBoundBytes)
+    os << "  arena bytes     " << humanBytes(r.arena.bytes);
+    if (r.arena.lowerBoundBytes)
       os << " (" << std::fixed << std::setprecision(2)
-         << double(r.arenaBytes) / double(r.lowerBoundBytes)
+         << double(r.arena.bytes) / double(r.arena.lowerBoundBytes)
          << std::defaultfloat << " x the liveness lower bound, "
-         << humanBytes(r.lowerBoundBytes) << ")";
+         << humanBytes(r.arena.lowerBoundBytes) << ")";
     os << "\n";
-    os << "  unplanned bytes " << humanBytes(r.unplannedBytes) << "\n";
+    os << "  unplanned bytes " << humanBytes(r.arena.unplannedBytes) << "\n";
     if (r.collectives.empty())
       os << "  collectives     none\n";
     for (const CollectiveSummary &c : r.collectives)
@@ -308,10 +308,10 @@ std::string formatSummaryJson(const EngineSummary &s) {
                      {"steps", r.steps},
                      {"buffers", r.buffers},
                      {"weight_bytes", r.weightBytes},
-                     {"arena_bytes", r.arenaBytes},
+                     {"arena_bytes", r.arena.bytes},
                      {"state_bytes", r.stateBytes},
-                     {"unplanned_bytes", r.unplannedBytes},
-                     {"arena_lower_bound_bytes", r.lowerBoundBytes},
+                     {"unplanned_bytes", r.arena.unplannedBytes},
+                     {"arena_lower_bound_bytes", r.arena.lowerBoundBytes},
                      {"collectives", collectives},
                      {"kernels", kernels},
                      {"weight_matmuls", matmuls}});

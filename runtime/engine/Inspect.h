@@ -51,12 +51,10 @@ struct RankSummary {
   size_t steps = 0;
   size_t buffers = 0;
   uint64_t weightBytes = 0;
-  uint64_t arenaBytes = 0;
   /// Engine state (KV caches) the rank holds across forwards.
   uint64_t stateBytes = 0;
-  /// The sum of every arena buffer's bytes: the arena without reuse.
-  uint64_t unplannedBytes = 0;
-  uint64_t lowerBoundBytes = 0;
+  /// The plan's figures; unplannedBytes summed here for a plan without it.
+  ArenaSizes arena;
   std::vector<CollectiveSummary> collectives;
   /// Kernel name -> number of steps (collectives included).
   std::map<std::string, int> kernelCounts;

@@ -3,6 +3,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 namespace tpc::runtime {
@@ -18,35 +19,24 @@ Status LocalEngine::load(const std::string &dir,
   // Every rank file is open once the ranks are loaded.
   FolderRelease release(e->manifest_);
   const int tp = e->manifest_.tp;
+  std::vector<int> ranks(static_cast<size_t>(tp));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::vector<std::unique_ptr<RankEngine>> engines;
+  TPC_RETURN_IF_ERROR(
+      RankEngine::loadRanks(e->manifest_, ranks, RankEngineOptions(), engines));
   e->ranks_.resize(size_t(tp));
-
-  // Loading hashes every file and maps the weights: do the ranks in
-  // parallel. The lowest failing rank is reported.
-  std::vector<Status> loaded(static_cast<size_t>(tp));
-  std::vector<std::thread> threads;
-  for (int r = 1; r < tp; ++r)
-    threads.emplace_back([&, r] {
-      loaded[size_t(r)] =
-          RankEngine::load(e->manifest_, r, e->ranks_[size_t(r)].engine);
-    });
-  loaded[0] = RankEngine::load(e->manifest_, 0, e->ranks_[0].engine);
-  for (std::thread &t : threads)
-    t.join();
-  for (const Status &st : loaded)
-    TPC_RETURN_IF_ERROR(st);
+  for (int r = 0; r < tp; ++r)
+    e->ranks_[size_t(r)].engine = std::move(engines[size_t(r)]);
 
   InProcessOptions commOptions;
   commOptions.timeout = options.commTimeout;
   TPC_RETURN_IF_ERROR(InProcessGroup::create(tp, e->group_, commOptions));
-  SessionOptions sessionOptions;
-  sessionOptions.numThreads = options.threadsPerRank;
-  sessionOptions.profile = options.profile;
   for (int r = 0; r < tp; ++r) {
     Rank &rank = e->ranks_[size_t(r)];
     rank.comm = e->group_.take(r);
     TPC_RETURN_IF_ERROR(Session::create(*rank.engine,
                                         tp > 1 ? rank.comm.get() : nullptr,
-                                        sessionOptions, rank.session));
+                                        options, rank.session));
   }
   out = std::move(e);
   return Status::ok();

@@ -21,11 +21,9 @@
 
 namespace tpc::runtime {
 
-struct LocalEngineOptions {
-  /// Kernel threads per rank.
-  int threadsPerRank = 1;
-  /// Time every step (Session::stepTimes()).
-  bool profile = false;
+/// Every rank's Session options (numThreads: kernel threads per rank), and
+/// what the ranks share.
+struct LocalEngineOptions : SessionOptions {
   /// How long a rank waits for its peers in a collective before the group
   /// is aborted.
   std::chrono::milliseconds commTimeout{60000};

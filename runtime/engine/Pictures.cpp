@@ -140,16 +140,20 @@ std::string memoryChartSvg(const EngineSummary &summary) {
   struct Bar {
     const char *label;
     const char *colour;
-    uint64_t RankSummary::*field;
+    uint64_t (*bytes)(const RankSummary &);
   };
-  const Bar bars[] = {{"weights", "#6fa8dc", &RankSummary::weightBytes},
-                      {"arena", "#93c47d", &RankSummary::arenaBytes},
-                      {"unplanned", "#e06666", &RankSummary::unplannedBytes},
-                      {"lower bound", "#f6b26b", &RankSummary::lowerBoundBytes}};
+  const Bar bars[] = {
+      {"weights", "#6fa8dc",
+       [](const RankSummary &r) { return r.weightBytes; }},
+      {"arena", "#93c47d", [](const RankSummary &r) { return r.arena.bytes; }},
+      {"unplanned", "#e06666",
+       [](const RankSummary &r) { return r.arena.unplannedBytes; }},
+      {"lower bound", "#f6b26b",
+       [](const RankSummary &r) { return r.arena.lowerBoundBytes; }}};
   uint64_t most = 1;
   for (const RankSummary &r : summary.ranks)
     for (const Bar &b : bars)
-      most = std::max(most, r.*(b.field));
+      most = std::max(most, b.bytes(r));
   const int left = 150, width = 460, barH = 14, gap = 6;
   const int rankH = int(std::size(bars)) * (barH + 2) + gap + 18;
   const int height = 40 + int(summary.ranks.size()) * rankH;
@@ -167,7 +171,7 @@ std::string memoryChartSvg(const EngineSummary &summary) {
            std::to_string(r.rank) + "</text>\n";
     y += 16;
     for (const Bar &b : bars) {
-      uint64_t v = r.*(b.field);
+      uint64_t v = b.bytes(r);
       int w = int(double(width) * double(v) / double(most));
       svg += "<text x=\"60\" y=\"" + std::to_string(y + 11) + "\">" +
              b.label + "</text><rect x=\"" + std::to_string(left) + "\" y=\"" +

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <set>
+#include <thread>
 
 namespace tpc::runtime {
 
@@ -85,6 +86,27 @@ Status RankEngine::load(const EngineManifest &manifest, int rank,
   TPC_RETURN_IF_ERROR(e->checkBindings());
   TPC_RETURN_IF_ERROR(e->prepareSteps());
   out = std::move(e);
+  return Status::ok();
+}
+
+Status RankEngine::loadRanks(const EngineManifest &manifest,
+                             const std::vector<int> &ranks,
+                             const RankEngineOptions &options,
+                             std::vector<std::unique_ptr<RankEngine>> &out) {
+  out.clear();
+  out.resize(ranks.size());
+  std::vector<Status> loaded(ranks.size());
+  std::vector<std::thread> threads;
+  // The first rank loads on this thread.
+  for (size_t i = 1; i < ranks.size(); ++i)
+    threads.emplace_back(
+        [&, i] { loaded[i] = load(manifest, ranks[i], options, out[i]); });
+  if (!ranks.empty())
+    loaded[0] = load(manifest, ranks[0], options, out[0]);
+  for (std::thread &t : threads)
+    t.join();
+  for (const Status &st : loaded)
+    TPC_RETURN_IF_ERROR(st);
   return Status::ok();
 }
 
@@ -207,8 +229,8 @@ Status RankEngine::prepareSteps() {
 
   if (!options_.hostExecution)
     return Status::ok();
-  TPC_RETURN_IF_ERROR(arena_.allocate(size_t(plan_.arenaBytes),
-                                      "arena of " + planFile_));
+  TPC_RETURN_IF_ERROR(
+      arena_.allocate(size_t(plan_.arena.bytes), "arena of " + planFile_));
   TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes,
                                         "collective scratch of " + planFile_));
   for (const PlanBuffer &b : plan_.buffers) {
@@ -224,11 +246,7 @@ Status RankEngine::prepareSteps() {
   }
   for (size_t i = 0; i < steps_.size(); ++i) {
     const PlanStep &ps = plan_.steps[i];
-    for (uint32_t id : ps.inputs)
-      steps_[i].inputs.push_back(id == kAbsentBuffer ? nullptr
-                                                     : bufferPtrs_[id]);
-    for (uint32_t id : ps.outputs)
-      steps_[i].outputs.push_back(bufferPtrs_[id]);
+    steps_[i].bindOperands(ps, bufferPtrs_);
     // Weights never change: kernels may repack them once, here.
     if (!steps_[i].kernel)
       continue;

@@ -13,6 +13,7 @@
 #include "kernels/cpu/Registry.h"
 #include "runtime/engine/Collectives.h"
 #include "runtime/engine/EngineManifest.h"
+#include "runtime/engine/PreparedStep.h"
 #include "runtime/engine/RankPlan.h"
 #include "runtime/io/Safetensors.h"
 #include "runtime/support/OwnedBuffer.h"
@@ -53,13 +54,7 @@ struct RankEngineOptions {
 class RankEngine {
 public:
   /// A step ready to run: a prepared CPU kernel or a collective.
-  struct Step {
-    std::unique_ptr<cpu::PreparedKernel> kernel;
-    PreparedCollective collective;
-    /// Operand addresses; nullptr for an absent optional input.
-    std::vector<const void *> inputs;
-    std::vector<void *> outputs;
-  };
+  using Step = PreparedStep<cpu::PreparedKernel, PreparedCollective>;
 
   /// Loads rank `rank` of the engine in `dir`.
   static Status load(const std::string &dir, int rank,
@@ -70,6 +65,13 @@ public:
   static Status load(const EngineManifest &manifest, int rank,
                      const RankEngineOptions &options,
                      std::unique_ptr<RankEngine> &out);
+  /// Loads ranks `ranks` of `manifest` in parallel (loading hashes every
+  /// file and maps the weights), out[i] for ranks[i]; the lowest failing
+  /// rank's error is returned.
+  static Status loadRanks(const EngineManifest &manifest,
+                          const std::vector<int> &ranks,
+                          const RankEngineOptions &options,
+                          std::vector<std::unique_ptr<RankEngine>> &out);
 
   ~RankEngine();
   RankEngine(const RankEngine &) = delete;

@@ -395,9 +395,9 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
                 " of world size " + std::to_string(p.world_size()));
   out.rank = p.rank();
   out.worldSize = p.world_size();
-  out.arenaBytes = p.arena_bytes();
-  out.unplannedBytes = p.unplanned_bytes();
-  out.lowerBoundBytes = p.lower_bound_bytes();
+  out.arena.bytes = p.arena_bytes();
+  out.arena.unplannedBytes = p.unplanned_bytes();
+  out.arena.lowerBoundBytes = p.lower_bound_bytes();
   out.producer = p.producer();
   if (p.symbols_size() && p.format_version() < 2)
     return fail("a plan of format version " +
@@ -430,7 +430,7 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
       return fail("buffer id " + std::to_string(b.id()) + " is used twice");
     seen[b.id()] = true;
     TPC_RETURN_IF_ERROR(
-        convertBuffer(b, out.arenaBytes, out.symbols, out.buffers[b.id()])
+        convertBuffer(b, out.arena.bytes, out.symbols, out.buffers[b.id()])
             .withContext(fileName + ": "));
   }
   // tpc's planner sizes the arena to the end of its last buffer, rounded
@@ -442,8 +442,8 @@ Status parseRankPlan(const void *data, size_t size, const std::string &fileName,
   for (const PlanBuffer &b : out.buffers)
     if (b.kind == BufferKind::Arena)
       arenaEnd = std::max(arenaEnd, b.offset + b.bytes);
-  if (out.arenaBytes - arenaEnd > kArenaSlack)
-    return fail("arena_bytes " + std::to_string(out.arenaBytes) +
+  if (out.arena.bytes - arenaEnd > kArenaSlack)
+    return fail("arena_bytes " + std::to_string(out.arena.bytes) +
                 " is more than the " + std::to_string(arenaEnd) +
                 " bytes its buffers use");
 

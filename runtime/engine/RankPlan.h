@@ -21,7 +21,6 @@
 
 namespace tpc::runtime {
 
-
 enum class BufferKind { Arena, Weight, State };
 
 struct PlanBuffer {
@@ -76,14 +75,22 @@ struct PlanBinding {
   uint32_t buffer = 0;
 };
 
+/// A rank's arena and the figures that reports set beside it.
+struct ArenaSizes {
+  /// The arena as planned.
+  uint64_t bytes = 0;
+  /// The sum of every arena buffer's bytes: the arena without reuse.
+  uint64_t unplannedBytes = 0;
+  /// The most arena bytes live at any one step: no arena can be smaller
+  /// (0 when the plan predates the figure).
+  uint64_t lowerBoundBytes = 0;
+};
+
 struct RankPlan {
   uint32_t formatVersion = 0;
   int rank = 0;
   int worldSize = 1;
-  uint64_t arenaBytes = 0;
-  uint64_t unplannedBytes = 0;
-  /// The liveness lower bound of the arena (0 when the plan predates it).
-  uint64_t lowerBoundBytes = 0;
+  ArenaSizes arena;
   /// Indexed by buffer id (ids are dense).
   std::vector<PlanBuffer> buffers;
   std::vector<PlanStep> steps;

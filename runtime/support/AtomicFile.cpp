@@ -14,22 +14,13 @@ namespace tpc {
 
 AtomicFile::~AtomicFile() { discard(); }
 
-AtomicFile::AtomicFile(AtomicFile &&other) noexcept
-    : fd_(other.fd_), position_(other.position_), path_(std::move(other.path_)),
-      tempPath_(std::move(other.tempPath_)) {
-  other.fd_ = -1;
-  other.tempPath_.clear();
-}
-
 AtomicFile &AtomicFile::operator=(AtomicFile &&other) noexcept {
   if (this != &other) {
     discard();
-    fd_ = other.fd_;
+    fd_ = std::move(other.fd_);
     position_ = other.position_;
     path_ = std::move(other.path_);
     tempPath_ = std::move(other.tempPath_);
-    other.fd_ = -1;
-    other.tempPath_.clear();
   }
   return *this;
 }
@@ -52,7 +43,7 @@ Status AtomicFile::open(const std::string &path) {
   mode_t mask = ::umask(0);
   ::umask(mask);
   (void)::fchmod(fd, 0666 & ~mask);
-  fd_ = fd;
+  fd_.reset(fd);
   position_ = 0;
   path_ = path;
   tempPath_ = templ.data();
@@ -60,9 +51,9 @@ Status AtomicFile::open(const std::string &path) {
 }
 
 Status AtomicFile::writeAt(uint64_t offset, const void *data, size_t size) {
-  if (fd_ < 0)
+  if (!fd_.valid())
     return Status::error(path_ + ": write to a file that is not open");
-  return writeAt(fd_, path_, offset, data, size);
+  return writeAt(fd_.get(), path_, offset, data, size);
 }
 
 Status AtomicFile::writeAt(int fd, const std::string &path, uint64_t offset,
@@ -100,11 +91,9 @@ Status AtomicFile::writeWhole(const std::string &path,
 }
 
 Status AtomicFile::commit() {
-  if (fd_ < 0)
+  if (!fd_.valid())
     return Status::error(path_ + ": commit of a file that is not open");
-  int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) {
+  if (::close(fd_.release()) != 0) {
     int err = errno;
     ::unlink(tempPath_.c_str());
     tempPath_.clear();
@@ -122,14 +111,13 @@ Status AtomicFile::commit() {
 }
 
 void AtomicFile::discard() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-  if (!tempPath_.empty()) {
-    ::unlink(tempPath_.c_str());
-    tempPath_.clear();
-  }
+  // Only an open file has a temporary on disk (commit() has renamed or
+  // removed it): a moved-from object's leftover name is not its own.
+  if (!fd_.valid())
+    return;
+  fd_.reset();
+  ::unlink(tempPath_.c_str());
+  tempPath_.clear();
 }
 
 } // namespace tpc

@@ -10,6 +10,7 @@
 #define TPC_RUNTIME_SUPPORT_ATOMICFILE_H
 
 #include "kernels/Types.h"
+#include "runtime/support/UniqueFd.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,9 +23,8 @@ public:
   AtomicFile() = default;
   /// Removes the temporary file unless commit() succeeded.
   ~AtomicFile();
-  AtomicFile(const AtomicFile &) = delete;
-  AtomicFile &operator=(const AtomicFile &) = delete;
-  AtomicFile(AtomicFile &&other) noexcept;
+  /// Move-only: the moved-from object no longer holds a temporary file.
+  AtomicFile(AtomicFile &&) noexcept = default;
   AtomicFile &operator=(AtomicFile &&other) noexcept;
 
   /// Creates the temporary file next to `path`.
@@ -38,13 +38,13 @@ public:
   static Status writeAt(int fd, const std::string &path, uint64_t offset,
                         const void *data, size_t size);
   /// The temporary file's descriptor while open, else -1.
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   /// Closes the temporary file and renames it to the final path.
   Status commit();
   /// Deletes the temporary file; the final path is left untouched.
   void discard();
 
-  bool isOpen() const { return fd_ >= 0; }
+  bool isOpen() const { return fd_.valid(); }
   const std::string &path() const { return path_; }
   uint64_t position() const { return position_; }
 
@@ -52,7 +52,9 @@ public:
   static Status writeWhole(const std::string &path, const std::string &bytes);
 
 private:
-  int fd_ = -1;
+  /// Open from open() to commit() or discard(); tempPath_ names the file
+  /// while it is.
+  UniqueFd fd_;
   uint64_t position_ = 0;
   std::string path_;
   std::string tempPath_;

@@ -1,9 +1,10 @@
 //===- MappedFile.cpp -----------------------------------------------------===//
 #include "runtime/support/MappedFile.h"
 
+#include "runtime/support/UniqueFd.h"
+
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,15 +14,6 @@ namespace tpc {
 namespace {
 
 std::string errnoText(int err) { return std::strerror(err); }
-
-/// Closes a descriptor on scope exit; the mapping outlives the descriptor.
-struct FdCloser {
-  int fd;
-  ~FdCloser() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-};
 
 } // namespace
 
@@ -60,18 +52,12 @@ void MappedFile::close() {
 
 Status MappedFile::open(const std::string &path, MappedFile &out) {
   out.close();
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0)
-    return Status::error(errno == ENOENT ? StatusCode::NotFound
-                                         : StatusCode::InvalidArgument,
-                         path + ": cannot open: " + errnoText(errno));
-  FdCloser closer{fd};
+  // The mapping outlives the descriptor, which closes on return.
+  UniqueFd fd;
+  TPC_RETURN_IF_ERROR(openForReading(path, fd));
 
   struct stat st;
-  if (::fstat(fd, &st) != 0)
+  if (::fstat(fd.get(), &st) != 0)
     return Status::error(path + ": cannot stat: " + errnoText(errno));
   // A directory opens fine with O_RDONLY and a FIFO would block forever, so
   // only regular files are accepted.
@@ -82,7 +68,7 @@ Status MappedFile::open(const std::string &path, MappedFile &out) {
   uint8_t *data = nullptr;
   // mmap rejects zero-length mappings; an empty file is simply empty.
   if (size > 0) {
-    void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (p == MAP_FAILED)
       return Status::error(path + ": cannot map " + std::to_string(size) +
                            " bytes: " + errnoText(errno));

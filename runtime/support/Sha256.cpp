@@ -1,6 +1,8 @@
 //===- Sha256.cpp ---------------------------------------------------------===//
 #include "runtime/support/Sha256.h"
 
+#include "runtime/support/UniqueFd.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -10,11 +12,8 @@
 
 namespace tpc {
 
-namespace {
-
-/// First 32 bits of the fractional parts of the cube roots of the first 64
-/// primes (FIPS 180-4, section 4.2.2).
-constexpr uint32_t kRound[64] = {
+namespace detail {
+alignas(16) const uint32_t kSha256Round[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
     0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
     0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -26,6 +25,9 @@ constexpr uint32_t kRound[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
     0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
     0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+} // namespace detail
+
+namespace {
 
 inline uint32_t rotr(uint32_t x, unsigned n) {
   return (x >> n) | (x << (32 - n));
@@ -66,7 +68,7 @@ void compressOne(uint32_t state[8], const uint8_t *block) {
   for (int i = 0; i < 64; ++i) {
     uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
     uint32_t ch = (e & f) ^ (~e & g);
-    uint32_t t1 = h + s1 + ch + kRound[i] + w[i];
+    uint32_t t1 = h + s1 + ch + detail::kSha256Round[i] + w[i];
     uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
     uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
     uint32_t t2 = s0 + maj;
@@ -170,33 +172,24 @@ std::string Sha256::hashHex(std::string_view bytes) {
 }
 
 Status sha256File(const std::string &path, std::string &hexOut) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0)
-    return Status::error(errno == ENOENT ? StatusCode::NotFound
-                                         : StatusCode::InvalidArgument,
-                         path + ": cannot open: " + std::strerror(errno));
+  UniqueFd fd;
+  TPC_RETURN_IF_ERROR(openForReading(path, fd));
   // Plain reads rather than a mapping: the file is touched once, and reads
   // work for anything (pipes included) without tying up address space.
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  (void)::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   std::vector<uint8_t> chunk(size_t(4) << 20);
   Sha256 h;
   for (;;) {
-    ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    ssize_t n = ::read(fd.get(), chunk.data(), chunk.size());
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      int err = errno;
-      ::close(fd);
-      return Status::error(path + ": read failed: " + std::strerror(err));
+      return Status::error(path + ": read failed: " + std::strerror(errno));
     }
     if (n == 0)
       break;
     h.update(chunk.data(), size_t(n));
   }
-  ::close(fd);
   hexOut = h.finishHex();
   return Status::ok();
 }

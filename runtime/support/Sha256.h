@@ -51,6 +51,11 @@ private:
 };
 
 namespace detail {
+/// The round constants: the first 32 bits of the fractional parts of the
+/// cube roots of the first 64 primes (FIPS 180-4, section 4.2.2), 16-byte
+/// aligned for vector loads.
+alignas(16) extern const uint32_t kSha256Round[64];
+
 /// The compression function over whole blocks: portable C++, and with the
 /// x86 SHA extensions (false, doing nothing, where the CPU lacks them).
 /// Sha256 uses the second where it can; tests compare the two.

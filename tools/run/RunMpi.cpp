@@ -208,7 +208,7 @@ int runRank(const RunToolOptions &o, Communicator &comm, std::ostream &out,
             std::ostream &err) {
   auto loadStart = std::chrono::steady_clock::now();
   CpuRunOptions cpu;
-  cpu.threadsPerRank = o.threadsPerRank;
+  cpu.numThreads = o.threadsPerRank;
   cpu.profile = !o.profilePath.empty();
   EngineManifest manifest;
   std::vector<NamedArray> inputs;
@@ -237,7 +237,7 @@ int generateRank(const GenerateToolOptions &o, Communicator &comm,
   const int rank = comm.rank();
   auto loadStart = std::chrono::steady_clock::now();
   CpuRunOptions cpu;
-  cpu.threadsPerRank = o.threadsPerRank;
+  cpu.numThreads = o.threadsPerRank;
   EngineManifest manifest;
   std::unique_ptr<EngineRunner> runner;
   auto check = [&](const EngineManifest &m) {

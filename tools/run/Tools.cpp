@@ -3,6 +3,7 @@
 
 #include "runtime/engine/CpuRunner.h"
 #include "runtime/engine/Inspect.h"
+#include "runtime/support/ParseChoice.h"
 #include "tools/run/RunToolSupport.h"
 
 #include <algorithm>
@@ -25,14 +26,9 @@ Status parseInputSpec(const std::string &spec, std::string &name,
 }
 
 Status parseCommMode(const std::string &text, CommMode &out) {
-  if (text == "inprocess")
-    out = CommMode::InProcess;
-  else if (text == "mpi")
-    out = CommMode::Mpi;
-  else
-    return Status::error("--comm must be 'inprocess' or 'mpi', got '" + text +
-                         "'");
-  return Status::ok();
+  return parseChoice(
+      "--comm", text,
+      {{"inprocess", CommMode::InProcess}, {"mpi", CommMode::Mpi}}, out);
 }
 
 Status parseIntFlag(const std::string &flag, const std::string &text,
@@ -103,7 +99,7 @@ int runLocal(const RunToolOptions &o, std::ostream &out, std::ostream &err) {
     if (Status st = checkThreads(manifest.tp, o); !st)
       return toolError(err, st.message());
     CpuRunOptions co;
-    co.threadsPerRank = o.threadsPerRank;
+    co.numThreads = o.threadsPerRank;
     co.profile = !o.profilePath.empty();
     co.alignStarts = true;
     co.commTimeout = std::chrono::seconds(o.commTimeoutSeconds);

@@ -265,7 +265,7 @@ int runGenerate(const ParsedArgs &args) {
                   std::to_string(cores) +
                   " cores available; lower --threads or pass --oversubscribe");
     runtime::CpuRunOptions co;
-    co.threadsPerRank = int(threads);
+    co.numThreads = int(threads);
     if (Status st = runtime::createCpuRunner(dir, co, runner); !st)
       return fail(st.message());
   } else if (Status st = runtime::createCudaRunner(dir, gpu, runner); !st) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/engine/EngineManifest.h"
+#include "runtime/support/ParseChoice.h"
 #include "tools/run/Tools.h"
 #include "tools/tpc/Commands.h"
 
@@ -224,10 +225,12 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
   if (!parseTolerance(cmd, args, "--atol", 1e-4, atol) ||
       !parseTolerance(cmd, args, "--rtol", 1e-3, rtol))
     return 1;
-  const std::string against = args.get("--check-against", "onnxruntime");
-  if (against != "onnxruntime" && against != "tp1")
-    return fail(cmd, "--check-against must be 'onnxruntime' or 'tp1', got '" +
-                         against + "'");
+  bool againstTp1 = false;
+  if (Status st = parseChoice(
+          "--check-against", args.get("--check-against", "onnxruntime"),
+          {{"onnxruntime", false}, {"tp1", true}}, againstTp1);
+      !st)
+    return fail(cmd, st.message());
   nlohmann::json opts;
   std::string model;
   std::vector<std::string> constSpecs;
@@ -264,7 +267,7 @@ int runChecked(const Command &cmd, const ParsedArgs &args,
                                      "-c", kCheckOutputsScript, model,
                                      o.outputDir, std::to_string(atol),
                                      std::to_string(rtol)};
-    if (against == "tp1") {
+    if (againstTp1) {
       std::string pattern =
           (std::filesystem::temp_directory_path() / "tpc-tp1-XXXXXX").string();
       if (!mkdtemp(pattern.data()))
@@ -338,12 +341,12 @@ int runRun(const ParsedArgs &args) {
     if (Status st = runtime::parseBackend(args.get("--backend"), o.backend);
         !st)
       return fail(cmd, st.message());
-  if (args.has("--cuda-graph")) {
-    const std::string v = args.get("--cuda-graph");
-    if (v != "on" && v != "off")
-      return fail(cmd, "--cuda-graph must be 'on' or 'off', got '" + v + "'");
-    o.gpu.cudaGraph = v == "on";
-  }
+  if (args.has("--cuda-graph"))
+    if (Status st =
+            parseChoice("--cuda-graph", args.get("--cuda-graph"),
+                        {{"on", true}, {"off", false}}, o.gpu.cudaGraph);
+        !st)
+      return fail(cmd, st.message());
   if (args.has("--device"))
     if (Status st = runtime::parseIntFlag("--device", args.get("--device"), 0,
                                           1023, o.gpu.device);
