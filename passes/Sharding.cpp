@@ -46,16 +46,11 @@ SmallVector<std::pair<int64_t, int64_t>> rankRanges(const Sharding &s,
   return out;
 }
 
+/// The kind's name in a tp.sharding attribute.
 static StringRef kindName(Sharding::Kind k) {
-  switch (k) {
-  case Sharding::Replicated:
-    return "replicated";
-  case Sharding::Split:
-    return "split";
-  case Sharding::Partial:
-    return "partial";
-  }
-  return "replicated";
+  // In the order of Sharding::Kind.
+  static constexpr const char *kNames[] = {"replicated", "split", "partial"};
+  return kNames[k];
 }
 
 tp::ShardingAttr Sharding::toAttr(MLIRContext *ctx) const {

@@ -223,7 +223,9 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
       else
         b.setInsertionPointToStart(&func.getBody().front());
     };
-    if (curS.isPartial()) {
+    // Makes `cur` replicated with the collective `collect` creates, once
+    // per value: a later conversion of `v` reuses the replicated value.
+    auto replicate = [&](function_ref<Operation *()> collect) {
       auto key2 = std::make_pair(v.getAsOpaquePointer(),
                                  Sharding::replicated().str());
       auto c2 = cache.find(key2);
@@ -231,31 +233,22 @@ void materializeShardings(func::FuncOp func, const ShardingAnalysis &a) {
         cur = c2->second;
       } else {
         place(cur);
-        auto ar = b.create<tp::AllReduceOp>(loc, cur);
-        annotateShardings(ar, {Sharding::replicated()});
-        cache[key2] = ar.getResult();
-        cur = ar.getResult();
+        Operation *op = collect();
+        annotateShardings(op, {Sharding::replicated()});
+        cache[key2] = op->getResult(0);
+        cur = op->getResult(0);
       }
       curS = Sharding::replicated();
-    }
-    if (curS.isSplit() && curS != to) {
-      auto key2 = std::make_pair(v.getAsOpaquePointer(),
-                                 Sharding::replicated().str());
-      auto c2 = cache.find(key2);
-      if (c2 != cache.end()) {
-        cur = c2->second;
-      } else {
-        place(cur);
-        auto ag = b.create<tp::AllGatherOp>(
-            loc, cur.getType(), cur, b.getI64IntegerAttr(curS.axis),
-            b.getDenseI64ArrayAttr(curS.sizes),
-            b.getDenseI64ArrayAttr(curS.parts));
-        annotateShardings(ag, {Sharding::replicated()});
-        cache[key2] = ag.getResult();
-        cur = ag.getResult();
-      }
-      curS = Sharding::replicated();
-    }
+    };
+    if (curS.isPartial())
+      replicate([&] { return b.create<tp::AllReduceOp>(loc, cur); });
+    if (curS.isSplit() && curS != to)
+      replicate([&] {
+        return b.create<tp::AllGatherOp>(loc, cur.getType(), cur,
+                                         b.getI64IntegerAttr(curS.axis),
+                                         b.getDenseI64ArrayAttr(curS.sizes),
+                                         b.getDenseI64ArrayAttr(curS.parts));
+      });
     if (to.isPartial() && curS.isReplicated()) {
       // Added once: rank 0 keeps it, the others add nothing.
       place(cur);

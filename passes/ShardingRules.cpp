@@ -46,21 +46,24 @@ template <typename OpT> struct SourceRule : Rule<SourceRule<OpT>, OpT> {
   }
 };
 
-/// Runs on whole tensors.
-template <typename OpT> struct WholeRule : Rule<WholeRule<OpT>, OpT> {
-  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
-    a.replicate(op);
-    return success();
-  }
+/// The rules that are one of the analysis' families, applied to the whole
+/// op: `Model<OpT>` runs `visit` on it.
+template <void (ShardingAnalysis::*visit)(Operation *)> struct VisitRule {
+  template <typename OpT> struct Model : Rule<Model<OpT>, OpT> {
+    LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
+      (a.*visit)(op);
+      return success();
+    }
+  };
 };
 
+/// Runs on whole tensors.
 template <typename OpT>
-struct ElementwiseRule : Rule<ElementwiseRule<OpT>, OpT> {
-  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
-    a.visitElementwise(op);
-    return success();
-  }
-};
+using WholeRule = VisitRule<&ShardingAnalysis::replicate>::Model<OpT>;
+
+template <typename OpT>
+using ElementwiseRule =
+    VisitRule<&ShardingAnalysis::visitElementwise>::Model<OpT>;
 
 /// The rule of any op with the Elementwise trait, attached by trait rather
 /// than by op class.
@@ -98,19 +101,11 @@ struct TransposeRule : Rule<TransposeRule<OpT>, OpT> {
   }
 };
 
-template <typename OpT> struct SplitRule : Rule<SplitRule<OpT>, OpT> {
-  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
-    a.visitSplit(op);
-    return success();
-  }
-};
+template <typename OpT>
+using SplitRule = VisitRule<&ShardingAnalysis::visitSplit>::Model<OpT>;
 
-template <typename OpT> struct SliceRule : Rule<SliceRule<OpT>, OpT> {
-  LogicalResult propagateSharding(Operation *op, ShardingAnalysis &a) const {
-    a.visitSlice(op);
-    return success();
-  }
-};
+template <typename OpT>
+using SliceRule = VisitRule<&ShardingAnalysis::visitSlice>::Model<OpT>;
 
 /// Broadcasting to a larger shape keeps a split of an axis it does not
 /// widen, and a partial value partial.

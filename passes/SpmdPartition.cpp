@@ -36,6 +36,42 @@ SmallVector<Sharding> annotated(Operation *op) {
   return out;
 }
 
+/// For a tp collective: what is wrong with its operand's sharding in `check`
+/// or its result's annotated sharding `ann` ("" when nothing is). Nullopt
+/// for other ops.
+std::optional<StringRef> collectiveProblem(Operation *op,
+                                           const ShardingAnalysis &check,
+                                           ArrayRef<Sharding> ann) {
+  if (op->getNumResults() != 1 || ann.size() != 1)
+    return std::nullopt;
+  const Sharding &out = ann[0];
+  if (auto ar = dyn_cast<tp::AllReduceOp>(op)) {
+    if (!check.of(ar.getInput()).isPartial() || !out.isReplicated())
+      return "AllReduce must take a partial value and give a replicated one";
+    return "";
+  }
+  if (auto ag = dyn_cast<tp::AllGatherOp>(op)) {
+    Sharding in = check.of(ag.getInput());
+    if (!in.isSplit() || in.axis != ag.getAxis() ||
+        ArrayRef<int64_t>(in.sizes) != ag.getSizes() || !out.isReplicated())
+      return "AllGather does not match the split of its operand";
+    return "";
+  }
+  if (auto tpOp = dyn_cast<tp::ToPartialOp>(op)) {
+    if (!check.of(tpOp.getInput()).isReplicated() || !out.isPartial())
+      return "ToPartial must take a replicated value and give a partial one";
+    return "";
+  }
+  if (auto sh = dyn_cast<tp::ShardOp>(op)) {
+    if (!check.of(sh.getInput()).isReplicated() || !out.isSplit() ||
+        out.axis != sh.getAxis() ||
+        ArrayRef<int64_t>(out.sizes) != sh.getSizes())
+      return "Shard must take a replicated value and give the split it names";
+    return "";
+  }
+  return std::nullopt;
+}
+
 /// Checks every op's annotated shardings against the sharding rules, so a
 /// program whose shardings disagree (a custom pass's mistake) is refused
 /// before anything is partitioned.
@@ -72,37 +108,11 @@ LogicalResult verifyShardings(func::FuncOp func, int64_t tp) {
                  << describe(&op) << " has a split whose sizes do not "
                  << "cover its axis over " << tp << " ranks";
       }
-    if (auto ar = dyn_cast<tp::AllReduceOp>(op)) {
-      if (!check.of(ar.getInput()).isPartial() || !ann[0].isReplicated())
-        return op.emitError("sharding check: AllReduce must take a partial "
-                            "value and give a replicated one");
-      check.state[ar.getResult()] = ann[0];
-      continue;
-    }
-    if (auto ag = dyn_cast<tp::AllGatherOp>(op)) {
-      Sharding in = check.of(ag.getInput());
-      if (!in.isSplit() || in.axis != ag.getAxis() ||
-          ArrayRef<int64_t>(in.sizes) != ag.getSizes() ||
-          !ann[0].isReplicated())
-        return op.emitError("sharding check: AllGather does not match the "
-                            "split of its operand");
-      check.state[ag.getResult()] = ann[0];
-      continue;
-    }
-    if (auto tpOp = dyn_cast<tp::ToPartialOp>(op)) {
-      if (!check.of(tpOp.getInput()).isReplicated() || !ann[0].isPartial())
-        return op.emitError("sharding check: ToPartial must take a "
-                            "replicated value and give a partial one");
-      check.state[tpOp.getResult()] = ann[0];
-      continue;
-    }
-    if (auto sh = dyn_cast<tp::ShardOp>(op)) {
-      if (!check.of(sh.getInput()).isReplicated() || !ann[0].isSplit() ||
-          ann[0].axis != sh.getAxis() ||
-          ArrayRef<int64_t>(ann[0].sizes) != sh.getSizes())
-        return op.emitError("sharding check: Shard must take a replicated "
-                            "value and give the split it names");
-      check.state[sh.getResult()] = ann[0];
+    // A collective's one result is what it is annotated, once checked.
+    if (std::optional<StringRef> problem = collectiveProblem(&op, check, ann)) {
+      if (!problem->empty())
+        return op.emitError("sharding check: ") << *problem;
+      check.state[op.getResult(0)] = ann[0];
       continue;
     }
     check.want.clear();

@@ -407,25 +407,22 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
     });
   }
 
+  /// What the compile summary and `tpc inspect` say about the reason.
   static StringRef reasonName(ReplicationReason::Kind kind) {
-    switch (kind) {
-    case ReplicationReason::OutputHead:
-      return "output projection";
-    case ReplicationReason::NarrowOutputHead:
-      return "narrow output projection";
-    case ReplicationReason::KvHeads:
-      return "kv heads fewer than ranks";
-    case ReplicationReason::Blocked:
-      return "allowed by --allow-replicated";
-    case ReplicationReason::Requested:
-      return "sharding plan";
-    case ReplicationReason::Annotated:
-      return "sharding annotation";
-    case ReplicationReason::Router:
-      return "expert router";
-    case ReplicationReason::HeadTransform:
-      return "head transform";
-    }
+    using R = ReplicationReason;
+    static constexpr std::pair<R::Kind, const char *> kNames[] = {
+        {R::OutputHead, "output projection"},
+        {R::NarrowOutputHead, "narrow output projection"},
+        {R::KvHeads, "kv heads fewer than ranks"},
+        {R::Blocked, "allowed by --allow-replicated"},
+        {R::Requested, "sharding plan"},
+        {R::Annotated, "sharding annotation"},
+        {R::Router, "expert router"},
+        {R::HeadTransform, "head transform"},
+    };
+    for (auto [k, name] : kNames)
+      if (k == kind)
+        return name;
     return "";
   }
 

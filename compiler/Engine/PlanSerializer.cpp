@@ -15,27 +15,28 @@ using namespace mlir;
 namespace tpc {
 namespace {
 
+/// A new attribute of `step` named `name`, of kind `kind`.
+plan::Attr *addAttr(plan::Step &step, const std::string &name,
+                    plan::Attr::Kind kind) {
+  plan::Attr *a = step.add_attrs();
+  a->set_name(name);
+  a->set_kind(kind);
+  return a;
+}
+
 void addAttrs(const Attrs &attrs, plan::Step &step) {
   for (const auto &[k, v] : attrs.ints()) {
-    plan::Attr *a = step.add_attrs();
-    a->set_name(k);
-    a->set_kind(plan::Attr::INTS);
+    plan::Attr *a = addAttr(step, k, plan::Attr::INTS);
     for (int64_t x : v)
       a->add_ints(x);
   }
   for (const auto &[k, v] : attrs.floats()) {
-    plan::Attr *a = step.add_attrs();
-    a->set_name(k);
-    a->set_kind(plan::Attr::FLOATS);
+    plan::Attr *a = addAttr(step, k, plan::Attr::FLOATS);
     for (double x : v)
       a->add_floats(x);
   }
-  for (const auto &[k, v] : attrs.strings()) {
-    plan::Attr *a = step.add_attrs();
-    a->set_name(k);
-    a->set_kind(plan::Attr::STRING);
-    a->set_str(v);
-  }
+  for (const auto &[k, v] : attrs.strings())
+    addAttr(step, k, plan::Attr::STRING)->set_str(v);
 }
 
 } // namespace

@@ -20,16 +20,11 @@ using namespace onnx;
 
 namespace {
 
-using Results = SmallVectorImpl<Value>;
-
 /// Clip: Min(Max(x, min), max), with min and max from the attributes
 /// (Clip-6) or the optional scalar inputs (Clip-11 and later). When min >
 /// max every element becomes max, as ONNX defines; NaN stays NaN.
-LogicalResult importClip(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> clip(Emitter &e, Value x) {
+  NodeContext &c = e.c;
   Type elem = elementTypeOf(x);
   Value lo, hi;
   if (c.opset < 11) {
@@ -59,17 +54,13 @@ LogicalResult importClip(NodeContext &c, Results &results) {
     x = e.inferred<MaxOp>({x, lo});
   if (hi)
     x = e.inferred<MinOp>({x, hi});
-  return e.finish({x}, results);
+  return x;
 }
 
 /// Softsign: x / (1 + |x|).
-LogicalResult importSoftsign(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> softsign(Emitter &e, Value x) {
   Value den = e.binary<AddOp>(e.scalar(elementTypeOf(x), 1), e.unary<AbsOp>(x));
-  return e.finish({e.binary<DivOp>(x, den)}, results);
+  return e.binary<DivOp>(x, den);
 }
 
 /// An Elu of `x` with `alpha`.
@@ -81,87 +72,55 @@ Value elu(Emitter &e, Value x, float alpha) {
 }
 
 /// Selu: gamma * (x > 0 ? x : alpha * (e^x - 1)) = gamma * Elu(x, alpha).
-LogicalResult importSelu(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
-  float alpha = c.attrFloat("alpha", 1.67326319217681884765625f);
-  float gamma = c.attrFloat("gamma", 1.05070102214813232421875f);
-  Value y = e.binary<MulOp>(elu(e, x, alpha), e.scalar(elementTypeOf(x), gamma));
-  return e.finish({y}, results);
+FailureOr<Value> selu(Emitter &e, Value x) {
+  float alpha = e.c.attrFloat("alpha", 1.67326319217681884765625f);
+  float gamma = e.c.attrFloat("gamma", 1.05070102214813232421875f);
+  return e.binary<MulOp>(elu(e, x, alpha), e.scalar(elementTypeOf(x), gamma));
 }
 
 /// Celu: max(0, x) + min(0, alpha * (e^(x / alpha) - 1)); the second term
 /// is alpha * Elu(x / alpha, 1) for x < 0 and not above 0 otherwise.
-LogicalResult importCelu(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> celu(Emitter &e, Value x) {
   Type elem = elementTypeOf(x);
-  float alpha = c.attrFloat("alpha", 1.0f);
+  float alpha = e.c.attrFloat("alpha", 1.0f);
   if (alpha == 0)
-    return c.error() << "alpha must not be 0";
+    return e.c.error() << "alpha must not be 0";
   Value a = e.scalar(elem, alpha), zero = e.scalar(elem, 0);
   Value neg = e.binary<MulOp>(a, elu(e, e.binary<DivOp>(x, a), 1.0f));
-  Value y = e.binary<AddOp>(e.inferred<MaxOp>({zero, x}),
-                            e.inferred<MinOp>({zero, neg}));
-  return e.finish({y}, results);
+  return e.binary<AddOp>(e.inferred<MaxOp>({zero, x}),
+                         e.inferred<MinOp>({zero, neg}));
 }
 
 /// ThresholdedRelu: x > alpha ? x : 0.
-LogicalResult importThresholdedRelu(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> thresholdedRelu(Emitter &e, Value x) {
   Type elem = elementTypeOf(x);
-  Value keep = e.binary<GreaterOp>(x, e.scalar(elem, c.attrFloat("alpha", 1)));
-  return e.finish({e.where(keep, x, e.scalar(elem, 0))}, results);
+  Value keep =
+      e.binary<GreaterOp>(x, e.scalar(elem, e.c.attrFloat("alpha", 1)));
+  return e.where(keep, x, e.scalar(elem, 0));
 }
 
 /// HardSwish: x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
-LogicalResult importHardSwish(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> hardSwish(Emitter &e, Value x) {
+  NodeContext &c = e.c;
   Value gate = c.create(HardSigmoidOp::getOperationName(), x.getType(), x,
                         {c.named("alpha", c.b.getF32FloatAttr(1.0f / 6)),
                          c.named("beta", c.b.getF32FloatAttr(0.5f))})[0];
-  return e.finish({e.binary<MulOp>(x, gate)}, results);
+  return e.binary<MulOp>(x, gate);
 }
 
 /// Mish: x * tanh(softplus(x)).
-LogicalResult importMish(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
-  Value y = e.binary<MulOp>(x, e.unary<TanhOp>(e.unary<SoftplusOp>(x)));
-  return e.finish({y}, results);
+FailureOr<Value> mish(Emitter &e, Value x) {
+  return e.binary<MulOp>(x, e.unary<TanhOp>(e.unary<SoftplusOp>(x)));
 }
 
 /// Swish: x * sigmoid(alpha * x).
-LogicalResult importSwish(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
-  float alpha = c.attrFloat("alpha", 1.0f);
-  Value ax = alpha == 1.0f
-                 ? x
-                 : e.binary<MulOp>(x, e.scalar(elementTypeOf(x), alpha));
-  return e.finish({e.binary<MulOp>(x, e.unary<SigmoidOp>(ax))}, results);
+FailureOr<Value> swish(Emitter &e, Value x) {
+  return e.swish(x, e.c.attrFloat("alpha", 1.0f));
 }
 
 /// Shrink: x < -lambd ? x + bias : (x > lambd ? x - bias : 0).
-LogicalResult importShrink(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> shrink(Emitter &e, Value x) {
+  NodeContext &c = e.c;
   Type elem = elementTypeOf(x);
   float lambd = c.attrFloat("lambd", 0.5f), bias = c.attrFloat("bias", 0.0f);
   if (!isa<FloatType>(elem) &&
@@ -171,55 +130,47 @@ LogicalResult importShrink(NodeContext &c, Results &results) {
   Value lo = e.binary<LessOp>(x, e.scalar(elem, -lambd));
   Value hi = e.binary<GreaterOp>(x, e.scalar(elem, lambd));
   Value b = e.scalar(elem, bias);
-  Value y = e.where(lo, e.binary<AddOp>(x, b),
-                    e.where(hi, e.binary<SubOp>(x, b), e.scalar(elem, 0)));
-  return e.finish({y}, results);
+  return e.where(lo, e.binary<AddOp>(x, b),
+                 e.where(hi, e.binary<SubOp>(x, b), e.scalar(elem, 0)));
 }
 
 /// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
-LogicalResult importIsInf(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> isInf(Emitter &e, Value x) {
   Type elem = elementTypeOf(x);
-  bool pos = c.attrInt("detect_positive", 1) != 0;
-  bool neg = c.attrInt("detect_negative", 1) != 0;
-  auto boolType = RankedTensorType::get(c.inputType(0).getShape(),
-                                        c.b.getI1Type());
-  Value y;
+  bool pos = e.c.attrInt("detect_positive", 1) != 0;
+  bool neg = e.c.attrInt("detect_negative", 1) != 0;
   if (pos && neg)
-    y = e.binary<EqualOp>(e.unary<AbsOp>(x), e.scalar(elem, INFINITY));
-  else if (pos || neg)
-    y = e.binary<EqualOp>(x, e.scalar(elem, pos ? INFINITY : -INFINITY));
-  else
-    y = e.constant(DenseElementsAttr::get(boolType, false));
-  return e.finish({y}, results);
+    return e.binary<EqualOp>(e.unary<AbsOp>(x), e.scalar(elem, INFINITY));
+  if (pos || neg)
+    return e.binary<EqualOp>(x, e.scalar(elem, pos ? INFINITY : -INFINITY));
+  auto boolType =
+      RankedTensorType::get(tensorTypeOf(x).getShape(), e.c.b.getI1Type());
+  return e.constant(DenseElementsAttr::get(boolType, false));
 }
 
 } // namespace
 
 void addActivationImporters(std::vector<OpTableEntry> &t) {
-  const char *minMax = "onnx.Max, onnx.Min";
-  for (int v : {6, 11, 12, 13})
-    t.push_back({"Clip", v, importClip, minMax});
-  for (int v : {1, 22})
-    t.push_back({"Softsign", v, importSoftsign, "onnx.Abs, onnx.Add, onnx.Div"});
-  for (int v : {6, 22})
-    t.push_back({"Selu", v, importSelu, "onnx.Elu, onnx.Mul"});
-  for (int v : {12, 28})
-    t.push_back({"Celu", v, importCelu, "onnx.Elu, onnx.Max, onnx.Min"});
-  for (int v : {10, 22})
-    t.push_back({"ThresholdedRelu", v, importThresholdedRelu,
-                 "onnx.Greater, onnx.Where"});
-  for (int v : {14, 22})
-    t.push_back({"HardSwish", v, importHardSwish, "onnx.HardSigmoid, onnx.Mul"});
-  for (int v : {18, 22})
-    t.push_back({"Mish", v, importMish, "onnx.Softplus, onnx.Tanh, onnx.Mul"});
-  t.push_back({"Swish", 24, importSwish, "onnx.Sigmoid, onnx.Mul"});
-  t.push_back({"Shrink", 9, importShrink, "onnx.Less, onnx.Greater, onnx.Where"});
-  for (int v : {10, 20})
-    t.push_back({"IsInf", v, importIsInf, "onnx.Abs, onnx.Equal"});
+  addVersions(t, "Clip", {6, 11, 12, 13},
+              importDefinition<clip, InputCheck::Present>,
+              "onnx.Max, onnx.Min");
+  addVersions(t, "Softsign", {1, 22}, importDefinition<softsign>,
+              "onnx.Abs, onnx.Add, onnx.Div");
+  addVersions(t, "Selu", {6, 22}, importDefinition<selu>, "onnx.Elu, onnx.Mul");
+  addVersions(t, "Celu", {12, 28}, importDefinition<celu>,
+              "onnx.Elu, onnx.Max, onnx.Min");
+  addVersions(t, "ThresholdedRelu", {10, 22}, importDefinition<thresholdedRelu>,
+              "onnx.Greater, onnx.Where");
+  addVersions(t, "HardSwish", {14, 22}, importDefinition<hardSwish>,
+              "onnx.HardSigmoid, onnx.Mul");
+  addVersions(t, "Mish", {18, 22}, importDefinition<mish>,
+              "onnx.Softplus, onnx.Tanh, onnx.Mul");
+  addVersions(t, "Swish", {24}, importDefinition<swish>,
+              "onnx.Sigmoid, onnx.Mul");
+  addVersions(t, "Shrink", {9}, importDefinition<shrink, InputCheck::Present>,
+              "onnx.Less, onnx.Greater, onnx.Where");
+  addVersions(t, "IsInf", {10, 20}, importDefinition<isInf>,
+              "onnx.Abs, onnx.Equal");
 }
 
 } // namespace tpc

@@ -130,13 +130,7 @@ LogicalResult importQuickGelu(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(1)))
     return failure();
   Emitter e(c);
-  Value x = c.input(0);
-  float alpha = c.attrFloat("alpha", 1.702f);
-  Value scaled = alpha == 1.0f
-                     ? x
-                     : e.binary<MulOp>(x, e.scalar(c.inputType(0).getElementType(),
-                                                   alpha));
-  return e.finish({e.binary<MulOp>(x, e.unary<SigmoidOp>(scaled))}, results);
+  return e.finish({e.swish(c.input(0), c.attrFloat("alpha", 1.702f))}, results);
 }
 
 /// EmbedLayerNormalization: input_ids, segment_ids?, word_embedding,

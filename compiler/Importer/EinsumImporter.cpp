@@ -184,16 +184,20 @@ Term EinsumBuilder::contract(Term a, Term b, ArrayRef<Label> needed) {
       s.push_back(shapeOf(t.value)[indexIn(t, l)]);
     return s;
   };
+  // t's value with its labels in the order of `groups`, one after another.
+  auto permuted = [&](const Term &t,
+                      std::initializer_list<ArrayRef<Label>> groups) {
+    SmallVector<int64_t> perm;
+    for (ArrayRef<Label> group : groups)
+      for (Label l : group)
+        perm.push_back(indexIn(t, l));
+    return permute(t.value, perm);
+  };
 
   // a: [batch..., left..., inner...] -> [batch..., prod(left), prod(inner)];
   // without batch labels the left dims stay apart, as a weight MatMul's
   // activation keeps its leading dims.
-  SmallVector<int64_t> permA;
-  for (ArrayRef<Label> group : {ArrayRef(batch), ArrayRef(left),
-                                ArrayRef(inner)})
-    for (Label l : group)
-      permA.push_back(indexIn(a, l));
-  Value av = permute(a.value, permA);
+  Value av = permuted(a, {batch, left, inner});
   if (!e.ok({av, b.value}))
     return Term();
   SmallVector<int64_t> aShape = batchShape(a);
@@ -208,12 +212,7 @@ Term EinsumBuilder::contract(Term a, Term b, ArrayRef<Label> needed) {
     av = e.reshape(av, aShape);
 
   // b: [batch..., inner..., right...] -> [batch..., prod(inner), prod(right)].
-  SmallVector<int64_t> permB;
-  for (ArrayRef<Label> group : {ArrayRef(batch), ArrayRef(inner),
-                                ArrayRef(right)})
-    for (Label l : group)
-      permB.push_back(indexIn(b, l));
-  Value bv = permute(b.value, permB);
+  Value bv = permuted(b, {batch, inner, right});
   if (!e.ok({av, bv}))
     return Term();
   SmallVector<int64_t> bShape = batchShape(b);

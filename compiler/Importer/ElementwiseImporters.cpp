@@ -13,13 +13,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-LogicalResult pushAll(FailureOr<SmallVector<Value>> r, Results &results) {
-  if (failed(r))
-    return failure();
-  results.append(r->begin(), r->end());
-  return success();
-}
-
 /// Unary ops whose result has the operand's type.
 template <typename OpTy>
 LogicalResult importUnary(NodeContext &c, Results &results) {
@@ -48,21 +41,16 @@ LogicalResult importInferred(NodeContext &c, Results &results) {
   if (fixed && c.inputs.size() > *fixed)
     return c.error() << "has " << c.inputs.size() << " inputs; "
                      << c.node.op_type() << " takes " << *fixed;
-  SmallVector<Value> operands;
-  for (Value v : c.inputs)
-    if (v)
-      operands.push_back(v);
-  return pushAll(c.createInferred<OpTy>(operands), results);
+  return pushAll(c.createInferred<OpTy>(c.givenInputs(c.inputs.size())),
+                 results);
 }
 
 LogicalResult importMod(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
-  return pushAll(c.createInferred<ModOp>(
-                     {c.input(0), c.input(1)},
-                     {c.named("fmod", c.b.getI64IntegerAttr(
-                                          c.attrInt("fmod", 0)))}),
-                 results);
+  return pushAll(
+      c.createInferred<ModOp>({c.input(0), c.input(1)}, {c.intAttr("fmod", 0)}),
+      results);
 }
 
 /// BitShift: the direction, an attribute the node must set.
@@ -185,25 +173,31 @@ LogicalResult castTo(NodeContext &c, Value v, Type elem, Results &results) {
   return success();
 }
 
-LogicalResult importCast(NodeContext &c, Results &results) {
+/// The element type that the `to` attribute of a node with one input names
+/// (Cast, BitCast).
+FailureOr<Type> targetElementType(NodeContext &c) {
   if (failed(c.requireInputs(1)))
     return failure();
   int64_t to = c.attrInt("to", 0);
   Type elem = onnxElementType(c.b.getContext(), to);
   if (!elem)
     return c.error() << "unsupported target data type " << onnxTypeName(to);
-  return castTo(c, c.input(0), elem, results);
+  return elem;
+}
+
+LogicalResult importCast(NodeContext &c, Results &results) {
+  FailureOr<Type> elem = targetElementType(c);
+  if (failed(elem))
+    return failure();
+  return castTo(c, c.input(0), *elem, results);
 }
 
 /// BitCast (opset 26): the same bits as a type of the same width.
 LogicalResult importBitCast(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
+  FailureOr<Type> target = targetElementType(c);
+  if (failed(target))
     return failure();
-  int64_t to = c.attrInt("to", 0);
-  Type elem = onnxElementType(c.b.getContext(), to);
-  if (!elem)
-    return c.error() << "unsupported target data type " << onnxTypeName(to);
-  Type from = c.inputType(0).getElementType();
+  Type elem = *target, from = c.inputType(0).getElementType();
   // bool is a byte, as ONNX counts it.
   auto width = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };
   if (width(from) != width(elem))
@@ -211,7 +205,7 @@ LogicalResult importBitCast(NodeContext &c, Results &results) {
                      << ": the bit widths differ";
   auto type = RankedTensorType::get(c.inputType(0).getShape(), elem);
   results.append(c.create(BitCastOp::getOperationName(), type, c.input(0),
-                          {c.named("to", c.b.getI64IntegerAttr(to))}));
+                          {c.intAttr("to", 0)}));
   return success();
 }
 
@@ -224,32 +218,23 @@ LogicalResult importCastLike(NodeContext &c, Results &results) {
 LogicalResult importGemm(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
-  SmallVector<Value> operands{c.input(0), c.input(1)};
-  if (c.input(2))
-    operands.push_back(c.input(2));
-  return pushAll(
-      c.createInferred<GemmOp>(
-          operands,
-          {c.named("alpha", c.b.getF32FloatAttr(c.attrFloat("alpha", 1.0f))),
-           c.named("beta", c.b.getF32FloatAttr(c.attrFloat("beta", 1.0f))),
-           c.named("transA", c.b.getI64IntegerAttr(c.attrInt("transA", 0))),
-           c.named("transB", c.b.getI64IntegerAttr(c.attrInt("transB", 0)))}),
-      results);
+  return pushAll(c.createInferred<GemmOp>(
+                     c.givenInputs(3),
+                     {c.floatAttr("alpha", 1.0f), c.floatAttr("beta", 1.0f),
+                      c.intAttr("transA", 0), c.intAttr("transB", 0)}),
+                 results);
 }
 
 LogicalResult importLayerNorm(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
-  SmallVector<Value> operands{c.input(0), c.input(1)};
-  if (c.input(2))
-    operands.push_back(c.input(2));
   int64_t axis = c.attrInt("axis", -1);
   float epsilon = c.attrFloat("epsilon", 1e-5f);
-  if (failed(pushAll(
-          c.createInferred<LayerNormalizationOp>(
-              operands, {c.named("axis", c.b.getI64IntegerAttr(axis)),
-                         c.named("epsilon", c.b.getF32FloatAttr(epsilon))}),
-          results)))
+  if (failed(pushAll(c.createInferred<LayerNormalizationOp>(
+                         c.givenInputs(3),
+                         {c.named("axis", c.b.getI64IntegerAttr(axis)),
+                          c.named("epsilon", c.b.getF32FloatAttr(epsilon))}),
+                     results)))
     return failure();
   bool wantStats = false;
   for (int i = 1; i < c.node.output_size(); ++i)

@@ -147,6 +147,14 @@ Value Emitter::range(ArrayRef<int64_t> shape, Type elem, int64_t start) {
   return constant(DenseElementsAttr::get(t, values));
 }
 
+Value Emitter::swish(Value v, float alpha) {
+  if (!ok({v}))
+    return Value();
+  Value scaled =
+      alpha == 1.0f ? v : binary<MulOp>(v, scalar(elementTypeOf(v), alpha));
+  return binary<MulOp>(v, unary<SigmoidOp>(scaled));
+}
+
 Value Emitter::gelu(Value v, StringRef approximate) {
   if (!ok({v}))
     return Value();

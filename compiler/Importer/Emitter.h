@@ -64,6 +64,8 @@ public:
   mlir::Value range(llvm::ArrayRef<int64_t> shape, mlir::Type elem,
                     int64_t start = 0);
   mlir::Value gelu(mlir::Value v, llvm::StringRef approximate);
+  /// v * Sigmoid(alpha * v) (the product by alpha left out when it is 1).
+  mlir::Value swish(mlir::Value v, float alpha);
   mlir::Value layerNorm(mlir::Value x, mlir::Value gamma, mlir::Value beta,
                         float epsilon);
   /// LayerNormalization's statistics over the dims [axis, rank) of x, in
@@ -85,6 +87,29 @@ private:
   mlir::Value reduce(llvm::StringRef opName, mlir::Value v,
                      llvm::ArrayRef<int64_t> axes);
 };
+
+/// How importDefinition checks a node's input 0: present, or also holding
+/// floats.
+enum class InputCheck { Present, Float };
+
+/// A node's one result as an expression of its input `x`, built through
+/// `e`; failure after an error about the node.
+using Definition = mlir::FailureOr<mlir::Value> (*)(Emitter &e, mlir::Value x);
+
+/// The importer of a node defined by `define` of its input 0, which `check`
+/// checks first.
+template <Definition define, InputCheck check = InputCheck::Float>
+mlir::LogicalResult
+importDefinition(NodeContext &c, llvm::SmallVectorImpl<mlir::Value> &results) {
+  if (mlir::failed(check == InputCheck::Float ? c.requireFloatInput()
+                                              : c.requireInputs(1)))
+    return mlir::failure();
+  Emitter e(c);
+  mlir::FailureOr<mlir::Value> y = define(e, c.input(0));
+  if (mlir::failed(y))
+    return mlir::failure();
+  return e.finish({*y}, results);
+}
 
 } // namespace tpc
 

@@ -104,6 +104,22 @@ struct Wire {
       return false;
     }
   }
+  /// Calls fn(field number, payload, length) for each LEN field up to the
+  /// end; false when a field is malformed (the walk stops there).
+  template <typename Fn> bool forEachLen(Fn &&fn) {
+    while (p < end) {
+      uint64_t key;
+      if (!varint(key))
+        return false;
+      const uint8_t *payload = nullptr;
+      uint64_t len = 0;
+      if (!field(uint32_t(key & 7), payload, len))
+        return false;
+      if ((key & 7) == 2)
+        fn(key >> 3, payload, len);
+    }
+    return true;
+  }
 };
 
 /// Records the file offset of raw_data (field 9) for each initializer
@@ -111,45 +127,30 @@ struct Wire {
 void scanInitializers(const uint8_t *base, size_t size,
                       std::map<std::string, WeightLocation> &out,
                       const std::string &fileName) {
-  auto forEachLen = [](const uint8_t *b, const uint8_t *e, uint32_t want,
+  // Each LEN field numbered `want` in [b, e).
+  auto forEachLen = [](const uint8_t *b, const uint8_t *e, uint64_t want,
                        auto &&fn) {
-    Wire w{b, e};
-    while (w.p < w.end) {
-      uint64_t key;
-      if (!w.varint(key))
-        return;
-      const uint8_t *payload = nullptr;
-      uint64_t len = 0;
-      if (!w.field(uint32_t(key & 7), payload, len))
-        return;
-      if ((key >> 3) == want && (key & 7) == 2)
-        fn(payload, len);
-    }
+    Wire{b, e}.forEachLen(
+        [&](uint64_t number, const uint8_t *payload, uint64_t len) {
+          if (number == want)
+            fn(payload, len);
+        });
   };
   forEachLen(base, base + size, 7, [&](const uint8_t *g, uint64_t glen) {
     forEachLen(g, g + glen, 5, [&](const uint8_t *t, uint64_t tlen) {
       std::string name;
       const uint8_t *raw = nullptr;
       uint64_t rawLen = 0;
-      Wire w{t, t + tlen};
-      while (w.p < w.end) {
-        uint64_t key;
-        if (!w.varint(key))
-          return;
-        const uint8_t *payload = nullptr;
-        uint64_t len = 0;
-        if (!w.field(uint32_t(key & 7), payload, len))
-          return;
-        if ((key & 7) != 2)
-          continue;
-        if ((key >> 3) == 8)
-          name.assign(reinterpret_cast<const char *>(payload), len);
-        else if ((key >> 3) == 9) {
-          raw = payload;
-          rawLen = len;
-        }
-      }
-      if (raw)
+      bool wellFormed = Wire{t, t + tlen}.forEachLen(
+          [&](uint64_t number, const uint8_t *payload, uint64_t len) {
+            if (number == 8)
+              name.assign(reinterpret_cast<const char *>(payload), len);
+            else if (number == 9) {
+              raw = payload;
+              rawLen = len;
+            }
+          });
+      if (wellFormed && raw)
         out[name] = WeightLocation{fileName, int64_t(raw - base),
                                    int64_t(rawLen)};
     });

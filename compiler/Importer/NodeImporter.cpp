@@ -91,6 +91,21 @@ FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
   return out;
 }
 
+FailureOr<SmallVector<int64_t>> NodeContext::requireConstInts(size_t i,
+                                                              StringRef what) {
+  if (failed(requireInputs(i + 1)))
+    return failure();
+  return constInts(i, what);
+}
+
+SmallVector<Value> NodeContext::givenInputs(size_t n) const {
+  SmallVector<Value> given;
+  for (size_t i = 0; i < n; ++i)
+    if (Value v = input(i))
+      given.push_back(v);
+  return given;
+}
+
 FailureOr<SmallVector<NamedAttribute>>
 NodeContext::reduceAttrs(bool axesFromInput) {
   SmallVector<int64_t> axes;

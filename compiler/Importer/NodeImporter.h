@@ -82,6 +82,13 @@ public:
   /// (`what`) when it is not a compile-time constant.
   mlir::FailureOr<llvm::SmallVector<int64_t>> constInts(size_t i,
                                                         llvm::StringRef what);
+  /// requireInputs(i + 1), then constInts(i, what): for a node whose last
+  /// required input decides a shape.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  requireConstInts(size_t i, llvm::StringRef what);
+  /// The inputs among the first `n` that the node gives, in order (the
+  /// optional ones it leaves out skipped).
+  llvm::SmallVector<mlir::Value> givenInputs(size_t n) const;
 
   /// The attributes of an onnx reduction op for this Reduce* node: its
   /// axes (the `axes` attribute, or the constant input 1 where
@@ -138,6 +145,14 @@ public:
   mlir::NamedAttribute named(llvm::StringRef name, mlir::Attribute a) {
     return b.getNamedAttr(name, a);
   }
+  /// The node's integer (float) attribute `name`, or `dflt`, as the onnx
+  /// op's attribute of that name.
+  mlir::NamedAttribute intAttr(llvm::StringRef name, int64_t dflt) {
+    return named(name, b.getI64IntegerAttr(attrInt(name, dflt)));
+  }
+  mlir::NamedAttribute floatAttr(llvm::StringRef name, float dflt) {
+    return named(name, b.getF32FloatAttr(attrFloat(name, dflt)));
+  }
 
 private:
   /// Creates the op of `state`, folding it to constants where possible.
@@ -150,6 +165,16 @@ inline mlir::RankedTensorType tensorTypeOf(mlir::Value v) {
 }
 inline mlir::Type elementTypeOf(mlir::Value v) {
   return tensorTypeOf(v).getElementType();
+}
+
+/// Appends the values of `r` to `results`; failure when `r` is one.
+inline mlir::LogicalResult
+pushAll(mlir::FailureOr<llvm::SmallVector<mlir::Value>> r,
+        llvm::SmallVectorImpl<mlir::Value> &results) {
+  if (mlir::failed(r))
+    return mlir::failure();
+  results.append(r->begin(), r->end());
+  return mlir::success();
 }
 
 /// Converts a TensorProto with inline data into an attribute; null with

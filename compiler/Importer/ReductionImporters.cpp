@@ -25,10 +25,10 @@ using Results = SmallVectorImpl<Value>;
 /// The reduction OpTy of `v` with the node's axes and flags; `keep` forces
 /// keepdims to 1.
 template <typename OpTy>
-Value reduceOf(NodeContext &c, Emitter &e, Value v, bool axesFromInput,
-               bool keep = false) {
+Value reduceOf(Emitter &e, Value v, bool axesFromInput, bool keep = false) {
   if (!e.ok({v}))
     return Value();
+  NodeContext &c = e.c;
   FailureOr<SmallVector<NamedAttribute>> attrs = c.reduceAttrs(axesFromInput);
   if (failed(attrs)) {
     e.failed = true;
@@ -42,42 +42,27 @@ Value reduceOf(NodeContext &c, Emitter &e, Value v, bool axesFromInput,
 }
 
 /// ReduceL1: ReduceSum(|x|).
-template <bool axesFromInput>
-LogicalResult importReduceL1(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  Emitter e(c);
-  Value y =
-      reduceOf<ReduceSumOp>(c, e, e.unary<AbsOp>(c.input(0)), axesFromInput);
-  return e.finish({y}, results);
+template <bool axesFromInput> FailureOr<Value> reduceL1(Emitter &e, Value x) {
+  return reduceOf<ReduceSumOp>(e, e.unary<AbsOp>(x), axesFromInput);
 }
 
 /// ReduceLogSum: log(ReduceSum(x)).
 template <bool axesFromInput>
-LogicalResult importReduceLogSum(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value y = e.unary<LogOp>(
-      reduceOf<ReduceSumOp>(c, e, c.input(0), axesFromInput));
-  return e.finish({y}, results);
+FailureOr<Value> reduceLogSum(Emitter &e, Value x) {
+  return e.unary<LogOp>(reduceOf<ReduceSumOp>(e, x, axesFromInput));
 }
 
 /// ReduceLogSumExp: m + log(ReduceSum(e^(x - m))) with m the maximum over
 /// the same axes (0 where it is not finite, so that an all -inf row gives
 /// -inf rather than NaN).
 template <bool axesFromInput>
-LogicalResult importReduceLogSumExp(NodeContext &c, Results &results) {
-  if (failed(c.requireFloatInput()))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
+FailureOr<Value> reduceLogSumExp(Emitter &e, Value x) {
   Type elem = elementTypeOf(x);
-  Value m = reduceOf<ReduceMaxOp>(c, e, x, axesFromInput, /*keep=*/true);
+  Value m = reduceOf<ReduceMaxOp>(e, x, axesFromInput, /*keep=*/true);
   Value zero = e.scalar(elem, 0);
   Value finite = e.binary<LessOp>(e.unary<AbsOp>(m), e.scalar(elem, INFINITY));
   m = e.where(finite, m, zero);
-  Value s = reduceOf<ReduceSumOp>(c, e, e.unary<ExpOp>(e.binary<SubOp>(x, m)),
+  Value s = reduceOf<ReduceSumOp>(e, e.unary<ExpOp>(e.binary<SubOp>(x, m)),
                                   axesFromInput);
   if (!e.ok({s}))
     return failure();
@@ -85,17 +70,14 @@ LogicalResult importReduceLogSumExp(NodeContext &c, Results &results) {
   auto sType = cast<RankedTensorType>(s.getType());
   if (cast<RankedTensorType>(m.getType()).getShape() != sType.getShape())
     m = e.reshape(m, sType.getShape());
-  return e.finish({e.binary<AddOp>(e.unary<LogOp>(s), m)}, results);
+  return e.binary<AddOp>(e.unary<LogOp>(s), m);
 }
 
 /// Hardmax: 1 where ArgMax along the axis points, else 0. Before opset 13
 /// the input is seen as 2-D, [prod(dims before axis), prod(the rest)].
-LogicalResult importHardmax(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  Emitter e(c);
-  Value x = c.input(0);
-  RankedTensorType type = c.inputType(0);
+FailureOr<Value> hardmax(Emitter &e, Value x) {
+  NodeContext &c = e.c;
+  RankedTensorType type = tensorTypeOf(x);
   int64_t rank = type.getRank();
   bool coerced = c.opset < 13;
   FailureOr<int64_t> axis =
@@ -127,7 +109,7 @@ LogicalResult importHardmax(NodeContext &c, Results &results) {
   // Where broadcasts to hit's shape, which is v's.
   if (coerced)
     y = e.reshape(y, type.getShape());
-  return e.finish({y}, results);
+  return y;
 }
 
 /// EyeLike: ones where column - row == k in a 2-D shape, computed from the
@@ -160,21 +142,29 @@ LogicalResult importEyeLike(NodeContext &c, Results &results) {
 
 void addReductionImporters(std::vector<OpTableEntry> &t) {
   // Axes are an attribute up to version 13 and an input from 18.
+  const char *l1 = "onnx.Abs, onnx.ReduceSum";
   for (int v : {1, 11, 13})
-    t.push_back({"ReduceL1", v, importReduceL1<false>, "onnx.Abs, onnx.ReduceSum"});
-  t.push_back({"ReduceL1", 18, importReduceL1<true>, "onnx.Abs, onnx.ReduceSum"});
+    t.push_back({"ReduceL1", v,
+                 importDefinition<reduceL1<false>, InputCheck::Present>, l1});
+  t.push_back({"ReduceL1", 18,
+               importDefinition<reduceL1<true>, InputCheck::Present>, l1});
   const char *logSum = "onnx.ReduceSum, onnx.Log";
   const char *logSumExp = "onnx.ReduceMax, onnx.Exp, onnx.ReduceSum, onnx.Log";
   for (int v : {1, 11, 13}) {
-    t.push_back({"ReduceLogSum", v, importReduceLogSum<false>, logSum});
-    t.push_back({"ReduceLogSumExp", v, importReduceLogSumExp<false>, logSumExp});
+    t.push_back(
+        {"ReduceLogSum", v, importDefinition<reduceLogSum<false>>, logSum});
+    t.push_back({"ReduceLogSumExp", v, importDefinition<reduceLogSumExp<false>>,
+                 logSumExp});
   }
   for (int v : {18, 28}) {
-    t.push_back({"ReduceLogSum", v, importReduceLogSum<true>, logSum});
-    t.push_back({"ReduceLogSumExp", v, importReduceLogSumExp<true>, logSumExp});
+    t.push_back(
+        {"ReduceLogSum", v, importDefinition<reduceLogSum<true>>, logSum});
+    t.push_back({"ReduceLogSumExp", v, importDefinition<reduceLogSumExp<true>>,
+                 logSumExp});
   }
   for (int v : {1, 11, 13})
-    t.push_back({"Hardmax", v, importHardmax, "onnx.ArgMax, onnx.Equal, onnx.Where"});
+    t.push_back({"Hardmax", v, importDefinition<hardmax, InputCheck::Present>,
+                 "onnx.ArgMax, onnx.Equal, onnx.Where"});
   for (int v : {9, 22})
     t.push_back({"EyeLike", v, importEyeLike, "onnx.Equal of index ranges (folded)"});
 }

@@ -21,13 +21,6 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-LogicalResult pushAll(FailureOr<SmallVector<Value>> r, Results &results) {
-  if (failed(r))
-    return failure();
-  results.append(r->begin(), r->end());
-  return success();
-}
-
 LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape,
                         Results &results) {
   RankedTensorType in = c.inputType(0);
@@ -42,9 +35,7 @@ LogicalResult reshapeTo(NodeContext &c, ArrayRef<int64_t> shape,
 }
 
 LogicalResult importReshape(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(2)))
-    return failure();
-  FailureOr<SmallVector<int64_t>> target = c.constInts(1, "shape");
+  FailureOr<SmallVector<int64_t>> target = c.requireConstInts(1, "shape");
   if (failed(target))
     return failure();
   RankedTensorType in = c.inputType(0);
@@ -169,9 +160,7 @@ LogicalResult importUnsqueeze(NodeContext &c, Results &results) {
 }
 
 LogicalResult importExpand(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(2)))
-    return failure();
-  FailureOr<SmallVector<int64_t>> target = c.constInts(1, "shape");
+  FailureOr<SmallVector<int64_t>> target = c.requireConstInts(1, "shape");
   if (failed(target))
     return failure();
   RankedTensorType in = c.inputType(0);
@@ -228,13 +217,8 @@ LogicalResult importConcat(NodeContext &c, Results &results) {
     return failure();
   if (!c.attr("axis"))
     return c.error() << "the 'axis' attribute is required";
-  SmallVector<Value> operands;
-  for (Value v : c.inputs)
-    if (v)
-      operands.push_back(v);
-  return pushAll(c.createInferred<ConcatOp>(
-                     operands, {c.named("axis", c.b.getI64IntegerAttr(
-                                                    c.attrInt("axis", 0)))}),
+  return pushAll(c.createInferred<ConcatOp>(c.givenInputs(c.inputs.size()),
+                                            {c.intAttr("axis", 0)}),
                  results);
 }
 
@@ -392,11 +376,9 @@ LogicalResult importGather(NodeContext &c, Results &results) {
   if constexpr (std::is_same_v<OpTy, GatherOp>)
     return pushAll(createGather(c, c.input(0), c.input(1), c.attrInt("axis", 0)),
                    results);
-  return pushAll(c.createInferred<OpTy>(
-                     {c.input(0), c.input(1)},
-                     {c.named("axis", c.b.getI64IntegerAttr(
-                                          c.attrInt("axis", 0)))}),
-                 results);
+  return pushAll(
+      c.createInferred<OpTy>({c.input(0), c.input(1)}, {c.intAttr("axis", 0)}),
+      results);
 }
 
 constexpr const char *kGatherNDImportsAs =
@@ -416,17 +398,13 @@ LogicalResult importGatherND(NodeContext &c, Results &results) {
       return failure();
     return pushAll(createGather(c, c.input(0), idx, 0), results);
   }
-  return pushAll(c.createInferred<GatherNDOp>(
-                     {c.input(0), c.input(1)},
-                     {c.named("batch_dims", c.b.getI64IntegerAttr(
-                                                c.attrInt("batch_dims", 0)))}),
+  return pushAll(c.createInferred<GatherNDOp>({c.input(0), c.input(1)},
+                                              {c.intAttr("batch_dims", 0)}),
                  results);
 }
 
 LogicalResult importTile(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(2)))
-    return failure();
-  FailureOr<SmallVector<int64_t>> reps = c.constInts(1, "repeats");
+  FailureOr<SmallVector<int64_t>> reps = c.requireConstInts(1, "repeats");
   if (failed(reps))
     return failure();
   return pushAll(c.createInferred<TileOp>(
@@ -513,16 +491,13 @@ LogicalResult importPad(NodeContext &c, Results &results) {
       return c.error() << "pads must have two entries per axis";
     if (mode != "constant")
       return importPadByGather(c, mode, *pads, results);
-    return pushAll(c.createInferred<PadOp>(
-                       c.input(0),
-                       {c.named("pads", c.b.getDenseI64ArrayAttr(*pads)),
-                        c.named("value", c.b.getF32FloatAttr(
-                                             c.attrFloat("value", 0)))}),
-                   results);
+    return pushAll(
+        c.createInferred<PadOp>(
+            c.input(0), {c.named("pads", c.b.getDenseI64ArrayAttr(*pads)),
+                         c.floatAttr("value", 0)}),
+        results);
   }
-  if (failed(c.requireInputs(2)))
-    return failure();
-  FailureOr<SmallVector<int64_t>> pads = c.constInts(1, "pads");
+  FailureOr<SmallVector<int64_t>> pads = c.requireConstInts(1, "pads");
   if (failed(pads))
     return failure();
   int64_t rank = c.inputType(0).getRank();
@@ -615,6 +590,22 @@ FailureOr<std::string> scatterReductionOn(NodeContext &c,
   return reduction;
 }
 
+/// Appends the scatter `opName` of the node's data, indices and updates
+/// (`data` the type of the first) with `attrs` and the reduction
+/// (scatterReductionOn).
+LogicalResult appendScatter(NodeContext &c, StringRef opName,
+                            RankedTensorType data,
+                            SmallVector<NamedAttribute> attrs,
+                            Results &results) {
+  FailureOr<std::string> reduction = scatterReductionOn(c, data);
+  if (failed(reduction))
+    return failure();
+  attrs.push_back(c.named("reduction", c.b.getStringAttr(*reduction)));
+  results.append(
+      c.create(opName, data, {c.input(0), c.input(1), c.input(2)}, attrs));
+  return success();
+}
+
 /// ScatterND (opsets 11, 13, 16 and 18): int64 index tuples of k <= rank
 /// entries address slices of data; updates.shape must be
 /// indices.shape[:-1] + data.shape[k:].
@@ -637,14 +628,7 @@ LogicalResult importScatterND(NodeContext &c, Results &results) {
                      << " and indices " << idx << ": want "
                      << RankedTensorType::get(*want, data.getElementType())
                      << " (indices.shape[:-1] + data.shape[k:])";
-  FailureOr<std::string> reduction = scatterReductionOn(c, data);
-  if (failed(reduction))
-    return failure();
-  results.append(c.create(
-      ScatterNDOp::getOperationName(), data,
-      {c.input(0), c.input(1), c.input(2)},
-      {c.named("reduction", c.b.getStringAttr(*reduction))}));
-  return success();
+  return appendScatter(c, ScatterNDOp::getOperationName(), data, {}, results);
 }
 
 /// ScatterElements (opsets 11, 13, 16 and 18) and the deprecated Scatter
@@ -667,15 +651,8 @@ LogicalResult importScatterElements(NodeContext &c, Results &results) {
   std::string problem = scatterElementsProblem(data, idx, upd, axis);
   if (!problem.empty())
     return c.error() << problem;
-  FailureOr<std::string> reduction = scatterReductionOn(c, data);
-  if (failed(reduction))
-    return failure();
-  results.append(c.create(
-      ScatterElementsOp::getOperationName(), data,
-      {c.input(0), c.input(1), c.input(2)},
-      {c.named("axis", c.b.getI64IntegerAttr(axis)),
-       c.named("reduction", c.b.getStringAttr(*reduction))}));
-  return success();
+  return appendScatter(c, ScatterElementsOp::getOperationName(), data,
+                       {c.named("axis", c.b.getI64IntegerAttr(axis))}, results);
 }
 
 /// A 0/1 flag attribute; anything else is an error naming the node.
@@ -723,10 +700,12 @@ LogicalResult importCumSum(NodeContext &c, Results &results) {
   return success();
 }
 
-/// TopK's k: the attribute at opset 1, the 1-element K input from opset
-/// 10 on, which must be a compile-time constant (the result shape depends
-/// on it).
+/// TopK's k, once its X input is there: the attribute at opset 1, the
+/// 1-element K input from opset 10 on, which must be a compile-time constant
+/// (the result shape depends on it).
 FailureOr<int64_t> topKCount(NodeContext &c) {
+  if (failed(c.requireInputs(1)))
+    return failure();
   if (c.opset < 10) {
     if (c.inputs.size() > 1)
       return c.error() << "has " << c.inputs.size()
@@ -742,9 +721,7 @@ FailureOr<int64_t> topKCount(NodeContext &c) {
   if (c.attr("k"))
     return c.error() << "attribute 'k' is not defined from opset 10 on (k is "
                         "the 'K' input)";
-  if (failed(c.requireInputs(2)))
-    return failure();
-  FailureOr<SmallVector<int64_t>> k = c.constInts(1, "K");
+  FailureOr<SmallVector<int64_t>> k = c.requireConstInts(1, "K");
   if (failed(k))
     return failure();
   if (k->size() != 1 || c.inputType(1).getRank() > 1)
@@ -757,8 +734,6 @@ FailureOr<int64_t> topKCount(NodeContext &c) {
 /// along an axis and their indices. largest and sorted came at 11 (tpc's
 /// results are sorted either way), bfloat16 at 24.
 LogicalResult importTopK(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
   FailureOr<int64_t> k = topKCount(c);
   if (failed(k))
     return failure();
@@ -845,9 +820,7 @@ LogicalResult importRange(NodeContext &c, Results &results) {
 }
 
 LogicalResult importConstantOfShape(NodeContext &c, Results &results) {
-  if (failed(c.requireInputs(1)))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape = c.constInts(0, "input");
+  FailureOr<SmallVector<int64_t>> shape = c.requireConstInts(0, "input");
   if (failed(shape))
     return failure();
   DenseElementsAttr value;

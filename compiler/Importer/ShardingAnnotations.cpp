@@ -72,6 +72,16 @@ bool appendInts(const UnknownField &f, std::vector<int64_t> &out) {
   return true;
 }
 
+/// Reads each field of `fields` with `read` until one is malformed (`read`
+/// returns false); false then.
+template <typename Read>
+bool readFields(const UnknownFieldSet &fields, Read &&read) {
+  for (int i = 0; i < fields.field_count(); ++i)
+    if (!read(fields.field(i)))
+      return false;
+  return true;
+}
+
 bool readSpec(const UnknownFieldSet &fields, TensorShardingSpec &spec,
               std::string &error) {
   int dims = 0;
@@ -110,15 +120,15 @@ bool readSpec(const UnknownFieldSet &fields, TensorShardingSpec &spec,
                     "not support";
             return false;
           }
-          for (int k = 0; k < s.field_count() && ok; ++k) {
-            const UnknownField &x = s.field(k);
-            if (x.number() == simple_sharding::kDimValue)
-              ok = readInt(x, spec.dimValue);
-            else if (x.number() == simple_sharding::kNumShards)
-              ok = readInt(x, spec.shards);
-            else if (x.number() == simple_sharding::kDimParam)
-              spec.dimValue = -1;
-          }
+          ok = ok && readFields(s, [&](const UnknownField &x) {
+                 if (x.number() == simple_sharding::kDimValue)
+                   return readInt(x, spec.dimValue);
+                 if (x.number() == simple_sharding::kNumShards)
+                   return readInt(x, spec.shards);
+                 if (x.number() == simple_sharding::kDimParam)
+                   spec.dimValue = -1;
+                 return true;
+               });
         }
       }
       if (ok && simple == 0) {
@@ -167,16 +177,16 @@ bool readDeviceConfigurations(const ::onnx::ModelProto &model,
       continue;
     UnknownFieldSet c;
     DeviceConfiguration config;
-    bool ok = parse(fields.field(i), c);
-    for (int j = 0; ok && j < c.field_count(); ++j) {
-      const UnknownField &f = c.field(j);
-      if (f.number() == device_configuration::kName)
-        ok = readString(f, config.name);
-      else if (f.number() == device_configuration::kNumDevices)
-        ok = readInt(f, config.numDevices);
-      else if (f.number() == device_configuration::kDevice)
-        ok = readString(f, config.devices.emplace_back());
-    }
+    bool ok =
+        parse(fields.field(i), c) && readFields(c, [&](const UnknownField &f) {
+          if (f.number() == device_configuration::kName)
+            return readString(f, config.name);
+          if (f.number() == device_configuration::kNumDevices)
+            return readInt(f, config.numDevices);
+          if (f.number() == device_configuration::kDevice)
+            return readString(f, config.devices.emplace_back());
+          return true;
+        });
     if (!ok) {
       error = "a device configuration (ModelProto.configuration) is not a "
               "well-formed DeviceConfigurationProto";

@@ -59,13 +59,9 @@ template <class NormOp> struct AddNormPattern : OpRewritePattern<NormOp> {
   }
 };
 
-struct FuseAddNormPass : impl::FuseAddNormPassBase<FuseAddNormPass> {
-  void runOnOperation() override {
-    if (failed(applyFusionPatterns<AddNormPattern<onnx::LayerNormalizationOp>,
-                                   AddNormPattern<onnx::RMSNormalizationOp>>(
-            getOperation())))
-      signalPassFailure();
-  }
+struct FuseAddNormPass : FusionPass<impl::FuseAddNormPassBase<FuseAddNormPass>,
+                                    AddNormPattern<onnx::LayerNormalizationOp>,
+                                    AddNormPattern<onnx::RMSNormalizationOp>> {
 };
 
 } // namespace

@@ -117,12 +117,9 @@ static Value peelScale(Value v, double &scale) {
 /// Reshape to [B,G*n,L,D]. Returns the [B,G,L,D] value and n.
 static std::optional<std::pair<Value, int64_t>> matchRepeatKV(Value v) {
   auto merge = singleUseDef<onnx::ReshapeOp>(v);
-  if (!merge)
-    return std::nullopt;
-  auto expand = singleUseDef<onnx::ExpandOp>(merge.getData());
-  if (!expand)
-    return std::nullopt;
-  auto insert = singleUseDef<onnx::ReshapeOp>(expand.getInput());
+  auto expand = merge ? singleUseDef<onnx::ExpandOp>(merge.getData()) : nullptr;
+  auto insert =
+      expand ? singleUseDef<onnx::ReshapeOp>(expand.getInput()) : nullptr;
   if (!insert)
     return std::nullopt;
   ArrayRef<int64_t> k = insert.getData().getType().getShape();
@@ -371,12 +368,9 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
   }
 };
 
-struct FuseAttentionPass : impl::FuseAttentionPassBase<FuseAttentionPass> {
-  void runOnOperation() override {
-    if (failed(applyFusionPatterns<AttentionPattern>(getOperation())))
-      signalPassFailure();
-  }
-};
+struct FuseAttentionPass
+    : FusionPass<impl::FuseAttentionPassBase<FuseAttentionPass>,
+                 AttentionPattern> {};
 
 } // namespace
 } // namespace tpc

@@ -79,12 +79,8 @@ struct GeluPattern : OpRewritePattern<onnx::MulOp> {
   }
 };
 
-struct FuseGeluPass : impl::FuseGeluPassBase<FuseGeluPass> {
-  void runOnOperation() override {
-    if (failed(applyFusionPatterns<GeluPattern>(getOperation())))
-      signalPassFailure();
-  }
-};
+struct FuseGeluPass
+    : FusionPass<impl::FuseGeluPassBase<FuseGeluPass>, GeluPattern> {};
 
 } // namespace
 } // namespace tpc

@@ -14,57 +14,46 @@ namespace tpc {
 namespace {
 
 /// Root: the op dividing x - mean(x) by the standard deviation.
-template <class OpTy> struct LayerNormPattern : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+struct LayerNormPattern : NormFusionPattern {
+  using NormFusionPattern::NormFusionPattern;
 
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    std::optional<NormalizeByStd> n = matchNormalizeByStd(op);
-    if (!n)
-      return failure();
-    // numerator = x - ReduceMean(x); variance = ReduceMean(numerator^2).
-    auto sub = n->numerator.template getDefiningOp<onnx::SubOp>();
+  bool withBias() const override { return true; }
+
+  Value matchInput(Operation *op, const NormalizeByStd &n,
+                   ArrayRef<int64_t> axes,
+                   SmallVectorImpl<Operation *> &leading) const override {
+    // numerator = x - ReduceMean(x), over the variance's axes.
+    auto sub = n.numerator.getDefiningOp<onnx::SubOp>();
     if (!sub)
-      return failure();
+      return nullptr;
     Value x = sub.getA();
     auto mean = singleUseDef<onnx::ReduceMeanOp>(sub.getB());
-    Value sq = n->variance->getOperand(0);
-    if (!mean || mean.getData() != x || mean.getKeepdims() != 1 ||
-        !sq.hasOneUse() || !isSquareOf(sq, n->numerator) ||
-        x.getType() != op.getType())
-      return failure();
+    if (!mean || mean.getData() != x || mean.getKeepdims() != 1)
+      return nullptr;
     // The centred value feeds only the square and the normalization.
-    for (Operation *user : n->numerator.getUsers())
-      if (user != op && user != sq.getDefiningOp())
-        return failure();
-    auto rank = cast<RankedTensorType>(x.getType()).getRank();
+    Operation *square = n.variance->getOperand(0).getDefiningOp();
+    for (Operation *user : n.numerator.getUsers())
+      if (user != op && user != square)
+        return nullptr;
     FailureOr<SmallVector<int64_t>> meanAxes = reduceAxes(mean);
-    FailureOr<SmallVector<int64_t>> varAxes = reduceAxes(n->variance);
-    if (failed(meanAxes) || failed(varAxes) || *meanAxes != *varAxes)
-      return failure();
-    std::optional<int64_t> axis = trailingAxis(*meanAxes, rank);
-    if (!axis)
-      return failure();
-    NormReplacement r = prepareNormReplacement(rewriter, x, *axis, *n,
-                                               {mean, sub, sq.getDefiningOp()},
-                                               /*withBias=*/true);
-    auto ln = rewriter.create<onnx::LayerNormalizationOp>(
-        r.loc, op.getType(), x, r.scale, r.tail.bias,
-        rewriter.getI64IntegerAttr(*axis),
-        rewriter.getF32FloatAttr(n->epsilon));
-    rewriter.replaceOp(r.tail.last, ln.getResult());
-    return success();
+    if (failed(meanAxes) || *meanAxes != axes)
+      return nullptr;
+    leading.append({mean, sub});
+    return x;
+  }
+
+  Value createNorm(PatternRewriter &rewriter, const NormReplacement &r,
+                   Type type, Value x, int64_t axis,
+                   double epsilon) const override {
+    return rewriter.create<onnx::LayerNormalizationOp>(
+        r.loc, type, x, r.scale, r.tail.bias, rewriter.getI64IntegerAttr(axis),
+        rewriter.getF32FloatAttr(epsilon));
   }
 };
 
-struct FuseLayerNormPass : impl::FuseLayerNormPassBase<FuseLayerNormPass> {
-  void runOnOperation() override {
-    if (failed(
-            applyFusionPatterns<LayerNormPattern<onnx::DivOp>,
-                                LayerNormPattern<onnx::MulOp>>(getOperation())))
-      signalPassFailure();
-  }
-};
+struct FuseLayerNormPass
+    : FusionPass<impl::FuseLayerNormPassBase<FuseLayerNormPass>,
+                 LayerNormPattern> {};
 
 } // namespace
 } // namespace tpc

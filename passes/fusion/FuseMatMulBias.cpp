@@ -159,14 +159,8 @@ struct ActivationIntoProductPattern : RewritePattern {
 };
 
 struct FuseMatMulBiasPass
-    : impl::FuseMatMulBiasPassBase<FuseMatMulBiasPass> {
-  void runOnOperation() override {
-    if (failed(
-            applyFusionPatterns<MatMulBiasPattern,
-                                ActivationIntoProductPattern>(getOperation())))
-      signalPassFailure();
-  }
-};
+    : FusionPass<impl::FuseMatMulBiasPassBase<FuseMatMulBiasPass>,
+                 MatMulBiasPattern, ActivationIntoProductPattern> {};
 
 } // namespace
 } // namespace tpc

@@ -269,4 +269,32 @@ NormReplacement prepareNormReplacement(PatternRewriter &rewriter, Value x,
   return {tail, loc, scale};
 }
 
+LogicalResult
+NormFusionPattern::matchAndRewrite(Operation *op,
+                                   PatternRewriter &rewriter) const {
+  std::optional<NormalizeByStd> n = matchNormalizeByStd(op);
+  if (!n)
+    return failure();
+  // variance = ReduceMean(numerator^2), the square used only there.
+  Value sq = n->variance->getOperand(0);
+  FailureOr<SmallVector<int64_t>> axes = reduceAxes(n->variance);
+  if (!sq.hasOneUse() || !isSquareOf(sq, n->numerator) || failed(axes))
+    return failure();
+  SmallVector<Operation *> leading;
+  Value x = matchInput(op, *n, *axes, leading);
+  Type type = op->getResult(0).getType();
+  if (!x || x.getType() != type)
+    return failure();
+  leading.push_back(sq.getDefiningOp());
+  std::optional<int64_t> axis =
+      trailingAxis(*axes, cast<RankedTensorType>(x.getType()).getRank());
+  if (!axis)
+    return failure();
+  NormReplacement r =
+      prepareNormReplacement(rewriter, x, *axis, *n, leading, withBias());
+  Value norm = createNorm(rewriter, r, type, x, *axis, n->epsilon);
+  rewriter.replaceOp(r.tail.last, norm);
+  return success();
+}
+
 } // namespace tpc::fusion

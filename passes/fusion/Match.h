@@ -125,6 +125,39 @@ prepareNormReplacement(mlir::PatternRewriter &rewriter, mlir::Value x,
                        llvm::ArrayRef<mlir::Operation *> leading,
                        bool withBias);
 
+/// The pattern of both norm fusions, rooted at the Div or Mul that
+/// normalizes: it matches NormalizeByStd whose variance is the mean of the
+/// numerator's square, lets `matchInput` find the normalized value, requires
+/// the reduction over trailing axes, and replaces the matched ops and their
+/// affine tail by `createNorm`'s op.
+class NormFusionPattern : public mlir::RewritePattern {
+public:
+  /// Tried on every op: matchNormalizeByStd takes a Div or a Mul.
+  explicit NormFusionPattern(mlir::MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  mlir::LogicalResult
+  matchAndRewrite(mlir::Operation *op,
+                  mlir::PatternRewriter &rewriter) const final;
+
+protected:
+  /// Whether the norm takes a bias: the `+ bias` of its affine tail.
+  virtual bool withBias() const = 0;
+  /// The value that `n` (rooted at `op`, reducing `axes`) normalizes, when
+  /// the ops before it are this norm's; null otherwise. Appends the ops the
+  /// fused op also replaces to `leading`.
+  virtual mlir::Value
+  matchInput(mlir::Operation *op, const NormalizeByStd &n,
+             llvm::ArrayRef<int64_t> axes,
+             llvm::SmallVectorImpl<mlir::Operation *> &leading) const = 0;
+  /// The fused norm of `x` over its dims from `axis` on, created at the
+  /// rewriter's insertion point with `r`'s location and scale.
+  virtual mlir::Value createNorm(mlir::PatternRewriter &rewriter,
+                                 const NormReplacement &r, mlir::Type type,
+                                 mlir::Value x, int64_t axis,
+                                 double epsilon) const = 0;
+};
+
 /// Runs the rewrite patterns `Patterns` greedily on `op` (a fusion pass's
 /// whole work).
 template <class... Patterns>
@@ -133,6 +166,15 @@ mlir::LogicalResult applyFusionPatterns(mlir::Operation *op) {
   patterns.add<Patterns...>(op->getContext());
   return mlir::applyPatternsAndFoldGreedily(op, std::move(patterns));
 }
+
+/// A fusion pass whose whole work is applying `Patterns` to the module;
+/// `Base` is its ODS-generated base class.
+template <class Base, class... Patterns> struct FusionPass : Base {
+  void runOnOperation() override {
+    if (mlir::failed(applyFusionPatterns<Patterns...>(this->getOperation())))
+      this->signalPassFailure();
+  }
+};
 
 } // namespace tpc::fusion
 

@@ -35,16 +35,19 @@ def ONNX_Tensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8,
                                    I<2>, UI<2>]>;
 def ONNX_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
 
+/// The folder of an onnx op: the CPU reference kernel on constant operands.
+defvar ONNX_FoldDefinition = [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::tpc::onnx::foldOp(getOperation(), adaptor.getOperands());
+    }
+  }];
+
 /// Base of every onnx op. Ops are pure and fold through the CPU reference
 /// kernels when all their operands are constants (see ONNXFold.cpp).
 class ONNX_Op<string mnemonic, list<Trait> traits = []>
     : Op<ONNX_Dialect, mnemonic, !listconcat(traits, [Pure])> {
   let hasFolder = 1;
-  let extraClassDefinition = [{
-    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
-      return ::tpc::onnx::foldOp(getOperation(), adaptor.getOperands());
-    }
-  }];
+  let extraClassDefinition = ONNX_FoldDefinition;
 }
 
 /// Ops whose result types follow from operands and attributes.
@@ -71,9 +74,28 @@ class ONNX_UnaryOp<string mnemonic, string doc,
   let assemblyFormat = "$X attr-dict `:` type($Y)";
 }
 
+/// Ops whose operands broadcast as in numpy (inferBroadcast in ONNXOps.cpp):
+/// the result has the broadcast shape, and i1 elements where `boolResult`,
+/// else the first operand's; with `sameElementType` the operands' element
+/// types must agree.
+class ONNX_BroadcastOp<string mnemonic, bit boolResult = 0,
+                       bit sameElementType = 1>
+    : ONNX_InferOp<mnemonic> {
+  let extraClassDefinition = ONNX_FoldDefinition # [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *ctx, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::tpc::onnx::inferBroadcast(loc, adaptor.getOperands(), }] #
+      !if(boolResult, "::mlir::IntegerType::get(ctx, 1)", "nullptr") #
+      ", results, " # !if(sameElementType, "true", "false") # [{);
+    }
+  }];
+}
+
 /// Elementwise binary ops with numpy-style multidirectional broadcasting.
-class ONNX_BinaryOp<string mnemonic, string doc, list<Trait> traits = []>
-    : ONNX_InferOp<mnemonic, traits> {
+class ONNX_BinaryOp<string mnemonic, string doc, bit boolResult = 0,
+                    bit sameElementType = 1>
+    : ONNX_BroadcastOp<mnemonic, boolResult, sameElementType> {
   let summary = "ONNX " # mnemonic # " (broadcasting)";
   let description = doc # [{
 

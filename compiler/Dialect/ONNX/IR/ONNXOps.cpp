@@ -19,12 +19,50 @@ static LogicalResult err(std::optional<Location> loc, const Twine &msg) {
   return emitOptionalError(loc, msg);
 }
 
-/// Broadcasts the operands' shapes; the result element type is `elem`, or the
-/// first operand's.
-static LogicalResult inferBroadcast(std::optional<Location> loc,
-                                    ValueRange operands, Type elem,
-                                    SmallVectorImpl<Type> &results,
-                                    bool sameElementType = true) {
+/// One result of `x`'s element type and shape `shape`.
+static LogicalResult inferLike(RankedTensorType x, ArrayRef<int64_t> shape,
+                               SmallVectorImpl<Type> &results) {
+  results.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+/// `axis` of `x` in [0, rank); the error "`op` axis out of range" when it
+/// is outside [-rank, rank).
+static FailureOr<int64_t> inferAxis(std::optional<Location> loc, int64_t axis,
+                                    RankedTensorType x, StringRef op) {
+  FailureOr<int64_t> a = normalizeAxis(axis, x.getRank());
+  if (failed(a))
+    return err(loc, op + " axis out of range");
+  return a;
+}
+
+/// The result dim i of an op on `x` (inferPerAxis), or failure after an
+/// error.
+using AxisDim = function_ref<FailureOr<int64_t>(RankedTensorType x, int64_t i)>;
+
+/// One result of `x`'s element type whose dim i is `dim(x, i)`, for an op
+/// whose `entries` hold `perAxis` values for each axis of `x` (else the
+/// error `badLength`).
+static LogicalResult inferPerAxis(std::optional<Location> loc,
+                                  RankedTensorType x, ArrayRef<int64_t> entries,
+                                  int64_t perAxis, StringRef badLength,
+                                  AxisDim dim, SmallVectorImpl<Type> &results) {
+  if ((int64_t)entries.size() != perAxis * x.getRank())
+    return err(loc, badLength);
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < x.getRank(); ++i) {
+    FailureOr<int64_t> d = dim(x, i);
+    if (failed(d))
+      return failure();
+    out.push_back(*d);
+  }
+  return inferLike(x, out, results);
+}
+
+LogicalResult tpc::onnx::inferBroadcast(std::optional<Location> loc,
+                                        ValueRange operands, Type elem,
+                                        SmallVectorImpl<Type> &results,
+                                        bool sameElementType) {
   if (operands.empty())
     return err(loc, "expects at least one operand");
   SmallVector<ArrayRef<int64_t>> shapes;
@@ -41,38 +79,6 @@ static LogicalResult inferBroadcast(std::optional<Location> loc,
   results.push_back(RankedTensorType::get(*shape, elem ? elem : first));
   return success();
 }
-
-#define TPC_BROADCAST_OP(OP, ELEM, SAME)                                       \
-  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
-    return inferBroadcast(loc, adaptor.getOperands(), ELEM, results, SAME);    \
-  }
-TPC_BROADCAST_OP(AddOp, nullptr, true)
-TPC_BROADCAST_OP(SubOp, nullptr, true)
-TPC_BROADCAST_OP(MulOp, nullptr, true)
-TPC_BROADCAST_OP(DivOp, nullptr, true)
-TPC_BROADCAST_OP(PowOp, nullptr, false)
-TPC_BROADCAST_OP(PReluOp, nullptr, true)
-TPC_BROADCAST_OP(ModOp, nullptr, true)
-TPC_BROADCAST_OP(EqualOp, IntegerType::get(ctx, 1), true)
-TPC_BROADCAST_OP(LessOp, IntegerType::get(ctx, 1), true)
-TPC_BROADCAST_OP(GreaterOp, IntegerType::get(ctx, 1), true)
-TPC_BROADCAST_OP(LessOrEqualOp, IntegerType::get(ctx, 1), true)
-TPC_BROADCAST_OP(GreaterOrEqualOp, IntegerType::get(ctx, 1), true)
-TPC_BROADCAST_OP(AndOp, nullptr, true)
-TPC_BROADCAST_OP(OrOp, nullptr, true)
-TPC_BROADCAST_OP(XorOp, nullptr, true)
-TPC_BROADCAST_OP(BitwiseAndOp, nullptr, true)
-TPC_BROADCAST_OP(BitwiseOrOp, nullptr, true)
-TPC_BROADCAST_OP(BitwiseXorOp, nullptr, true)
-TPC_BROADCAST_OP(BitShiftOp, nullptr, true)
-TPC_BROADCAST_OP(MaxOp, nullptr, true)
-TPC_BROADCAST_OP(MinOp, nullptr, true)
-TPC_BROADCAST_OP(SumOp, nullptr, true)
-TPC_BROADCAST_OP(MeanOp, nullptr, true)
-#undef TPC_BROADCAST_OP
 
 LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *ctx,
                                         std::optional<Location>,
@@ -122,8 +128,7 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     out.push_back(as[as.size() - 2]);
   if (!promoteB)
     out.push_back(bs.back());
-  results.push_back(RankedTensorType::get(out, a.getElementType()));
-  return success();
+  return inferLike(a, out, results);
 }
 
 LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -146,16 +151,15 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
     if (failed(s) || (*s)[0] != m || (*s)[1] != n)
       return err(loc, "Gemm C does not broadcast to [M, N]");
   }
-  results.push_back(RankedTensorType::get({m, n}, a.getElementType()));
-  return success();
+  return inferLike(a, {m, n}, results);
 }
 
 LogicalResult LayerNormalizationOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   RankedTensorType x = tensorOf(adaptor.getX());
-  if (failed(normalizeAxis(adaptor.getAxis(), x.getRank())))
-    return err(loc, "LayerNormalization axis out of range");
+  if (failed(inferAxis(loc, adaptor.getAxis(), x, "LayerNormalization")))
+    return failure();
   results.push_back(x);
   return success();
 }
@@ -164,20 +168,17 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  RankedTensorType x = tensorOf(adaptor.getData());
   ArrayRef<int64_t> perm = adaptor.getPerm();
-  if ((int64_t)perm.size() != x.getRank())
-    return err(loc, "Transpose perm has the wrong length");
   SmallVector<bool> seen(perm.size(), false);
-  SmallVector<int64_t> out;
-  for (int64_t p : perm) {
+  auto permuted = [&](RankedTensorType x, int64_t i) -> FailureOr<int64_t> {
+    int64_t p = perm[i];
     if (p < 0 || p >= x.getRank() || seen[p])
       return err(loc, "Transpose perm is not a permutation");
     seen[p] = true;
-    out.push_back(x.getDimSize(p));
-  }
-  results.push_back(RankedTensorType::get(out, x.getElementType()));
-  return success();
+    return x.getDimSize(p);
+  };
+  return inferPerAxis(loc, tensorOf(adaptor.getData()), perm, 1,
+                      "Transpose perm has the wrong length", permuted, results);
 }
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -186,9 +187,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (adaptor.getInputs().empty())
     return err(loc, "Concat needs at least one input");
   RankedTensorType first = tensorOf(adaptor.getInputs()[0]);
-  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), first.getRank());
+  FailureOr<int64_t> axis = inferAxis(loc, adaptor.getAxis(), first, "Concat");
   if (failed(axis))
-    return err(loc, "Concat axis out of range");
+    return failure();
   SmallVector<int64_t> out(first.getShape());
   out[*axis] = 0;
   for (Value v : adaptor.getInputs()) {
@@ -201,17 +202,16 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
         return err(loc, "Concat inputs differ off the concat axis");
     out[*axis] += t.getDimSize(*axis);
   }
-  results.push_back(RankedTensorType::get(out, first.getElementType()));
-  return success();
+  return inferLike(first, out, results);
 }
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
   RankedTensorType x = tensorOf(adaptor.getInput());
-  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+  FailureOr<int64_t> axis = inferAxis(loc, adaptor.getAxis(), x, "Split");
   if (failed(axis))
-    return err(loc, "Split axis out of range");
+    return failure();
   int64_t total = 0;
   for (int64_t s : adaptor.getSplit()) {
     if (s < 0)
@@ -248,8 +248,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     out[*axis] =
         sliceAxis(x.getDimSize(*axis), starts[i], ends[i], steps[i]).size;
   }
-  results.push_back(RankedTensorType::get(out, x.getElementType()));
-  return success();
+  return inferLike(x, out, results);
 }
 
 static LogicalResult inferGather(std::optional<Location> loc, Value data,
@@ -257,20 +256,18 @@ static LogicalResult inferGather(std::optional<Location> loc, Value data,
                                  bool elements,
                                  SmallVectorImpl<Type> &results) {
   RankedTensorType x = tensorOf(data), idx = tensorOf(indices);
-  FailureOr<int64_t> axis = normalizeAxis(axisAttr, x.getRank());
+  FailureOr<int64_t> axis = inferAxis(loc, axisAttr, x, "gather");
   if (failed(axis))
-    return err(loc, "gather axis out of range");
+    return failure();
   if (elements) {
     if (idx.getRank() != x.getRank())
       return err(loc, "GatherElements indices must have the data's rank");
-    results.push_back(RankedTensorType::get(idx.getShape(), x.getElementType()));
-    return success();
+    return inferLike(x, idx.getShape(), results);
   }
   SmallVector<int64_t> out(x.getShape().take_front(*axis));
   llvm::append_range(out, idx.getShape());
   llvm::append_range(out, x.getShape().drop_front(*axis + 1));
-  results.push_back(RankedTensorType::get(out, x.getElementType()));
-  return success();
+  return inferLike(x, out, results);
 }
 
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -304,43 +301,36 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
       return err(loc, "GatherND batch dimensions differ");
   SmallVector<int64_t> out(idx.getShape().drop_back());
   llvm::append_range(out, x.getShape().drop_front(b + k));
-  results.push_back(RankedTensorType::get(out, x.getElementType()));
-  return success();
+  return inferLike(x, out, results);
 }
 
 LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
-  RankedTensorType x = tensorOf(adaptor.getInput());
   ArrayRef<int64_t> reps = adaptor.getRepeats();
-  if ((int64_t)reps.size() != x.getRank())
-    return err(loc, "Tile repeats must have one entry per axis");
-  SmallVector<int64_t> out;
-  for (int64_t i = 0; i < x.getRank(); ++i) {
+  auto tiled = [&](RankedTensorType x, int64_t i) -> FailureOr<int64_t> {
     if (reps[i] < 0)
       return err(loc, "Tile repeats must be non-negative");
-    out.push_back(x.getDimSize(i) * reps[i]);
-  }
-  results.push_back(RankedTensorType::get(out, x.getElementType()));
-  return success();
+    return x.getDimSize(i) * reps[i];
+  };
+  return inferPerAxis(loc, tensorOf(adaptor.getInput()), reps, 1,
+                      "Tile repeats must have one entry per axis", tiled,
+                      results);
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
-  RankedTensorType x = tensorOf(adaptor.getData());
   ArrayRef<int64_t> pads = adaptor.getPads();
-  if ((int64_t)pads.size() != 2 * x.getRank())
-    return err(loc, "Pad pads must have two entries per axis");
-  SmallVector<int64_t> out;
-  for (int64_t i = 0; i < x.getRank(); ++i) {
+  auto padded = [&](RankedTensorType x, int64_t i) -> FailureOr<int64_t> {
     int64_t d = x.getDimSize(i) + pads[i] + pads[i + x.getRank()];
     if (d < 0)
       return err(loc, "Pad makes a negative dimension");
-    out.push_back(d);
-  }
-  results.push_back(RankedTensorType::get(out, x.getElementType()));
-  return success();
+    return d;
+  };
+  return inferPerAxis(loc, tensorOf(adaptor.getData()), pads, 2,
+                      "Pad pads must have two entries per axis", padded,
+                      results);
 }
 
 LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
@@ -424,10 +414,10 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
   RankedTensorType x = tensorOf(adaptor.getX());
-  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), x.getRank());
-  if (failed(axis))
-    return err(loc, "TopK axis out of range");
   int64_t k = adaptor.getK();
+  FailureOr<int64_t> axis = inferAxis(loc, adaptor.getAxis(), x, "TopK");
+  if (failed(axis))
+    return failure();
   if (k < 0 || k > x.getDimSize(*axis))
     return err(loc, "TopK k " + Twine(k) + " is outside [0, " +
                         Twine(x.getDimSize(*axis)) + "]");
@@ -464,11 +454,18 @@ LogicalResult WeightOp::verify() {
   return success();
 }
 
-LogicalResult GeluOp::verify() {
-  if (getApproximate() != "none" && getApproximate() != "tanh")
-    return emitOpError("approximate must be \"none\" or \"tanh\", not \"")
-           << getApproximate() << "\"";
+/// The error "`name` must be "`a`" or "`b`", not "`value`"" unless `value` is
+/// one of them.
+static LogicalResult verifyEither(Operation *op, StringRef name,
+                                  StringRef value, StringRef a, StringRef b) {
+  if (value != a && value != b)
+    return op->emitOpError(name) << " must be \"" << a << "\" or \"" << b
+                                 << "\", not \"" << value << "\"";
   return success();
+}
+
+LogicalResult GeluOp::verify() {
+  return verifyEither(*this, "approximate", getApproximate(), "none", "tanh");
 }
 
 template <typename OpTy> static LogicalResult verifyAxisOp(OpTy op) {
@@ -540,10 +537,7 @@ LogicalResult TopKOp::verify() {
 }
 
 LogicalResult BitShiftOp::verify() {
-  if (getDirection() != "LEFT" && getDirection() != "RIGHT")
-    return emitOpError("direction must be \"LEFT\" or \"RIGHT\", not \"")
-           << getDirection() << "\"";
-  return success();
+  return verifyEither(*this, "direction", getDirection(), "LEFT", "RIGHT");
 }
 
 LogicalResult BitCastOp::verify() {

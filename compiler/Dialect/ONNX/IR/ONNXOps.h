@@ -18,6 +18,13 @@ mlir::OpFoldResult foldOp(mlir::Operation *op,
 mlir::LogicalResult
 foldMultiResultOp(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands,
                   llvm::SmallVectorImpl<mlir::OpFoldResult> &results);
+/// The result type of a broadcasting op (ONNX_BroadcastOp): the operands'
+/// broadcast shape, of element type `elem` or, when null, the first
+/// operand's; with `sameElementType` the operands' element types must agree.
+mlir::LogicalResult inferBroadcast(std::optional<mlir::Location> loc,
+                                   mlir::ValueRange operands, mlir::Type elem,
+                                   llvm::SmallVectorImpl<mlir::Type> &results,
+                                   bool sameElementType = true);
 /// The onnx.Constant holding a folded `value` of `type` (the constant
 /// materializer of the onnx and tpc dialects); nullptr for other values.
 mlir::Operation *materializeElements(mlir::OpBuilder &builder,

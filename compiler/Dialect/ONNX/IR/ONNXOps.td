@@ -150,17 +150,22 @@ def ONNX_IsNaNOp : ONNX_InferOp<"IsNaN", [Elementwise]> {
 // Elementwise binary and variadic
 //===----------------------------------------------------------------------===//
 
+/// Comparisons: broadcasting binary ops with a bool result.
+class ONNX_CompareOp<string mnemonic, string doc>
+    : ONNX_BinaryOp<mnemonic, doc, /*boolResult=*/1>;
+
 def ONNX_AddOp : ONNX_BinaryOp<"Add", "A + B.">;
 def ONNX_SubOp : ONNX_BinaryOp<"Sub", "A - B.">;
 def ONNX_MulOp : ONNX_BinaryOp<"Mul", "A * B.">;
 def ONNX_DivOp : ONNX_BinaryOp<"Div", "A / B; integer division truncates.">;
-def ONNX_PowOp : ONNX_BinaryOp<"Pow", "A ^ B; the result has A's type.">;
+def ONNX_PowOp : ONNX_BinaryOp<"Pow", "A ^ B; the result has A's type.",
+                               /*boolResult=*/0, /*sameElementType=*/0>;
 def ONNX_PReluOp : ONNX_BinaryOp<"PRelu", "A < 0 ? B * A : A.">;
-def ONNX_EqualOp : ONNX_BinaryOp<"Equal", "A == B, a bool tensor.">;
-def ONNX_LessOp : ONNX_BinaryOp<"Less", "A < B, a bool tensor.">;
-def ONNX_GreaterOp : ONNX_BinaryOp<"Greater", "A > B, a bool tensor.">;
-def ONNX_LessOrEqualOp : ONNX_BinaryOp<"LessOrEqual", "A <= B, a bool tensor.">;
-def ONNX_GreaterOrEqualOp : ONNX_BinaryOp<"GreaterOrEqual", "A >= B, a bool tensor.">;
+def ONNX_EqualOp : ONNX_CompareOp<"Equal", "A == B, a bool tensor.">;
+def ONNX_LessOp : ONNX_CompareOp<"Less", "A < B, a bool tensor.">;
+def ONNX_GreaterOp : ONNX_CompareOp<"Greater", "A > B, a bool tensor.">;
+def ONNX_LessOrEqualOp : ONNX_CompareOp<"LessOrEqual", "A <= B, a bool tensor.">;
+def ONNX_GreaterOrEqualOp : ONNX_CompareOp<"GreaterOrEqual", "A >= B, a bool tensor.">;
 def ONNX_AndOp : ONNX_BinaryOp<"And", "Logical and of bool tensors.">;
 def ONNX_OrOp : ONNX_BinaryOp<"Or", "Logical or of bool tensors.">;
 def ONNX_XorOp : ONNX_BinaryOp<"Xor", "Logical xor of bool tensors.">;
@@ -169,7 +174,7 @@ def ONNX_BitwiseAndOp : ONNX_BinaryOp<"BitwiseAnd", "A & B of integers.">;
 def ONNX_BitwiseOrOp : ONNX_BinaryOp<"BitwiseOr", "A | B of integers.">;
 def ONNX_BitwiseXorOp : ONNX_BinaryOp<"BitwiseXor", "A ^ B of integers.">;
 
-def ONNX_BitShiftOp : ONNX_InferOp<"BitShift"> {
+def ONNX_BitShiftOp : ONNX_BroadcastOp<"BitShift"> {
   let summary = "ONNX BitShift (broadcasting)";
   let description = [{
     A shifted by B bits, `direction` "LEFT" or "RIGHT" (arithmetic for
@@ -183,7 +188,7 @@ def ONNX_BitShiftOp : ONNX_InferOp<"BitShift"> {
   let hasVerifier = 1;
 }
 
-def ONNX_ModOp : ONNX_InferOp<"Mod"> {
+def ONNX_ModOp : ONNX_BroadcastOp<"Mod"> {
   let summary = "ONNX Mod (broadcasting)";
   let description = [{
     Remainder; `fmod` = 1 takes the sign of the dividend (C fmod), 0 the
@@ -196,7 +201,8 @@ def ONNX_ModOp : ONNX_InferOp<"Mod"> {
       "$A `,` $B attr-dict `:` type($A) `,` type($B) `->` type($C)";
 }
 
-class ONNX_VariadicOp<string mnemonic, string doc> : ONNX_InferOp<mnemonic> {
+class ONNX_VariadicOp<string mnemonic, string doc>
+    : ONNX_BroadcastOp<mnemonic> {
   let summary = "ONNX " # mnemonic # " of one or more tensors (broadcasting)";
   let description = doc;
   let arguments = (ins Variadic<ONNX_Tensor>:$data_0);
