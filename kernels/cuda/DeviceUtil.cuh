@@ -37,6 +37,23 @@ inline bool isAligned(const void *p, size_t n) {
 }
 
 /// The type arithmetic is done in: f32 for the 16-bit floats.
+/// This thread's index in a one-dimensional grid, and the grid's thread
+/// count: the start and stride of a grid-stride loop.
+__device__ __forceinline__ int64_t threadIndex() {
+  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t gridThreads() {
+  return int64_t(gridDim.x) * blockDim.x;
+}
+
+/// The offset of the first element of column `c` of a dense [outer, axis,
+/// inner] tensor, its (outer, inner) columns numbered c = o * inner + j.
+__device__ __forceinline__ int64_t columnBase(int64_t c, int64_t axis,
+                                              int64_t inner) {
+  const int64_t o = c / inner;
+  return o * axis * inner + (c - o * inner);
+}
+
 template <class T> struct ComputeOf { using type = T; };
 template <> struct ComputeOf<__half> { using type = float; };
 template <> struct ComputeOf<__nv_bfloat16> { using type = float; };

@@ -188,12 +188,6 @@ __device__ __forceinline__ T applyPow(T base, DType expType, const void *exps,
 // Binary and Where
 //===----------------------------------------------------------------------===//
 
-__device__ __forceinline__ int64_t threadIndex() {
-  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ int64_t gridThreads() {
-  return int64_t(gridDim.x) * blockDim.x;
-}
 
 template <class T, class R>
 __global__ void binaryStrided(const __grid_constant__ BinaryParams p,

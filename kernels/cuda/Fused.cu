@@ -243,8 +243,7 @@ __global__ void __launch_bounds__(kTileThreads)
 template <class T>
 __global__ void swigluTyped(const T *gate, const T *up, T *y, int64_t n) {
   using A = Compute<T>;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t i = threadIndex(); i < n; i += gridThreads()) {
     const A g = toCompute(gate[i]);
     // Never exponentiate a positive number (as the Sigmoid kernel).
     const A sig = g >= 0 ? A(1) / (A(1) + exp(-g)) : exp(g) / (A(1) + exp(g));

@@ -19,12 +19,6 @@
 namespace tpc::cuda {
 namespace {
 
-__device__ __forceinline__ int64_t threadIndex() {
-  return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ int64_t gridThreads() {
-  return int64_t(gridDim.x) * blockDim.x;
-}
 
 //===----------------------------------------------------------------------===//
 // Strided copies

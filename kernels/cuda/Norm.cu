@@ -109,11 +109,10 @@ __global__ void softmaxColumns(const T *x, T *y, int64_t outer, int64_t axis,
                                int64_t inner, bool log) {
   using A = Compute<T>;
   const int64_t cols = outer * inner;
-  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
-       c += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t o = c / inner, j = c - o * inner;
-    const T *xc = x + o * axis * inner + j;
-    T *yc = y + o * axis * inner + j;
+  for (int64_t c = threadIndex(); c < cols; c += gridThreads()) {
+    const int64_t base = columnBase(c, axis, inner);
+    const T *xc = x + base;
+    T *yc = y + base;
     MaxSum<A> acc{negInf<A>(), A(0)};
     for (int64_t a = 0; a < axis; ++a)
       acc = add(acc, toCompute(xc[a * inner]));
@@ -294,8 +293,7 @@ template <class T>
 __global__ void reduceGeneral(const __grid_constant__ ReduceGeometry g,
                               const T *x, T *y) {
   using A = Compute<T>;
-  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-       o < g.outNumel; o += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t o = threadIndex(); o < g.outNumel; o += gridThreads()) {
     int64_t base = 0, rem = o;
     for (int d = g.keptRank - 1; d >= 0; --d) {
       const int64_t q = divq(rem, g.keptShape[d]);
@@ -387,10 +385,8 @@ __global__ void argColumns(ArgRule rule, const T *x, int64_t *out,
                            int64_t outer, int64_t axis, int64_t inner) {
   using A = Compute<T>;
   const int64_t cols = outer * inner;
-  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
-       c += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t o = c / inner, j = c - o * inner;
-    const T *xc = x + o * axis * inner + j;
+  for (int64_t c = threadIndex(); c < cols; c += gridThreads()) {
+    const T *xc = x + columnBase(c, axis, inner);
     A best = toCompute(xc[0]);
     int64_t bi = 0;
     for (int64_t a = 1; a < axis; ++a) {
@@ -549,10 +545,8 @@ __global__ void cumSumColumns(const CumSumParams p, const T *x, T *y) {
   using A = Compute<T>;
   using W = Wrap<A>;
   const int64_t cols = p.outer * p.inner;
-  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
-       c += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t o = c / p.inner, j = c - o * p.inner;
-    const int64_t base = o * p.axisDim * p.inner + j;
+  for (int64_t c = threadIndex(); c < cols; c += gridThreads()) {
+    const int64_t base = columnBase(c, p.axisDim, p.inner);
     W acc = W(0);
     for (int64_t s = 0; s < p.axisDim; ++s) {
       const int64_t off = base + (p.reverse ? p.axisDim - 1 - s : s) * p.inner;
