@@ -81,6 +81,7 @@ BgemmKernel &current() {
   return kernel;
 }
 
+#if defined(__x86_64__)
 /// L2 bytes per core from the C library; 1 MiB where it does not say.
 int64_t l2Bytes() {
   static const int64_t bytes = [] {
@@ -92,6 +93,14 @@ int64_t l2Bytes() {
     return int64_t(1) << 20;
   }();
   return bytes;
+}
+
+/// The bf16 pair (k = 2p, 2p + 1) of a row of k values as one dword, zero
+/// past k.
+inline uint32_t pairAt(const uint16_t *row, int64_t k, int64_t p) {
+  const uint32_t lo = row[2 * p];
+  const uint32_t hi = 2 * p + 1 < k ? row[2 * p + 1] : 0;
+  return lo | (hi << 16);
 }
 
 /// Rows [i0, i0 + rows) of A as pairs x 16 dwords, each the bf16 pair
@@ -106,15 +115,11 @@ void packA(const BgemmArgs &g, int64_t k, int64_t i0, int64_t rows,
       continue;
     }
     const uint16_t *row = g.a + (i0 + r) * g.lda;
-    for (int64_t p = 0; p < pairs; ++p) {
-      uint32_t lo = row[2 * p];
-      uint32_t hi = 2 * p + 1 < k ? row[2 * p + 1] : 0;
-      dst[p * kMr + r] = lo | (hi << 16);
-    }
+    for (int64_t p = 0; p < pairs; ++p)
+      dst[p * kMr + r] = pairAt(row, k, p);
   }
 }
 
-#if defined(__x86_64__)
 #define TPC_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 #define TPC_AMX                                                                \
   __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl,"        \
@@ -276,11 +281,9 @@ TPC_AMX void amxBlock(const uint16_t *const *a, const int64_t *aStride,
   if (TR > 1 && TC > 1)
     _tile_stored(3, c + 3 * tile, 64);
 }
-#endif
 
 /// Panels [q0, q1) of C on the 16 x 16 AVX512-BF16 kernel.
 void bgemmPanelsAvx512(const BgemmArgs &g, int64_t q0, int64_t q1) {
-#if defined(__x86_64__)
   const PackedBf16 &b = *g.b;
   const int64_t pairs = b.pairs(), n = b.n();
   const int64_t tiles = (g.m + kMr - 1) / kMr;
@@ -299,14 +302,10 @@ void bgemmPanelsAvx512(const BgemmArgs &g, int64_t q0, int64_t q1) {
       storeTile(g, tile, i0, j0, rows, cols);
     }
   }
-#else
-  (void)g, (void)q0, (void)q1;
-#endif
 }
 
 /// Panels [q0, q1) of C on AMX tiles.
 void bgemmPanelsAmx(const BgemmArgs &g, int64_t q0, int64_t q1) {
-#if defined(__x86_64__)
   const PackedBf16 &b = *g.b;
   const int64_t k = b.k(), n = b.n();
   const int64_t blocks = b.pairStride() / kBgemmTilePairs;
@@ -383,23 +382,16 @@ void bgemmPanelsAmx(const BgemmArgs &g, int64_t q0, int64_t q1) {
     }
   }
   amxRelease();
-#else
-  (void)g, (void)q0, (void)q1;
-#endif
 }
 
 /// One row of A against panels [q0, q1).
 void bgemvPanels(const BgemmArgs &g, int64_t q0, int64_t q1) {
-#if defined(__x86_64__)
   const PackedBf16 &b = *g.b;
   const int64_t pairs = b.pairs(), n = b.n();
   thread_local Scratch<uint32_t> aBuf;
   uint32_t *a = aBuf.get(size_t(pairs));
-  for (int64_t p = 0; p < pairs; ++p) {
-    uint32_t lo = g.a[2 * p];
-    uint32_t hi = 2 * p + 1 < b.k() ? g.a[2 * p + 1] : 0;
-    a[p] = lo | (hi << 16);
-  }
+  for (int64_t p = 0; p < pairs; ++p)
+    a[p] = pairAt(g.a, b.k(), p);
   alignas(64) float t[kGemvPanels * kBgemmNr];
   for (int64_t q = q0; q < q1; q += kGemvPanels) {
     const int64_t count = std::min<int64_t>(kGemvPanels, q1 - q);
@@ -409,10 +401,8 @@ void bgemvPanels(const BgemmArgs &g, int64_t q0, int64_t q1) {
       storeTile(g, t + s * kBgemmNr, 0, j0, 1, std::min(kBgemmNr, n - j0));
     }
   }
-#else
-  (void)g, (void)q0, (void)q1;
-#endif
 }
+#endif
 
 } // namespace
 
@@ -421,23 +411,16 @@ BgemmKernel bgemmKernel() { return current(); }
 bool bgemmAvailable() { return current() != BgemmKernel::Widening; }
 
 const char *bgemmKernelName(BgemmKernel kernel) {
-  switch (kernel) {
-  case BgemmKernel::AmxBf16:
-    return "amx-bf16";
-  case BgemmKernel::Avx512Bf16:
-    return "avx512-bf16";
-  case BgemmKernel::Widening:
-    break;
-  }
-  return "widening";
+  // By BgemmKernel, which orders the kernels worst to best.
+  static constexpr const char *kNames[] = {"widening", "avx512-bf16",
+                                           "amx-bf16"};
+  return kNames[int(kernel)];
 }
 
 std::vector<BgemmKernel> bgemmAvailableKernels() {
   std::vector<BgemmKernel> kernels;
-  for (BgemmKernel k : {BgemmKernel::AmxBf16, BgemmKernel::Avx512Bf16,
-                        BgemmKernel::Widening})
-    if (k <= bestKernel())
-      kernels.push_back(k);
+  for (int k = int(bestKernel()); k >= 0; --k)
+    kernels.push_back(BgemmKernel(k));
   return kernels;
 }
 
@@ -448,17 +431,12 @@ bool bgemmUseKernel(BgemmKernel kernel) {
   return true;
 }
 
-void PackedBf16::Free::operator()(uint16_t *p) const { std::free(p); }
-
 void PackedBf16::pack(const uint16_t *b, int64_t k, int64_t n, int64_t ldb,
                       bool trans) {
-  k_ = k;
-  n_ = n;
   const int64_t panels = (n + kBgemmNr - 1) / kBgemmNr;
-  const int64_t stride = pairStride();
-  data_.reset(allocAligned<uint16_t>(
-      size_t(std::max<int64_t>(1, panels * stride * 2 * kBgemmNr))));
-  uint16_t *d = data_.get();
+  const int64_t stride = pairStrideOf(k);
+  uint16_t *d =
+      reset(k, n, size_t(std::max<int64_t>(1, panels * stride * 2 * kBgemmNr)));
   for (int64_t q = 0; q < panels; ++q)
     for (int64_t p = 0; p < stride; ++p)
       for (int64_t j = 0; j < kBgemmNr; ++j)
@@ -472,19 +450,14 @@ void PackedBf16::pack(const uint16_t *b, int64_t k, int64_t n, int64_t ldb,
 }
 
 void bgemm(const BgemmArgs &g, int numThreads) {
+#if defined(__x86_64__)
   if (g.m <= 0 || g.b->n() <= 0)
     return;
   const int64_t panels = (g.b->n() + kBgemmNr - 1) / kBgemmNr;
   const bool gemv = g.m == 1;
   const bool amx = !gemv && current() == BgemmKernel::AmxBf16;
   const int64_t grain = gemv ? kGemvPanels : 2;
-  const int threads =
-      int(std::max<int64_t>(1, std::min<int64_t>(numThreads, panels / grain)));
-  parallelRun(threads, [&](int t, int parts) {
-    int64_t q0, q1;
-    splitRange(panels, t, parts, grain, q0, q1);
-    if (q0 >= q1)
-      return;
+  parallelSlices(numThreads, panels, grain, [&](int64_t q0, int64_t q1) {
     if (gemv)
       bgemvPanels(g, q0, q1);
     else if (amx)
@@ -492,6 +465,10 @@ void bgemm(const BgemmArgs &g, int numThreads) {
     else
       bgemmPanelsAvx512(g, q0, q1);
   });
+#else
+  // bgemmAvailable() is false: there is nothing to run.
+  (void)g, (void)numThreads;
+#endif
 }
 
 } // namespace tpc::cpu

@@ -51,32 +51,29 @@ bool bgemmUseKernel(BgemmKernel kernel);
 /// interleaved (one 64-byte vector), zero past K and N. The pairs of a panel
 /// are padded to whole AMX tiles of 16, so that both kernels read the same
 /// packed weight.
-class PackedBf16 {
+class PackedBf16 : public PackedPanels<uint16_t> {
 public:
   /// Packs op(B) from bf16 bits: B is [k, n] (row stride ldb) or, with
   /// trans, [n, k].
   void pack(const uint16_t *b, int64_t k, int64_t n, int64_t ldb, bool trans);
-  bool empty() const { return !data_; }
-  int64_t k() const { return k_; }
-  int64_t n() const { return n_; }
-  int64_t pairs() const { return (k_ + 1) / 2; }
-  int64_t pairStride() const {
-    return (pairs() + kBgemmTilePairs - 1) / kBgemmTilePairs * kBgemmTilePairs;
-  }
+  int64_t pairs() const { return (k() + 1) / 2; }
+  int64_t pairStride() const { return pairStrideOf(k()); }
   /// Panel `q`: pairStride() vectors of 32 bf16.
   const uint16_t *panel(int64_t q) const {
-    return data_.get() + q * pairStride() * 2 * kBgemmNr;
+    return data() + q * pairStride() * 2 * kBgemmNr;
   }
 
 private:
-  struct Free {
-    void operator()(uint16_t *p) const;
-  };
-  std::unique_ptr<uint16_t, Free> data_;
-  int64_t k_ = 0, n_ = 0;
+  /// The pairs of k a panel holds: whole AMX tiles.
+  static int64_t pairStrideOf(int64_t k) {
+    return ((k + 1) / 2 + kBgemmTilePairs - 1) / kBgemmTilePairs *
+           kBgemmTilePairs;
+  }
 };
 
-struct BgemmArgs {
+/// The epilogue's bias is n bf16 values, and the activation runs in fp32
+/// before the one rounding.
+struct BgemmArgs : GemmEpilogueArgs<uint16_t> {
   int64_t m = 0;
   /// A: [m, k] bf16 bits, row stride lda (k and n come from b).
   const uint16_t *a = nullptr;
@@ -90,10 +87,6 @@ struct BgemmArgs {
   const uint16_t *c0 = nullptr;
   int64_t c0Row = 0, c0Col = 0;
   float beta = 0.0f;
-  /// Last, in fp32 before the one rounding: C[i, j] = act(C[i, j] +
-  /// bias[j]) (bias, n bf16 values, may be null).
-  const uint16_t *bias = nullptr;
-  SgemmActivation act = SgemmActivation::None;
 };
 
 /// One product on `numThreads` threads; needs bgemmAvailable().

@@ -22,15 +22,21 @@ using arith::wrapAdd;
 using arith::wrapMul;
 using arith::wrapSub;
 
-struct AddFn {
-  template <class T> T operator()(T a, T b) const { return wrapAdd(a, b); }
-};
-struct SubFn {
-  template <class T> T operator()(T a, T b) const { return wrapSub(a, b); }
-};
-struct MulFn {
-  template <class T> T operator()(T a, T b) const { return wrapMul(a, b); }
-};
+/// The ops whose result is `Expr` of a and b, of their type T.
+#define TPC_BINARY_FN(Name, Expr)                                              \
+  struct Name {                                                                \
+    template <class T> T operator()(T a, T b) const { return Expr; }           \
+  };
+TPC_BINARY_FN(AddFn, wrapAdd(a, b))
+TPC_BINARY_FN(SubFn, wrapSub(a, b))
+TPC_BINARY_FN(MulFn, wrapMul(a, b))
+TPC_BINARY_FN(BitAndFn, T(a &b))
+TPC_BINARY_FN(BitOrFn, T(a | b))
+TPC_BINARY_FN(BitXorFn, T(a ^ b))
+TPC_BINARY_FN(ShiftLeftFn, shiftLeft(a, b))
+TPC_BINARY_FN(ShiftRightFn, shiftRight(a, b))
+#undef TPC_BINARY_FN
+
 struct DivFn {
   template <class T> T operator()(T a, T b) const {
     if constexpr (kIsInt<T>)
@@ -39,22 +45,17 @@ struct DivFn {
       return a / b;
   }
 };
-struct MaxFn {
+/// Max (or Min) of two, NaN when b is: a NaN met propagates.
+template <bool IsMax> struct ExtremeFn {
   template <class T> T operator()(T a, T b) const {
     if constexpr (!kIsInt<T>)
       if (std::isnan(b))
         return b;
-    return a < b ? b : a;
+    return (IsMax ? a < b : b < a) ? b : a;
   }
 };
-struct MinFn {
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (!kIsInt<T>)
-      if (std::isnan(b))
-        return b;
-    return b < a ? b : a;
-  }
-};
+using MaxFn = ExtremeFn<true>;
+using MinFn = ExtremeFn<false>;
 struct ModFn {
   template <class T> T operator()(T a, T b) const {
     if constexpr (!kIsInt<T>) {
@@ -83,21 +84,6 @@ struct FModFn {
       return std::fmod(a, b);
   }
 };
-struct BitAndFn {
-  template <class T> T operator()(T a, T b) const { return T(a & b); }
-};
-struct BitOrFn {
-  template <class T> T operator()(T a, T b) const { return T(a | b); }
-};
-struct BitXorFn {
-  template <class T> T operator()(T a, T b) const { return T(a ^ b); }
-};
-struct ShiftLeftFn {
-  template <class T> T operator()(T a, T b) const { return shiftLeft(a, b); }
-};
-struct ShiftRightFn {
-  template <class T> T operator()(T a, T b) const { return shiftRight(a, b); }
-};
 struct PReluFn {
   template <class T> T operator()(T x, T slope) const {
     if constexpr (kIsInt<T>)
@@ -123,6 +109,7 @@ struct PowFn {
   }
 };
 
+/// The comparisons and logical ops: a byte, 1 where `Expr` holds.
 #define TPC_CMP_FN(Name, Expr)                                                 \
   struct Name {                                                                \
     template <class T> uint8_t operator()(T a, T b) const {                    \
@@ -146,11 +133,9 @@ TPC_CMP_FN(XorFn, (a != 0) != (b != 0))
 template <class A, class B, class R, class Fn>
 void binaryRows(const StridedLayout<3> &l, const A *a, const B *b, R *out,
                 Fn fn) {
-  const int last = l.rank - 1;
-  const int64_t n = l.shape[last];
-  const int64_t so = l.strides[0][last];
-  const int64_t sa = l.strides[1][last];
-  const int64_t sb = l.strides[2][last];
+  const int64_t n = rowLength(l);
+  const int64_t so = rowStride(l, 0), sa = rowStride(l, 1),
+                sb = rowStride(l, 2);
   forEachRow(l, [&](const int64_t *off) {
     R *o = out + off[0];
     const A *x = a + off[1];
@@ -204,38 +189,15 @@ template <class A, class B, class Fn> auto onStorage(Fn fn) {
   };
 }
 
-/// visitNumeric widened to the 8- and 16-bit integers, the unsigned 32-
-/// and 64-bit ones and the 16-bit floats, the types the binary kernels take
-/// besides f32, f64, i64 and i32.
+/// visitTypes over the signed and unsigned integers of 8 to 64 bits.
+template <class F> bool visitInteger(DType t, F &&f) {
+  return visitTypes<int64_t, int32_t, int16_t, int8_t, uint64_t, uint32_t,
+                    uint16_t, uint8_t>(t, f);
+}
+
+/// Every type the binary kernels take: the integers and the floats.
 template <class F> bool visitBinaryType(DType t, F &&f) {
-  switch (t) {
-  case DType::I16:
-    f(TypeTag<int16_t>{});
-    return true;
-  case DType::U16:
-    f(TypeTag<uint16_t>{});
-    return true;
-  case DType::U32:
-    f(TypeTag<uint32_t>{});
-    return true;
-  case DType::U64:
-    f(TypeTag<uint64_t>{});
-    return true;
-  case DType::I8:
-    f(TypeTag<int8_t>{});
-    return true;
-  case DType::U8:
-    f(TypeTag<uint8_t>{});
-    return true;
-  case DType::F16:
-    f(TypeTag<Half>{});
-    return true;
-  case DType::BF16:
-    f(TypeTag<BFloat16>{});
-    return true;
-  default:
-    return visitNumeric(t, f);
-  }
+  return visitInteger(t, f) || visitTypes<float, double, Half, BFloat16>(t, f);
 }
 
 template <class T, class Fn>
@@ -271,26 +233,9 @@ void powKernel(const BinaryParams &p, const void *a, const void *b, void *out) {
 template <class Fn>
 void integers(const BinaryParams &p, const void *a, const void *b, void *out,
               Fn fn) {
-  switch (p.lhsType) {
-  case DType::I64:
-    return sameType<int64_t>(p, a, b, out, fn);
-  case DType::I32:
-    return sameType<int32_t>(p, a, b, out, fn);
-  case DType::I16:
-    return sameType<int16_t>(p, a, b, out, fn);
-  case DType::I8:
-    return sameType<int8_t>(p, a, b, out, fn);
-  case DType::U64:
-    return sameType<uint64_t>(p, a, b, out, fn);
-  case DType::U32:
-    return sameType<uint32_t>(p, a, b, out, fn);
-  case DType::U16:
-    return sameType<uint16_t>(p, a, b, out, fn);
-  case DType::U8:
-    return sameType<uint8_t>(p, a, b, out, fn);
-  default:
-    return;
-  }
+  visitInteger(p.lhsType, [&](auto tag) {
+    sameType<typename decltype(tag)::type>(p, a, b, out, fn);
+  });
 }
 
 template <class Fn>
@@ -325,15 +270,7 @@ void binaryKernel(const BinaryParams &p, const void *a, const void *b,
   case BinaryOp::Pow:
     return powKernel(p, a, b, out);
   case BinaryOp::Mod:
-    switch (p.lhsType) {
-    case DType::F32:
-    case DType::F64:
-    case DType::F16:
-    case DType::BF16:
-      return numeric(p, a, b, out, ModFn());
-    default:
-      return integers(p, a, b, out, ModFn());
-    }
+    return numeric(p, a, b, out, ModFn());
   case BinaryOp::Equal:
     return comparison(p, a, b, out, EqualFn());
   case BinaryOp::Less:
@@ -368,10 +305,9 @@ void whereKernel(const WhereParams &p, const uint8_t *cond, const void *x,
   visitBySize(p.elemSize, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const StridedLayout<4> &l = p.layout;
-    const int last = l.rank - 1;
-    const int64_t n = l.shape[last];
-    const int64_t s0 = l.strides[0][last], s1 = l.strides[1][last],
-                  s2 = l.strides[2][last], s3 = l.strides[3][last];
+    const int64_t n = rowLength(l);
+    const int64_t s0 = rowStride(l, 0), s1 = rowStride(l, 1),
+                  s2 = rowStride(l, 2), s3 = rowStride(l, 3);
     const T *xs = static_cast<const T *>(x);
     const T *ys = static_cast<const T *>(y);
     T *os = static_cast<T *>(out);

@@ -88,6 +88,14 @@ template <DType T> struct To<SubByteTag<T>> {
   static uint8_t fromI(int64_t x) { return storage::intToSubByte(x, T); }
 };
 
+} // namespace
+
+template <> inline constexpr DType kDTypeOf<BoolTag> = DType::Bool;
+template <DType T> inline constexpr DType kDTypeOf<Float8Tag<T>> = T;
+template <DType T> inline constexpr DType kDTypeOf<SubByteTag<T>> = T;
+
+namespace {
+
 template <class D> struct StoredAs { using type = D; };
 template <> struct StoredAs<BoolTag> { using type = uint8_t; };
 template <DType T> struct StoredAs<Float8Tag<T>> { using type = uint8_t; };
@@ -108,34 +116,24 @@ void loop(const void *in, void *out, int64_t n, Fn fn) {
 }
 
 template <class D>
-void castTo(DType from, const void *in, void *out, int64_t n, To<D> C = {}) {
+void castTo(DType from, const void *in, void *out, int64_t n, To<D> C) {
+  // Integers convert from int64; the 16-bit floats widen to float.
+  if (visitTypes<int64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t,
+                 uint8_t>(from, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        loop<D, S>(in, out, n, [C](S v) { return C.fromI(v); });
+      }))
+    return;
+  if (visitFloat16(from, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        loop<D, S>(in, out, n, [C](S v) { return C.fromF(widen(v)); });
+      }))
+    return;
   switch (from) {
   case DType::F32:
     return loop<D, float>(in, out, n, [C](float v) { return C.fromF(v); });
   case DType::F64:
     return loop<D, double>(in, out, n, [C](double v) { return C.fromD(v); });
-  case DType::F16:
-    return loop<D, Half>(in, out, n,
-                         [C](Half v) { return C.fromF(halfToFloat(v)); });
-  case DType::BF16:
-    return loop<D, BFloat16>(
-        in, out, n, [C](BFloat16 v) { return C.fromF(bfloat16ToFloat(v)); });
-  case DType::I64:
-    return loop<D, int64_t>(in, out, n, [C](int64_t v) { return C.fromI(v); });
-  case DType::I32:
-    return loop<D, int32_t>(in, out, n, [C](int32_t v) { return C.fromI(v); });
-  case DType::I8:
-    return loop<D, int8_t>(in, out, n, [C](int8_t v) { return C.fromI(v); });
-  case DType::U8:
-    return loop<D, uint8_t>(in, out, n, [C](uint8_t v) { return C.fromI(v); });
-  case DType::I16:
-    return loop<D, int16_t>(in, out, n, [C](int16_t v) { return C.fromI(v); });
-  case DType::U16:
-    return loop<D, uint16_t>(in, out, n,
-                             [C](uint16_t v) { return C.fromI(v); });
-  case DType::U32:
-    return loop<D, uint32_t>(in, out, n,
-                             [C](uint32_t v) { return C.fromI(v); });
   case DType::U64:
     // Above 2^63 through double for float targets; integer targets wrap
     // modulo their width, as the int64 path does.
@@ -148,74 +146,35 @@ void castTo(DType from, const void *in, void *out, int64_t n, To<D> C = {}) {
   case DType::Bool:
     return loop<D, uint8_t>(in, out, n,
                             [C](uint8_t v) { return C.fromI(v != 0); });
-  case DType::F8E4M3FN:
-  case DType::F8E4M3FNUZ:
-  case DType::F8E5M2:
-  case DType::F8E5M2FNUZ:
-    return loop<D, uint8_t>(in, out, n, [C, from](uint8_t v) {
+  default:
+    break;
+  }
+  // The storage types decode exactly to float (float8) or int64.
+  if (storage::isFloat8(from))
+    loop<D, uint8_t>(in, out, n, [C, from](uint8_t v) {
       return C.fromF(storage::float8ToFloat(v, from));
     });
-  case DType::U4:
-  case DType::I4:
-  case DType::U2:
-  case DType::I2:
-    return loop<D, uint8_t>(in, out, n, [C, from](uint8_t v) {
+  else if (storage::isSubByteInt(from))
+    loop<D, uint8_t>(in, out, n, [C, from](uint8_t v) {
       return C.fromI(storage::subByteToInt(v, from));
     });
-  }
 }
 
 } // namespace
 
 void castKernel(const CastParams &p, const void *in, void *out) {
-  switch (p.to) {
-  case DType::F32:
-    return castTo<float>(p.from, in, out, p.numel);
-  case DType::F64:
-    return castTo<double>(p.from, in, out, p.numel);
-  case DType::F16:
-    return castTo<Half>(p.from, in, out, p.numel);
-  case DType::BF16:
-    return castTo<BFloat16>(p.from, in, out, p.numel);
-  case DType::I64:
-    return castTo<int64_t>(p.from, in, out, p.numel);
-  case DType::I32:
-    return castTo<int32_t>(p.from, in, out, p.numel);
-  case DType::I8:
-    return castTo<int8_t>(p.from, in, out, p.numel);
-  case DType::U8:
-    return castTo<uint8_t>(p.from, in, out, p.numel);
-  case DType::I16:
-    return castTo<int16_t>(p.from, in, out, p.numel);
-  case DType::U16:
-    return castTo<uint16_t>(p.from, in, out, p.numel);
-  case DType::U32:
-    return castTo<uint32_t>(p.from, in, out, p.numel);
-  case DType::U64:
-    return castTo<uint64_t>(p.from, in, out, p.numel);
-  case DType::Bool:
-    return castTo<BoolTag>(p.from, in, out, p.numel);
-  case DType::F8E4M3FN:
-    return castTo<Float8Tag<DType::F8E4M3FN>>(p.from, in, out, p.numel,
-                                              {p.saturate});
-  case DType::F8E4M3FNUZ:
-    return castTo<Float8Tag<DType::F8E4M3FNUZ>>(p.from, in, out, p.numel,
-                                                {p.saturate});
-  case DType::F8E5M2:
-    return castTo<Float8Tag<DType::F8E5M2>>(p.from, in, out, p.numel,
-                                            {p.saturate});
-  case DType::F8E5M2FNUZ:
-    return castTo<Float8Tag<DType::F8E5M2FNUZ>>(p.from, in, out, p.numel,
-                                                {p.saturate});
-  case DType::U4:
-    return castTo<SubByteTag<DType::U4>>(p.from, in, out, p.numel);
-  case DType::I4:
-    return castTo<SubByteTag<DType::I4>>(p.from, in, out, p.numel);
-  case DType::U2:
-    return castTo<SubByteTag<DType::U2>>(p.from, in, out, p.numel);
-  case DType::I2:
-    return castTo<SubByteTag<DType::I2>>(p.from, in, out, p.numel);
-  }
+  visitTypes<float, double, Half, BFloat16, int64_t, int32_t, int16_t, int8_t,
+             uint64_t, uint32_t, uint16_t, uint8_t, BoolTag,
+             Float8Tag<DType::F8E4M3FN>, Float8Tag<DType::F8E4M3FNUZ>,
+             Float8Tag<DType::F8E5M2>, Float8Tag<DType::F8E5M2FNUZ>,
+             SubByteTag<DType::U4>, SubByteTag<DType::I4>,
+             SubByteTag<DType::U2>, SubByteTag<DType::I2>>(p.to, [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    To<D> to;
+    if constexpr (std::is_same_v<D, Float8Tag<kDTypeOf<D>>>)
+      to.saturate = p.saturate;
+    castTo<D>(p.from, in, out, p.numel, to);
+  });
 }
 
 uint64_t scalarPattern(double value, DType dtype) {

@@ -48,19 +48,9 @@ template <> inline BFloat16 narrowTo<BFloat16>(float f) {
   return floatToBFloat16(f);
 }
 
-/// Calls `f(TypeTag<Half>{})` or `f(TypeTag<BFloat16>{})` for F16 / BF16;
-/// returns false for other dtypes.
+/// visitTypes over the 16-bit floats, F16 and BF16.
 template <class F> bool visitFloat16(DType t, F &&f) {
-  switch (t) {
-  case DType::F16:
-    f(TypeTag<Half>{});
-    return true;
-  case DType::BF16:
-    f(TypeTag<BFloat16>{});
-    return true;
-  default:
-    return false;
-  }
+  return visitTypes<Half, BFloat16>(t, f);
 }
 
 /// double -> float rounding to odd: truncate, then set the last bit when the

@@ -17,83 +17,38 @@
 namespace tpc::cpu {
 namespace {
 
-using Operands = std::vector<TensorDesc>;
-
-/// The adapter of op Op of the family. The primary template is that of
-/// the reshape-like copies (Reshape, Copy, BitCast); the others are
-/// specialized below.
-template <CopyOp Op>
-Status prepareCopyOp(const Operands &in, const Operands &out,
-                     const Attrs &attrs,
-                     std::unique_ptr<PreparedKernel> &kernel) {
-  size_t bytes;
-  TPC_RETURN_IF_ERROR(makeCopyParams(Op, in, out, attrs, bytes));
-  kernel = makeKernel(
-      [bytes](const void *const *i, void *const *o, const ExecContext &) {
-        if (i[0] != o[0] && bytes)
-          std::memcpy(o[0], i[0], bytes);
-      });
-  return Status::ok();
+/// The reshape-like copies: `bytes` of the input, unless in place.
+void runCopy(const size_t &bytes, const void *const *i, void *const *o,
+             const ExecContext &) {
+  if (i[0] != o[0] && bytes)
+    std::memcpy(o[0], i[0], bytes);
 }
 
-template <>
-Status prepareCopyOp<CopyOp::Cast>(const Operands &in, const Operands &out,
-                                   const Attrs &attrs,
-                                   std::unique_ptr<PreparedKernel> &kernel) {
-  CastParams p;
-  TPC_RETURN_IF_ERROR(makeCastParams(in, out, attrs, p));
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { castKernel(p, i[0], o[0]); });
-  return Status::ok();
+void runCast(const CastParams &p, const void *const *i, void *const *o,
+             const ExecContext &) {
+  castKernel(p, i[0], o[0]);
 }
 
-/// A kernel that writes int64 values fixed at prepare time.
-std::unique_ptr<PreparedKernel> makeConstant(std::vector<int64_t> values) {
-  return makeKernel([values = std::move(values)](const void *const *,
-                                                 void *const *o,
-                                                 const ExecContext &) {
-    if (!values.empty())
-      std::memcpy(o[0], values.data(), values.size() * sizeof(int64_t));
-  });
-}
-
-template <>
-Status prepareCopyOp<CopyOp::Shape>(const Operands &in, const Operands &out,
-                                    const Attrs &attrs,
-                                    std::unique_ptr<PreparedKernel> &kernel) {
-  std::vector<int64_t> values;
-  TPC_RETURN_IF_ERROR(makeShapeParams(in, out, attrs, values));
-  kernel = makeConstant(std::move(values));
-  return Status::ok();
-}
-
-template <>
-Status prepareCopyOp<CopyOp::Size>(const Operands &in, const Operands &out,
-                                   const Attrs &,
-                                   std::unique_ptr<PreparedKernel> &kernel) {
-  std::vector<int64_t> values;
-  TPC_RETURN_IF_ERROR(makeSizeParams(in, out, values));
-  kernel = makeConstant(std::move(values));
-  return Status::ok();
+/// Writes the int64 values fixed at prepare time (Shape, Size).
+void runConstant(const std::vector<int64_t> &values, const void *const *,
+                 void *const *o, const ExecContext &) {
+  if (!values.empty())
+    std::memcpy(o[0], values.data(), values.size() * sizeof(int64_t));
 }
 
 /// out[i] = start + i * delta.
 void rangeKernel(const RangeParams &p, const void *start, const void *delta,
                  void *out) {
   // f16 and bf16: computed in float, each element rounded once.
-  auto half = [&](auto load, auto store) {
-    const float s = load(*static_cast<const uint16_t *>(start));
-    const float d = load(*static_cast<const uint16_t *>(delta));
-    uint16_t *y = static_cast<uint16_t *>(out);
-    for (int64_t i = 0; i < p.numel; ++i)
-      y[i] = store(s + float(i) * d);
-  };
-  if (p.dtype == DType::F16)
-    return half([](uint16_t v) { return halfToFloat(Half{v}); },
-                [](float v) { return floatToHalf(v).bits; });
-  if (p.dtype == DType::BF16)
-    return half([](uint16_t v) { return bfloat16ToFloat(BFloat16{v}); },
-                [](float v) { return floatToBFloat16(v).bits; });
+  if (visitFloat16(p.dtype, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        const float s = widen(*static_cast<const S *>(start));
+        const float d = widen(*static_cast<const S *>(delta));
+        S *y = static_cast<S *>(out);
+        for (int64_t i = 0; i < p.numel; ++i)
+          y[i] = narrowTo<S>(s + float(i) * d);
+      }))
+    return;
   visitNumeric(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T s = *static_cast<const T *>(start);
@@ -104,37 +59,36 @@ void rangeKernel(const RangeParams &p, const void *start, const void *delta,
   });
 }
 
-template <>
-Status prepareCopyOp<CopyOp::Range>(const Operands &in, const Operands &out,
-                                    const Attrs &,
-                                    std::unique_ptr<PreparedKernel> &kernel) {
-  RangeParams p;
-  TPC_RETURN_IF_ERROR(makeRangeParams(in, out, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        rangeKernel(p, i[0], i[2], o[0]);
-      });
-  return Status::ok();
+void runRange(const RangeParams &p, const void *const *i, void *const *o,
+              const ExecContext &) {
+  rangeKernel(p, i[0], i[2], o[0]);
 }
 
-template <>
-Status prepareCopyOp<CopyOp::ConstantOfShape>(
-    const Operands &in, const Operands &out, const Attrs &attrs,
-    std::unique_ptr<PreparedKernel> &kernel) {
-  FillParams p;
-  TPC_RETURN_IF_ERROR(makeConstantOfShapeParams(in, out, attrs, p));
+/// ConstantOfShape: the value converted once to the element type.
+std::unique_ptr<PreparedKernel> bindFill(const FillParams &p,
+                                         const Operands &) {
   const uint64_t pattern = fillPattern(p);
   const size_t es = dtypeSize(p.dtype);
-  kernel = makeKernel([p, pattern, es](const void *const *, void *const *o,
-                                       const ExecContext &) {
-    fillKernel(es, p.numel, &pattern, o[0]);
+  const int64_t numel = p.numel;
+  return makeKernel([pattern, es, numel](const void *const *, void *const *o,
+                                         const ExecContext &) {
+    fillKernel(es, numel, &pattern, o[0]);
   });
-  return Status::ok();
 }
 
 } // namespace
 
-TPC_DEFINE_LISTED_KERNELS(addCopyKernels, KernelTable, kCopyKernels,
-                          prepareCopyOp)
+void addCopyKernels(KernelTable &t) {
+  // One adapter per kernel, in the order of kCopyKernels.
+  addFamily(t, kCopyKernels,
+            {prepareWith<makeCastParams, runCast>,
+             prepareWith<makeCopyParams, runCopy, CopyOp::Reshape>,
+             prepareWith<makeCopyParams, runCopy, CopyOp::Copy>,
+             prepareWith<makeCopyParams, runCopy, CopyOp::BitCast>,
+             prepareWith<makeShapeParams, runConstant>,
+             prepareWith<makeSizeParams, runConstant>,
+             prepareWith<makeRangeParams, runRange>,
+             prepareBound<makeConstantOfShapeParams, bindFill>});
+}
 
 } // namespace tpc::cpu

@@ -14,66 +14,34 @@
 namespace tpc::cpu {
 namespace {
 
-/// The adapter of fused op Op, specialized for each.
-template <FusedOp Op>
-Status prepareFused(const std::vector<TensorDesc> &in,
-                    const std::vector<TensorDesc> &out, const Attrs &attrs,
-                    std::unique_ptr<PreparedKernel> &kernel);
-
-template <>
-Status prepareFused<FusedOp::Attention>(
-    const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
-    const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
-  AttentionParams p;
-  TPC_RETURN_IF_ERROR(makeAttentionParams(in, out, attrs, p));
+void runAttention(const AttentionParams &p, const void *const *i,
+                  void *const *o, const ExecContext &ctx) {
   const bool hasMask = p.mask != AttentionParams::Mask::None;
-  kernel = makeKernel([p, hasMask](const void *const *i, void *const *o,
-                                   const ExecContext &ctx) {
-    attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr, o[0],
-                    ctx.numThreads);
-  });
-  return Status::ok();
+  attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr, o[0],
+                  ctx.numThreads);
 }
 
 /// SwiGLU (gate, up -> gate * sigmoid(gate) * up), same shapes.
-template <>
-Status prepareFused<FusedOp::SwiGLU>(const std::vector<TensorDesc> &in,
-                                     const std::vector<TensorDesc> &out,
-                                     const Attrs &,
-                                     std::unique_ptr<PreparedKernel> &kernel) {
-  SwiGLUParams p;
-  TPC_RETURN_IF_ERROR(makeSwiGLUParams(in, out, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        swigluKernel(p, i[0], i[1], o[0]);
-      });
-  return Status::ok();
+void runSwiGLU(const SwiGLUParams &p, const void *const *i, void *const *o,
+               const ExecContext &) {
+  swigluKernel(p, i[0], i[1], o[0]);
 }
 
 /// AddNormalization (A, B, Scale, optional Bias -> Y, Sum): Sum = A + B,
-/// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of Sum,
-/// with the same arithmetic as the Add and norm kernels.
-template <>
-Status prepareFused<FusedOp::AddNormalization>(
-    const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
-    const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
-  NormParams p;
-  TPC_RETURN_IF_ERROR(makeAddNormParams(in, out, attrs, p));
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &ctx) {
-    const int64_t row = p.norm * int64_t(dtypeSize(p.dtype));
-    // Each thread adds and normalizes a block of rows.
-    parallelFor(ctx.numThreads, p.outer, 4 * row, [&](int64_t r0, int64_t r1) {
-      NormParams q = p;
-      q.outer = r1 - r0;
-      void *sum = byteOffset(o[1], r0 * row);
-      addKernel(p.dtype, q.outer * p.norm, byteOffset(i[0], r0 * row),
-                byteOffset(i[1], r0 * row), sum);
-      normKernel(q, sum, i[2], p.hasBias ? i[3] : nullptr,
-                 byteOffset(o[0], r0 * row), nullptr, nullptr);
-    });
-  });
-  return Status::ok();
+/// then LayerNormalization (attr rms = 0) or RMSNormalization (rms = 1) of
+/// Sum, with the same arithmetic as the Add and norm kernels. Each thread
+/// adds and normalizes a block of rows.
+void runAddNorm(const NormParams &p, const void *const *i, void *const *o,
+                const ExecContext &ctx) {
+  const int64_t row = p.norm * int64_t(dtypeSize(p.dtype));
+  parallelRows<&NormParams::outer>(
+      ctx.numThreads, p, 4 * row, [&](const NormParams &q, int64_t r0) {
+        void *sum = byteOffset(o[1], r0 * row);
+        addKernel(p.dtype, q.outer * p.norm, byteOffset(i[0], r0 * row),
+                  byteOffset(i[1], r0 * row), sum);
+        normKernel(q, sum, i[2], p.hasBias ? i[3] : nullptr,
+                   byteOffset(o[0], r0 * row), nullptr, nullptr);
+      });
 }
 
 /// The MatMulBias epilogue on one element, in float as the unfused Add and
@@ -145,10 +113,9 @@ private:
 };
 
 /// MatMulBias: the MatMul kernel, then y = act(y + bias) in place.
-template <>
-Status prepareFused<FusedOp::MatMulBias>(
-    const std::vector<TensorDesc> &in, const std::vector<TensorDesc> &out,
-    const Attrs &attrs, std::unique_ptr<PreparedKernel> &kernel) {
+Status prepareMatMulBias(const Operands &in, const Operands &out,
+                         const Attrs &attrs,
+                         std::unique_ptr<PreparedKernel> &kernel) {
   MatMulBiasParams b;
   TPC_RETURN_IF_ERROR(makeMatMulBiasParams(in, out, attrs, b));
   const int actCode = int(b.activation);
@@ -175,7 +142,12 @@ Status prepareFused<FusedOp::MatMulBias>(
 
 } // namespace
 
-TPC_DEFINE_LISTED_KERNELS(addFusedKernels, KernelTable, kFusedKernels,
-                          prepareFused)
+void addFusedKernels(KernelTable &t) {
+  // One adapter per kernel, in the order of kFusedKernels.
+  addFamily(t, kFusedKernels,
+            {prepareMatMulBias, prepareWith<makeAddNormParams, runAddNorm>,
+             prepareWith<makeAttentionParams, runAttention>,
+             prepareWith<makeSwiGLUParams, runSwiGLU>});
+}
 
 } // namespace tpc::cpu

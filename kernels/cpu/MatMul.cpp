@@ -72,17 +72,8 @@ void matMulTyped(const MatMulParams &p, const T *a, const T *b, T *y) {
     else
       loopGemm<T>(false, false, rows, p.n, p.k, am, bm, ym);
   };
-  if (p.foldBatch) {
-    one(a, b, y, p.m * p.batch.numel);
-    return;
-  }
-  const StridedLayout<3> &l = p.batch;
-  const int last = l.rank - 1;
-  forEachRow(l, [&](const int64_t *off) {
-    for (int64_t i = 0; i < l.shape[last]; ++i)
-      one(a + off[1] + i * l.strides[1][last],
-          b + off[2] + i * l.strides[2][last],
-          y + off[0] + i * l.strides[0][last], p.m);
+  forEachProduct(p, [&](const ProductOffsets &o, int64_t rows) {
+    one(a + o[1], b + o[2], y + o[0], rows);
   });
 }
 
@@ -111,30 +102,15 @@ void gemmTyped(const GemmParams &p, const T *a, const T *b, const T *c, T *y) {
 
 void matMulKernel(const MatMulParams &p, const void *a, const void *b, void *y,
                   int numThreads) {
-  switch (p.dtype) {
-  case DType::F32:
-    setBlasThreads(numThreads);
-    return matMulTyped(p, static_cast<const float *>(a),
-                       static_cast<const float *>(b), static_cast<float *>(y));
-  case DType::F64:
-    setBlasThreads(numThreads);
-    return matMulTyped(p, static_cast<const double *>(a),
-                       static_cast<const double *>(b),
-                       static_cast<double *>(y));
-  case DType::I64:
-    return matMulTyped(p, static_cast<const int64_t *>(a),
-                       static_cast<const int64_t *>(b),
-                       static_cast<int64_t *>(y));
-  case DType::I32:
-    return matMulTyped(p, static_cast<const int32_t *>(a),
-                       static_cast<const int32_t *>(b),
-                       static_cast<int32_t *>(y));
-  case DType::F16:
-  case DType::BF16:
+  if (p.dtype == DType::F16 || p.dtype == DType::BF16)
     return matMulHalfKernel(p, a, b, y, numThreads);
-  default:
-    return;
-  }
+  visitNumeric(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>)
+      setBlasThreads(numThreads);
+    matMulTyped(p, static_cast<const T *>(a), static_cast<const T *>(b),
+                static_cast<T *>(y));
+  });
 }
 
 void gemmKernel(const GemmParams &p, const void *a, const void *b,

@@ -17,24 +17,20 @@ namespace tpc::cpu {
 namespace {
 
 class MatMulF32 final
-    : public PackedWeightKernel<MatMulF32, PackedMatrix, float> {
+    : public PackedMatMulKernel<MatMulF32, PackedMatrix, float> {
 public:
-  MatMulF32(const MatMulParams &p, const MatMulEpilogue &e)
-      : p_(p), epilogue_(e), offsets_(matMulOffsets(p)),
-        bShared_(sharesB(offsets_)) {}
+  using PackedMatMulKernel::PackedMatMulKernel;
 
-  bool packsWeight() const { return bShared_ && p_.k > 0 && p_.n > 0; }
-  WeightLayout weight() const { return {p_.k, p_.n, p_.n, false}; }
+  bool packsWeight() const { return sharesWeight(); }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
     const float *a = static_cast<const float *>(in[0]);
     const float *b = static_cast<const float *>(in[1]);
     float *y = static_cast<float *>(out[0]);
-    const int64_t rows = p_.foldBatch ? p_.m * p_.batch.numel : p_.m;
-    auto one = [&](const std::array<int64_t, 3> &o, int threads) {
+    auto one = [&](const ProductOffsets &o, int threads) {
       SgemmArgs g;
-      g.m = rows;
+      g.m = rows_;
       g.n = p_.n;
       g.k = p_.k;
       g.a = a + o[1];
@@ -47,8 +43,7 @@ public:
       }
       g.c = y + o[0];
       g.ldc = p_.n;
-      if (epilogue_.biasInput >= 0)
-        g.bias = static_cast<const float *>(in[epilogue_.biasInput]);
+      g.bias = bias<float>(in);
       g.act = epilogue_.act;
       sgemm(g, threads);
     };
@@ -56,33 +51,23 @@ public:
     const int64_t count = int64_t(offsets_.size());
     if (threads > 1 && count >= threads) {
       // Many small products (attention heads): one thread per product.
-      parallelRun(threads, [&](int t, int parts) {
-        int64_t lo, hi;
-        splitRange(count, t, parts, 1, lo, hi);
+      parallelSlices(threads, count, 1, [&](int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; ++i)
           one(offsets_[size_t(i)], 1);
       });
       return;
     }
-    for (const std::array<int64_t, 3> &o : offsets_)
+    for (const ProductOffsets &o : offsets_)
       one(o, threads);
   }
-
-private:
-  MatMulParams p_;
-  MatMulEpilogue epilogue_;
-  std::vector<std::array<int64_t, 3>> offsets_;
-  bool bShared_ = false;
 };
 
-class GemmF32 final : public PackedWeightKernel<GemmF32, PackedMatrix, float> {
+class GemmF32 final
+    : public PackedWeightKernel<GemmF32, GemmParams, PackedMatrix, float> {
 public:
-  explicit GemmF32(const GemmParams &p) : p_(p) {}
+  using PackedWeightKernel::PackedWeightKernel;
 
   bool packsWeight() const { return p_.k > 0 && p_.n > 0; }
-  WeightLayout weight() const {
-    return {p_.k, p_.n, p_.transB ? p_.k : p_.n, p_.transB};
-  }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
@@ -119,33 +104,9 @@ public:
     g.alpha = float(p_.alpha);
     sgemm(g, std::max(1, ctx.numThreads));
   }
-
-private:
-  GemmParams p_;
 };
 
 } // namespace
-
-std::vector<std::array<int64_t, 3>> matMulOffsets(const MatMulParams &p) {
-  std::vector<std::array<int64_t, 3>> offsets;
-  if (p.foldBatch) {
-    offsets.push_back({0, 0, 0});
-    return offsets;
-  }
-  const int last = p.batch.rank - 1;
-  forEachRow(p.batch, [&](const int64_t *off) {
-    for (int64_t i = 0; i < p.batch.shape[last]; ++i)
-      offsets.push_back({off[0] + i * p.batch.strides[0][last],
-                         off[1] + i * p.batch.strides[1][last],
-                         off[2] + i * p.batch.strides[2][last]});
-  });
-  return offsets;
-}
-
-bool sharesB(const std::vector<std::array<int64_t, 3>> &offsets) {
-  return std::all_of(offsets.begin(), offsets.end(),
-                     [](const std::array<int64_t, 3> &o) { return o[2] == 0; });
-}
 
 std::unique_ptr<PreparedKernel>
 makeMatMulF32Kernel(const MatMulParams &p, const MatMulEpilogue &epilogue) {

@@ -123,17 +123,8 @@ void matMul16(const S *a, const S *b, S *y, int64_t rows, int64_t n,
 template <class S>
 void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
                    int numThreads) {
-  if (p.foldBatch) {
-    matMul16(a, b, y, p.m * p.batch.numel, p.n, p.k, numThreads);
-    return;
-  }
-  const StridedLayout<3> &l = p.batch;
-  const int last = l.rank - 1;
-  forEachRow(l, [&](const int64_t *off) {
-    for (int64_t i = 0; i < l.shape[last]; ++i)
-      matMul16(a + off[1] + i * l.strides[1][last],
-               b + off[2] + i * l.strides[2][last],
-               y + off[0] + i * l.strides[0][last], p.m, p.n, p.k, numThreads);
+  forEachProduct(p, [&](const ProductOffsets &o, int64_t rows) {
+    matMul16(a + o[1], b + o[2], y + o[0], rows, p.n, p.k, numThreads);
   });
 }
 
@@ -141,16 +132,11 @@ void matMulTyped16(const MatMulParams &p, const S *a, const S *b, S *y,
 /// an epilogue (MatMulBias), the bias and activation run on the product's
 /// fp32 tiles before its one rounding.
 class MatMulBf16 final
-    : public PackedWeightKernel<MatMulBf16, PackedBf16, uint16_t> {
+    : public PackedMatMulKernel<MatMulBf16, PackedBf16, uint16_t> {
 public:
-  MatMulBf16(const MatMulParams &p, const MatMulEpilogue &e)
-      : p_(p), epilogue_(e), offsets_(matMulOffsets(p)),
-        bShared_(sharesB(offsets_)) {}
+  using PackedMatMulKernel::PackedMatMulKernel;
 
-  bool packsWeight() const {
-    return bShared_ && p_.k > 0 && p_.n > 0 && bgemmAvailable();
-  }
-  WeightLayout weight() const { return {p_.k, p_.n, p_.n, false}; }
+  bool packsWeight() const { return sharesWeight() && bgemmAvailable(); }
 
   void run(const void *const *in, void *const *out,
            const ExecContext &ctx) override {
@@ -165,39 +151,29 @@ public:
     }
     const uint16_t *a = static_cast<const uint16_t *>(in[0]);
     uint16_t *y = static_cast<uint16_t *>(out[0]);
-    for (const std::array<int64_t, 3> &o : offsets_) {
+    for (const ProductOffsets &o : offsets_) {
       BgemmArgs g;
-      g.m = p_.foldBatch ? p_.m * p_.batch.numel : p_.m;
+      g.m = rows_;
       g.a = a + o[1];
       g.lda = p_.k;
       g.b = packed_.get();
       g.c = y + o[0];
       g.ldc = p_.n;
-      if (epilogue_.biasInput >= 0)
-        g.bias = static_cast<const uint16_t *>(in[epilogue_.biasInput]);
+      g.bias = bias<uint16_t>(in);
       g.act = epilogue_.act;
       bgemm(g, std::max(1, ctx.numThreads));
     }
   }
-
-private:
-  MatMulParams p_;
-  MatMulEpilogue epilogue_;
-  std::vector<std::array<int64_t, 3>> offsets_;
-  bool bShared_ = false;
 };
 
 /// bf16 Gemm: a packed weight and an untransposed A on the bf16 product.
 class GemmBf16 final
-    : public PackedWeightKernel<GemmBf16, PackedBf16, uint16_t> {
+    : public PackedWeightKernel<GemmBf16, GemmParams, PackedBf16, uint16_t> {
 public:
-  explicit GemmBf16(const GemmParams &p) : p_(p) {}
+  using PackedWeightKernel::PackedWeightKernel;
 
   bool packsWeight() const {
     return !p_.transA && p_.k > 0 && p_.n > 0 && bgemmAvailable();
-  }
-  WeightLayout weight() const {
-    return {p_.k, p_.n, p_.transB ? p_.k : p_.n, p_.transB};
   }
 
   void run(const void *const *in, void *const *out,
@@ -221,9 +197,6 @@ public:
     }
     bgemm(g, std::max(1, ctx.numThreads));
   }
-
-private:
-  GemmParams p_;
 };
 
 } // namespace

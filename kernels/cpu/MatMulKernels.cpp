@@ -1,4 +1,9 @@
 //===- MatMulKernels.cpp - MatMul and Gemm adapters -----------------------===//
+//
+// f32 and bf16 products run on the GEMM kernels that pack a bound weight;
+// the other types on matMulKernel / gemmKernel.
+//
+//===----------------------------------------------------------------------===//
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/MatMul.h"
 #include "kernels/cpu/MatMulHalf.h"
@@ -6,52 +11,37 @@
 namespace tpc::cpu {
 namespace {
 
-Status prepareMatMul(const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &,
-                     std::unique_ptr<PreparedKernel> &kernel) {
-  MatMulParams p;
-  TPC_RETURN_IF_ERROR(makeMatMulParams(in, out, p));
-  if (p.dtype == DType::F32) {
-    kernel = makeMatMulF32Kernel(p);
-    return Status::ok();
-  }
-  if (p.dtype == DType::BF16) {
-    kernel = makeMatMulBf16Kernel(p);
-    return Status::ok();
-  }
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &ctx) {
-        matMulKernel(p, i[0], i[1], o[0], ctx.numThreads);
-      });
-  return Status::ok();
+void runMatMul(const MatMulParams &p, const void *const *i, void *const *o,
+               const ExecContext &ctx) {
+  matMulKernel(p, i[0], i[1], o[0], ctx.numThreads);
 }
 
-Status prepareGemm(const std::vector<TensorDesc> &in,
-                   const std::vector<TensorDesc> &out, const Attrs &attrs,
-                   std::unique_ptr<PreparedKernel> &kernel) {
-  GemmParams p;
-  TPC_RETURN_IF_ERROR(makeGemmParams(in, out, attrs, p));
-  if (p.dtype == DType::F32) {
-    kernel = makeGemmF32Kernel(p);
-    return Status::ok();
-  }
-  if (p.dtype == DType::BF16) {
-    kernel = makeGemmBf16Kernel(p);
-    return Status::ok();
-  }
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &ctx) {
-    gemmKernel(p, i[0], i[1], p.hasC ? i[2] : nullptr, o[0], ctx.numThreads);
-  });
-  return Status::ok();
+void runGemm(const GemmParams &p, const void *const *i, void *const *o,
+             const ExecContext &ctx) {
+  gemmKernel(p, i[0], i[1], p.hasC ? i[2] : nullptr, o[0], ctx.numThreads);
+}
+
+/// f32 and bf16 on the kernels that pack a bound weight, the other types
+/// through `Run`.
+template <auto Run, class Params>
+std::unique_ptr<PreparedKernel> bindProduct(const Params &p, const Operands &) {
+  const bool f32 = p.dtype == DType::F32;
+  if (!f32 && p.dtype != DType::BF16)
+    return bindRun<Run>(p);
+  if constexpr (std::is_same_v<Params, MatMulParams>)
+    return f32 ? makeMatMulF32Kernel(p) : makeMatMulBf16Kernel(p);
+  else
+    return f32 ? makeGemmF32Kernel(p) : makeGemmBf16Kernel(p);
 }
 
 } // namespace
 
 void addMatMulKernels(KernelTable &t) {
   t.push_back(
-      {"MatMul", "numpy matmul with batch broadcasting", prepareMatMul});
-  t.push_back({"Gemm", "alpha * op(A) op(B) + beta * C", prepareGemm});
+      {"MatMul", "numpy matmul with batch broadcasting",
+       prepareBound<makeMatMulParams, bindProduct<runMatMul, MatMulParams>>});
+  t.push_back({"Gemm", "alpha * op(A) op(B) + beta * C",
+               prepareBound<makeGemmParams, bindProduct<runGemm, GemmParams>>});
 }
 
 } // namespace tpc::cpu

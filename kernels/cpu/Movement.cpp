@@ -53,13 +53,12 @@ void stridedCopy(const StridedCopyParams &p, const void *in, void *out,
   visitBySize(p.elemSize, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const StridedLayout<2> &l = p.layout;
-    const int last = l.rank - 1;
-    const int64_t n = l.shape[last];
-    const int64_t so = l.strides[0][last];
-    const int64_t si = l.strides[1][last];
+    const int64_t n = rowLength(l);
+    const int64_t so = rowStride(l, 0), si = rowStride(l, 1);
     T *dst = static_cast<T *>(out) + p.outOffset;
     const T *src = static_cast<const T *>(in) + p.inOffset;
     if (p.tiled) {
+      const int last = l.rank - 1;
       const int64_t rows = l.shape[last - 1];
       const int64_t outRow = l.strides[0][last - 1];
       forEachRow(p.blocks, [&](const int64_t *off) {
@@ -156,10 +155,8 @@ void gatherElementsKernel(const GatherElementsParams &p, const void *data,
   visitBySize(p.elemSize, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const StridedLayout<2> &l = p.layout;
-    const int last = l.rank - 1;
-    const int64_t n = l.shape[last];
-    const int64_t so = l.strides[0][last];
-    const int64_t sd = l.strides[1][last];
+    const int64_t n = rowLength(l);
+    const int64_t so = rowStride(l, 0), sd = rowStride(l, 1);
     const T *src = static_cast<const T *>(data);
     T *dst = static_cast<T *>(out);
     forEachRow(l, [&](const int64_t *off) {
@@ -271,9 +268,8 @@ template <class Step>
 void forEachScatterTarget(const ScatterElementsParams &p, const void *indices,
                           Step &&step) {
   const StridedLayout<2> &l = p.lines;
-  const int last = l.rank - 1;
-  const int64_t n = l.shape[last];
-  const int64_t si = l.strides[0][last], sd = l.strides[1][last];
+  const int64_t n = rowLength(l);
+  const int64_t si = rowStride(l, 0), sd = rowStride(l, 1);
   forEachRow(l, [&](const int64_t *off) {
     for (int64_t j = 0; j < n; ++j) {
       const int64_t src0 = off[0] + j * si, dst0 = off[1] + j * sd;

@@ -14,8 +14,6 @@
 namespace tpc::cpu {
 namespace {
 
-using Operands = std::vector<TensorDesc>;
-
 /// Wraps a kernel whose input `input` holds indices: after each run, finds
 /// the first element outside [-dim, dim), dim cycling through `dims` (one
 /// bound per tuple component).
@@ -59,13 +57,26 @@ private:
   Status status_;
 };
 
-template <class Fn>
-std::unique_ptr<PreparedKernel> indexChecked(Fn fn, const TensorDesc &indices,
-                                             std::vector<int64_t> dims) {
-  return std::make_unique<IndexChecked>(makeKernel(std::move(fn)), 1,
-                                        indices.dtype, indices.numel(),
-                                        std::move(dims));
+/// The bound of each index a kernel reads, cycling per element: the
+/// tuple's dims for GatherND and ScatterND, the axis's for the others.
+std::vector<int64_t> indexBounds(const GatherNDParams &p) { return p.dims; }
+std::vector<int64_t> indexBounds(const ScatterNDParams &p) { return p.dims; }
+template <class Params> std::vector<int64_t> indexBounds(const Params &p) {
+  return {p.axisDim};
 }
+
+/// The kernel running `Run`, checked for indices (input 1) out of range.
+template <auto Run, class Params>
+std::unique_ptr<PreparedKernel> bindIndexChecked(const Params &p,
+                                                 const Operands &in) {
+  return std::make_unique<IndexChecked>(bindRun<Run>(p), 1, in[1].dtype,
+                                        in[1].numel(), indexBounds(p));
+}
+
+/// The adapter of a kernel that reads indices.
+template <auto Build, auto Run>
+constexpr PrepareFn prepareIndexChecked =
+    prepareBound<Build, bindIndexChecked<Run, BuiltParamsOf<Build>>>;
 
 /// The position is checked before anything is written: a position outside
 /// [0, length - n] fails the run and leaves the state as it was.
@@ -92,165 +103,97 @@ private:
   Status status_;
 };
 
-/// The adapter of movement op Op. The primary template is that of the ops
-/// that are one strided copy (Transpose, Expand, Tile, Slice); the others
-/// are specialized below.
-template <MovementOp Op>
-Status prepareMovement(const Operands &in, const Operands &out,
-                       const Attrs &attrs,
-                       std::unique_ptr<PreparedKernel> &kernel) {
-  StridedCopyParams p;
-  TPC_RETURN_IF_ERROR(stridedCopyBuilder(Op)(in, out, attrs, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &ctx) {
-        stridedCopy(p, i[0], o[0], ctx.numThreads);
-      });
-  return Status::ok();
+/// Transpose, Expand, Tile and Slice: one strided copy.
+Status buildStridedCopy(MovementOp op, const Operands &in, const Operands &out,
+                        const Attrs &attrs, StridedCopyParams &p) {
+  return stridedCopyBuilder(op)(in, out, attrs, p);
 }
 
-template <>
-Status
-prepareMovement<MovementOp::Pad>(const Operands &in, const Operands &out,
-                                 const Attrs &attrs,
-                                 std::unique_ptr<PreparedKernel> &kernel) {
-  PadParams p;
-  TPC_RETURN_IF_ERROR(makePadParams(in, out, attrs, p));
-  // The pad value converted once to the element type.
+void runStridedCopy(const StridedCopyParams &p, const void *const *i,
+                    void *const *o, const ExecContext &ctx) {
+  stridedCopy(p, i[0], o[0], ctx.numThreads);
+}
+
+template <MovementOp Op>
+constexpr PrepareFn prepareStridedCopy =
+    prepareWith<buildStridedCopy, runStridedCopy, Op>;
+
+/// Pad: the pad value converted once to the element type.
+std::unique_ptr<PreparedKernel> bindPad(const PadParams &p,
+                                        const Operands &in) {
   const uint64_t fill = scalarPattern(p.value, in[0].dtype);
   const size_t es = dtypeSize(in[0].dtype);
-  kernel = makeKernel([p, fill, es](const void *const *i, void *const *o,
-                                    const ExecContext &ctx) {
+  return makeKernel([p, fill, es](const void *const *i, void *const *o,
+                                  const ExecContext &ctx) {
     fillKernel(es, p.numel, &fill, o[0]);
     stridedCopy(p.copy, i[0], o[0], ctx.numThreads);
   });
-  return Status::ok();
 }
 
-template <>
-Status
-prepareMovement<MovementOp::Concat>(const Operands &in, const Operands &out,
-                                    const Attrs &attrs,
-                                    std::unique_ptr<PreparedKernel> &kernel) {
-  ConcatParams p;
-  TPC_RETURN_IF_ERROR(makeConcatParams(in, out, attrs, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &ctx) {
-        concatKernel(p, i, o[0], ctx.numThreads);
-      });
-  return Status::ok();
+void runConcat(const ConcatParams &p, const void *const *i, void *const *o,
+               const ExecContext &ctx) {
+  concatKernel(p, i, o[0], ctx.numThreads);
 }
 
-template <>
-Status
-prepareMovement<MovementOp::Split>(const Operands &in, const Operands &out,
-                                   const Attrs &attrs,
-                                   std::unique_ptr<PreparedKernel> &kernel) {
-  ConcatParams p;
-  TPC_RETURN_IF_ERROR(makeSplitParams(in, out, attrs, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &ctx) {
-        splitKernel(p, i[0], o, ctx.numThreads);
-      });
-  return Status::ok();
+void runSplit(const ConcatParams &p, const void *const *i, void *const *o,
+              const ExecContext &ctx) {
+  splitKernel(p, i[0], o, ctx.numThreads);
 }
 
-template <>
-Status
-prepareMovement<MovementOp::Gather>(const Operands &in, const Operands &out,
-                                    const Attrs &attrs,
-                                    std::unique_ptr<PreparedKernel> &kernel) {
-  GatherParams p;
-  TPC_RETURN_IF_ERROR(makeGatherParams(in, out, attrs, p));
-  kernel = indexChecked(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        gatherKernel(p, i[0], i[1], o[0]);
-      },
-      in[1], {p.axisDim});
-  return Status::ok();
+void runGather(const GatherParams &p, const void *const *i, void *const *o,
+               const ExecContext &) {
+  gatherKernel(p, i[0], i[1], o[0]);
 }
 
-template <>
-Status prepareMovement<MovementOp::GatherElements>(
-    const Operands &in, const Operands &out, const Attrs &attrs,
-    std::unique_ptr<PreparedKernel> &kernel) {
-  GatherElementsParams p;
-  TPC_RETURN_IF_ERROR(makeGatherElementsParams(in, out, attrs, p));
-  kernel = indexChecked(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        gatherElementsKernel(p, i[0], i[1], o[0]);
-      },
-      in[1], {p.axisDim});
-  return Status::ok();
+void runGatherElements(const GatherElementsParams &p, const void *const *i,
+                       void *const *o, const ExecContext &) {
+  gatherElementsKernel(p, i[0], i[1], o[0]);
 }
 
-template <>
-Status
-prepareMovement<MovementOp::GatherND>(const Operands &in, const Operands &out,
-                                      const Attrs &attrs,
-                                      std::unique_ptr<PreparedKernel> &kernel) {
-  GatherNDParams p;
-  TPC_RETURN_IF_ERROR(makeGatherNDParams(in, out, attrs, p));
-  kernel = indexChecked(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        gatherNDKernel(p, i[0], i[1], o[0]);
-      },
-      in[1], p.dims);
-  return Status::ok();
+void runGatherND(const GatherNDParams &p, const void *const *i, void *const *o,
+                 const ExecContext &) {
+  gatherNDKernel(p, i[0], i[1], o[0]);
 }
 
-template <>
-Status prepareMovement<MovementOp::ScatterND>(
-    const Operands &in, const Operands &out, const Attrs &attrs,
-    std::unique_ptr<PreparedKernel> &kernel) {
-  ScatterNDParams p;
-  TPC_RETURN_IF_ERROR(makeScatterNDParams(in, out, attrs, p));
-  kernel = indexChecked(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        scatterNDKernel(p, i[0], i[1], i[2], o[0]);
-      },
-      in[1], p.dims);
-  return Status::ok();
+void runScatterND(const ScatterNDParams &p, const void *const *i,
+                  void *const *o, const ExecContext &) {
+  scatterNDKernel(p, i[0], i[1], i[2], o[0]);
 }
 
-template <>
-Status prepareMovement<MovementOp::ScatterElements>(
-    const Operands &in, const Operands &out, const Attrs &attrs,
-    std::unique_ptr<PreparedKernel> &kernel) {
-  ScatterElementsParams p;
-  TPC_RETURN_IF_ERROR(makeScatterElementsParams(in, out, attrs, p));
-  kernel = indexChecked(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        scatterElementsKernel(p, i[0], i[1], i[2], o[0]);
-      },
-      in[1], {p.axisDim});
-  return Status::ok();
+void runScatterElements(const ScatterElementsParams &p, const void *const *i,
+                        void *const *o, const ExecContext &) {
+  scatterElementsKernel(p, i[0], i[1], i[2], o[0]);
 }
 
-template <>
-Status
-prepareMovement<MovementOp::Trilu>(const Operands &in, const Operands &out,
-                                   const Attrs &attrs,
-                                   std::unique_ptr<PreparedKernel> &kernel) {
-  TriluParams p;
-  TPC_RETURN_IF_ERROR(makeTriluParams(in, out, attrs, p));
-  kernel = makeKernel([p](const void *const *i, void *const *o,
-                          const ExecContext &) { triluKernel(p, i[0], o[0]); });
-  return Status::ok();
+void runTrilu(const TriluParams &p, const void *const *i, void *const *o,
+              const ExecContext &) {
+  triluKernel(p, i[0], o[0]);
 }
 
-template <>
-Status prepareMovement<MovementOp::CacheWrite>(
-    const Operands &in, const Operands &out, const Attrs &attrs,
-    std::unique_ptr<PreparedKernel> &kernel) {
-  CacheWriteParams p;
-  TPC_RETURN_IF_ERROR(makeCacheWriteParams(in, out, attrs, p));
-  kernel = std::make_unique<CacheWriteKernel>(p);
-  return Status::ok();
+std::unique_ptr<PreparedKernel> bindCacheWrite(const CacheWriteParams &p,
+                                               const Operands &) {
+  return std::make_unique<CacheWriteKernel>(p);
 }
 
 } // namespace
 
-TPC_DEFINE_LISTED_KERNELS(addMovementKernels, KernelTable, kMovementKernels,
-                          prepareMovement)
+void addMovementKernels(KernelTable &t) {
+  // One adapter per kernel, in the order of kMovementKernels.
+  addFamily(t, kMovementKernels,
+            {prepareStridedCopy<MovementOp::Transpose>,
+             prepareStridedCopy<MovementOp::Expand>,
+             prepareStridedCopy<MovementOp::Tile>,
+             prepareStridedCopy<MovementOp::Slice>,
+             prepareBound<makePadParams, bindPad>,
+             prepareWith<makeConcatParams, runConcat>,
+             prepareWith<makeSplitParams, runSplit>,
+             prepareIndexChecked<makeGatherParams, runGather>,
+             prepareIndexChecked<makeGatherElementsParams, runGatherElements>,
+             prepareIndexChecked<makeGatherNDParams, runGatherND>,
+             prepareIndexChecked<makeScatterNDParams, runScatterND>,
+             prepareIndexChecked<makeScatterElementsParams, runScatterElements>,
+             prepareWith<makeTriluParams, runTrilu>,
+             prepareBound<makeCacheWriteParams, bindCacheWrite>});
+}
 
 } // namespace tpc::cpu

@@ -9,6 +9,7 @@
 #ifndef TPC_KERNELS_CPU_PARALLEL_H
 #define TPC_KERNELS_CPU_PARALLEL_H
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -29,6 +30,19 @@ constexpr int64_t kParallelMinBytes = int64_t(1) << 17;
 void parallelFor(int numThreads, int64_t n, int64_t bytesPerItem,
                  const std::function<void(int64_t, int64_t)> &fn);
 
+/// parallelFor over the rows of params `p`, counted by its member `Rows`
+/// (of about `bytesPerRow` bytes touched each): calls fn(q, r0) for each
+/// slice, q being p with `Rows` the slice's count and r0 its first row.
+template <auto Rows, class Params, class Fn>
+void parallelRows(int numThreads, const Params &p, int64_t bytesPerRow,
+                  Fn &&fn) {
+  parallelFor(numThreads, p.*Rows, bytesPerRow, [&](int64_t r0, int64_t r1) {
+    Params q = p;
+    q.*Rows = r1 - r0;
+    fn(q, r0);
+  });
+}
+
 /// `p` advanced by `bytes` (nullptr, an absent operand, stays nullptr):
 /// where a slice of rows starts in each operand.
 inline const void *byteOffset(const void *p, int64_t bytes) {
@@ -46,6 +60,22 @@ inline void splitRange(int64_t n, int t, int parts, int64_t grain,
   const int64_t lo = units * t / parts, hi = units * (t + 1) / parts;
   begin = lo * grain < n ? lo * grain : n;
   end = hi * grain < n ? hi * grain : n;
+}
+
+/// Runs fn(begin, end) once per thread over the slices of [0, n) that
+/// splitRange gives in multiples of `grain`, on at most numThreads threads
+/// and never more than n / grain (at least one); empty slices are skipped.
+/// For kernels whose items (GEMM panels, products) write disjoint outputs.
+template <class Fn>
+void parallelSlices(int numThreads, int64_t n, int64_t grain, Fn &&fn) {
+  const int threads =
+      int(std::max<int64_t>(1, std::min<int64_t>(numThreads, n / grain)));
+  parallelRun(threads, [&](int t, int parts) {
+    int64_t begin, end;
+    splitRange(n, t, parts, grain, begin, end);
+    if (begin < end)
+      fn(begin, end);
+  });
 }
 
 } // namespace tpc::cpu

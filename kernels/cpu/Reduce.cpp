@@ -89,10 +89,8 @@ void reduceWith(const ReduceParams &p, const T *in, A *out) {
   for (int64_t i = 0; i < p.outNumel; ++i)
     out[i] = C::template init<A>();
   const StridedLayout<2> &l = p.layout;
-  const int last = l.rank - 1;
-  const int64_t n = l.shape[last];
-  const int64_t so = l.strides[0][last];
-  const int64_t si = l.strides[1][last];
+  const int64_t n = rowLength(l);
+  const int64_t so = rowStride(l, 0), si = rowStride(l, 1);
   forEachRow(l, [&](const int64_t *off) {
     A *o = out + off[0];
     const T *x = in + off[1];
@@ -108,30 +106,32 @@ void reduceWith(const ReduceParams &p, const T *in, A *out) {
   });
 }
 
+/// Calls `f(C(), M())` with the combiner and the map of reduction `op`.
+template <class F> void visitReduction(ReduceOp op, F &&f) {
+  switch (op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Mean:
+    return f(SumC(), Plain());
+  case ReduceOp::Max:
+    return f(MaxC(), Plain());
+  case ReduceOp::Min:
+    return f(MinC(), Plain());
+  case ReduceOp::Prod:
+    return f(ProdC(), Plain());
+  case ReduceOp::L2:
+  case ReduceOp::SumSquare:
+    return f(SumC(), Square());
+  }
+}
+
 /// Reduces elements of T into `y`, of the accumulator type A (T itself,
 /// or float for f16/bf16), and finishes Mean and L2 there.
 template <class T, class A>
 void reduceTyped(const ReduceParams &p, const void *in, A *y) {
   const T *x = static_cast<const T *>(in);
-  switch (p.op) {
-  case ReduceOp::Sum:
-  case ReduceOp::Mean:
-    reduceWith<T, A, SumC, Plain>(p, x, y);
-    break;
-  case ReduceOp::Max:
-    reduceWith<T, A, MaxC, Plain>(p, x, y);
-    break;
-  case ReduceOp::Min:
-    reduceWith<T, A, MinC, Plain>(p, x, y);
-    break;
-  case ReduceOp::Prod:
-    reduceWith<T, A, ProdC, Plain>(p, x, y);
-    break;
-  case ReduceOp::L2:
-  case ReduceOp::SumSquare:
-    reduceWith<T, A, SumC, Square>(p, x, y);
-    break;
-  }
+  visitReduction(p.op, [&](auto c, auto m) {
+    reduceWith<T, A, decltype(c), decltype(m)>(p, x, y);
+  });
   if (p.op == ReduceOp::Mean) {
     if constexpr (std::is_floating_point_v<A>) {
       const A scale = A(1) / static_cast<A>(p.count);

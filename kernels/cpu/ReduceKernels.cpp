@@ -2,69 +2,41 @@
 #include "kernels/cpu/KernelTable.h"
 #include "kernels/cpu/Reduce.h"
 
-#include <iterator>
-#include <utility>
-
 namespace tpc::cpu {
 namespace {
 
-template <int I>
-Status prepareReduce(const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &attrs,
-                     std::unique_ptr<PreparedKernel> &kernel) {
-  ReduceParams p;
-  TPC_RETURN_IF_ERROR(
-      makeReduceParams(kReduceKernels[I].op, in, out, attrs, p));
-  kernel =
-      makeKernel([p](const void *const *i, void *const *o,
-                     const ExecContext &) { reduceKernel(p, i[0], o[0]); });
-  return Status::ok();
+void runReduce(const ReduceParams &p, const void *const *i, void *const *o,
+               const ExecContext &) {
+  reduceKernel(p, i[0], o[0]);
 }
 
-template <bool IsMax>
-Status prepareArgReduce(const std::vector<TensorDesc> &in,
-                        const std::vector<TensorDesc> &out, const Attrs &attrs,
-                        std::unique_ptr<PreparedKernel> &kernel) {
-  ArgReduceParams p;
-  TPC_RETURN_IF_ERROR(makeArgReduceParams(IsMax, in, out, attrs, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        argReduceKernel(p, i[0], static_cast<int64_t *>(o[0]));
-      });
-  return Status::ok();
+void runArgReduce(const ArgReduceParams &p, const void *const *i,
+                  void *const *o, const ExecContext &) {
+  argReduceKernel(p, i[0], static_cast<int64_t *>(o[0]));
 }
 
-Status prepareTopK(const std::vector<TensorDesc> &in,
-                   const std::vector<TensorDesc> &out, const Attrs &attrs,
-                   std::unique_ptr<PreparedKernel> &kernel) {
-  TopKParams p;
-  TPC_RETURN_IF_ERROR(makeTopKParams(in, out, attrs, p));
-  kernel = makeKernel(
-      [p](const void *const *i, void *const *o, const ExecContext &) {
-        topKKernel(p, i[0], o[0], static_cast<int64_t *>(o[1]));
-      });
-  return Status::ok();
+void runTopK(const TopKParams &p, const void *const *i, void *const *o,
+             const ExecContext &) {
+  topKKernel(p, i[0], o[0], static_cast<int64_t *>(o[1]));
 }
 
-Status prepareCumSum(const std::vector<TensorDesc> &in,
-                     const std::vector<TensorDesc> &out, const Attrs &attrs,
-                     std::unique_ptr<PreparedKernel> &kernel) {
-  CumSumParams p;
-  TPC_RETURN_IF_ERROR(makeCumSumParams(in, out, attrs, p));
-  kernel =
-      makeKernel([p](const void *const *i, void *const *o,
-                     const ExecContext &) { cumSumKernel(p, i[0], o[0]); });
-  return Status::ok();
+void runCumSum(const CumSumParams &p, const void *const *i, void *const *o,
+               const ExecContext &) {
+  cumSumKernel(p, i[0], o[0]);
 }
 
 } // namespace
 
 void addReduceKernels(KernelTable &t) {
-  addListed<kReduceKernels>(
-      t, [](auto i) { return prepareReduce<decltype(i)::value>; });
+  addListed<kReduceKernels>(t, [](auto i) {
+    return prepareWith<makeReduceParams, runReduce,
+                       kReduceKernels[decltype(i)::value].op>;
+  });
   addFamily(t, kAxisKernels,
-            {prepareArgReduce<true>, prepareArgReduce<false>, prepareTopK,
-             prepareCumSum});
+            {prepareWith<makeArgReduceParams, runArgReduce, true>,
+             prepareWith<makeArgReduceParams, runArgReduce, false>,
+             prepareWith<makeTopKParams, runTopK>,
+             prepareWith<makeCumSumParams, runCumSum>});
 }
 
 } // namespace tpc::cpu

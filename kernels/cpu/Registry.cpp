@@ -7,14 +7,9 @@ namespace tpc::cpu {
 
 static KernelTable buildTable() {
   KernelTable table;
-  addBinaryKernels(table);
-  addUnaryKernels(table);
-  addCopyKernels(table);
-  addMovementKernels(table);
-  addReduceKernels(table);
-  addNormKernels(table);
-  addMatMulKernels(table);
-  addFusedKernels(table);
+#define TPC_ADD_KERNELS(Family) add##Family##Kernels(table);
+  TPC_CPU_KERNEL_FAMILIES(TPC_ADD_KERNELS)
+#undef TPC_ADD_KERNELS
   sortByName(table);
   return table;
 }

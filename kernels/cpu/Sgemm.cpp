@@ -276,18 +276,12 @@ void gemvPanels(const SgemmArgs &g, int64_t p0, int64_t p1) {
 
 } // namespace
 
-void PackedMatrix::Free::operator()(float *p) const { std::free(p); }
-
 void PackedMatrix::pack(const float *b, int64_t k, int64_t n, int64_t ldb,
                         bool trans) {
   const int64_t panels = (n + kSgemmNr - 1) / kSgemmNr;
-  data_.reset(allocAligned<float>(size_t(panels * std::max<int64_t>(k, 1) *
-                                 kSgemmNr)));
-  k_ = k;
-  n_ = n;
+  float *d = reset(k, n, size_t(panels * std::max<int64_t>(k, 1) * kSgemmNr));
   for (int64_t p = 0; p < panels; ++p)
-    packBPanel(b, ldb, trans, n, p, 0, k,
-               data_.get() + p * k * kSgemmNr);
+    packBPanel(b, ldb, trans, n, p, 0, k, d + p * k * kSgemmNr);
 }
 
 void applyActivation(SgemmActivation act, float *x, int64_t n) {
@@ -325,13 +319,7 @@ void sgemm(const SgemmArgs &g, int numThreads) {
   // Enough panels per thread to amortise packing A; never more threads
   // than panels.
   const int64_t grain = gemv ? kGemvPanels : 2;
-  const int threads =
-      int(std::max<int64_t>(1, std::min<int64_t>(numThreads, panels / grain)));
-  parallelRun(threads, [&](int t, int parts) {
-    int64_t p0, p1;
-    splitRange(panels, t, parts, grain, p0, p1);
-    if (p0 >= p1)
-      return;
+  parallelSlices(numThreads, panels, grain, [&](int64_t p0, int64_t p1) {
     if (gemv)
       gemvPanels(g, p0, p1);
     else

@@ -18,7 +18,10 @@
 #ifndef TPC_KERNELS_CPU_SGEMM_H
 #define TPC_KERNELS_CPU_SGEMM_H
 
+#include "kernels/cpu/Scratch.h"
+
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -30,26 +33,42 @@ constexpr int64_t kSgemmNr = 16;
 /// The most rows any micro-kernel's tile has.
 constexpr int64_t kSgemmMaxMr = 16;
 
-/// A K x N matrix stored as ceil(N / kSgemmNr) panels, panel p holding
-/// columns [p * Nr, p * Nr + Nr) as K rows of Nr floats (zero past N).
-class PackedMatrix {
+/// A packed weight: op(B), K x N, in panels of elements T on a cache line
+/// (allocAligned), as the GEMMs' packings lay it out.
+template <class T> class PackedPanels {
 public:
-  /// Packs op(B): B is [k, n] (ld ldb) or, with trans, [n, k] (ld ldb).
-  void pack(const float *b, int64_t k, int64_t n, int64_t ldb, bool trans);
   bool empty() const { return !data_; }
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
-  /// Row `row` of panel `p`.
-  const float *panel(int64_t p, int64_t row) const {
-    return data_.get() + (p * k_ + row) * kSgemmNr;
+
+protected:
+  /// Takes the shape K x N and `count` elements to pack it into.
+  T *reset(int64_t k, int64_t n, size_t count) {
+    k_ = k;
+    n_ = n;
+    data_.reset(allocAligned<T>(count));
+    return data_.get();
   }
+  const T *data() const { return data_.get(); }
 
 private:
   struct Free {
-    void operator()(float *p) const;
+    void operator()(T *p) const { std::free(p); }
   };
-  std::unique_ptr<float, Free> data_;
+  std::unique_ptr<T, Free> data_;
   int64_t k_ = 0, n_ = 0;
+};
+
+/// A K x N matrix stored as ceil(N / kSgemmNr) panels, panel p holding
+/// columns [p * Nr, p * Nr + Nr) as K rows of Nr floats (zero past N).
+class PackedMatrix : public PackedPanels<float> {
+public:
+  /// Packs op(B): B is [k, n] (ld ldb) or, with trans, [n, k] (ld ldb).
+  void pack(const float *b, int64_t k, int64_t n, int64_t ldb, bool trans);
+  /// Row `row` of panel `p`.
+  const float *panel(int64_t p, int64_t row) const {
+    return data() + (p * k() + row) * kSgemmNr;
+  }
 };
 
 /// The activation of sgemm's epilogue; the vector functions of VectorMath.h
@@ -59,7 +78,14 @@ enum class SgemmActivation { None, Relu, Gelu, GeluTanh };
 /// x[i] = act(x[i]) in place (the vector math's GELUs; Relu keeps NaN).
 void applyActivation(SgemmActivation act, float *x, int64_t n);
 
-struct SgemmArgs {
+/// The epilogue the GEMMs end in, last: C[i, j] = act(C[i, j] + bias[j])
+/// (bias, n values of the product's element type T, may be null).
+template <class T> struct GemmEpilogueArgs {
+  const T *bias = nullptr;
+  SgemmActivation act = SgemmActivation::None;
+};
+
+struct SgemmArgs : GemmEpilogueArgs<float> {
   int64_t m = 0, n = 0, k = 0;
   /// op(A) is [m, k]: A is [m, k] with row stride lda, or [k, m] if transA.
   const float *a = nullptr;
@@ -81,9 +107,6 @@ struct SgemmArgs {
   const float *seed = nullptr;
   int64_t seedRowStride = 0, seedColStride = 0;
   float beta = 1.0f;
-  /// Last, C[i, j] = act(C[i, j] + bias[j]) (bias may be null).
-  const float *bias = nullptr;
-  SgemmActivation act = SgemmActivation::None;
 };
 
 /// One product on `numThreads` threads (parallelRun).

@@ -70,7 +70,8 @@ TPC_AVX2 inline void storeRow(float *c, __m256 x0, __m256 x1, __m256 alpha,
 }
 
 /// 6 x 16: twelve accumulators, two loads of B and six broadcasts of A per
-/// step of k, so the two FMA pipes stay busy.
+/// step of k, so the two FMA pipes stay busy. The loops over rows unroll
+/// whole, so every accumulator stays in a register.
 TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, int64_t,
                        float *c, int64_t ldc, float alpha, bool acc,
                        const PanelPrefetch &pf) {
@@ -82,88 +83,63 @@ TPC_AVX2 void tileAvx2(int64_t kc, const float *ap, const float *bp, int64_t,
     _mm_prefetch(reinterpret_cast<const char *>(c + r * ldc + 15),
                  _MM_HINT_T0);
   }
-  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  __m256 x0[kMr], x1[kMr];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMr; ++r)
+    x0[r] = x1[r] = _mm256_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
     const __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8);
-    __m256 a = _mm256_broadcast_ss(ap);
-    c00 = _mm256_fmadd_ps(a, b0, c00);
-    c01 = _mm256_fmadd_ps(a, b1, c01);
-    a = _mm256_broadcast_ss(ap + 1);
-    c10 = _mm256_fmadd_ps(a, b0, c10);
-    c11 = _mm256_fmadd_ps(a, b1, c11);
-    a = _mm256_broadcast_ss(ap + 2);
-    c20 = _mm256_fmadd_ps(a, b0, c20);
-    c21 = _mm256_fmadd_ps(a, b1, c21);
-    a = _mm256_broadcast_ss(ap + 3);
-    c30 = _mm256_fmadd_ps(a, b0, c30);
-    c31 = _mm256_fmadd_ps(a, b1, c31);
-    a = _mm256_broadcast_ss(ap + 4);
-    c40 = _mm256_fmadd_ps(a, b0, c40);
-    c41 = _mm256_fmadd_ps(a, b1, c41);
-    a = _mm256_broadcast_ss(ap + 5);
-    c50 = _mm256_fmadd_ps(a, b0, c50);
-    c51 = _mm256_fmadd_ps(a, b1, c51);
+#pragma GCC unroll 8
+    for (int r = 0; r < kMr; ++r) {
+      const __m256 a = _mm256_broadcast_ss(ap + r);
+      x0[r] = _mm256_fmadd_ps(a, b0, x0[r]);
+      x1[r] = _mm256_fmadd_ps(a, b1, x1[r]);
+    }
     ap += kMr;
     bp += kNr;
   }
   const __m256 va = _mm256_set1_ps(alpha);
-  storeRow(c, c00, c01, va, acc);
-  storeRow(c + ldc, c10, c11, va, acc);
-  storeRow(c + 2 * ldc, c20, c21, va, acc);
-  storeRow(c + 3 * ldc, c30, c31, va, acc);
-  storeRow(c + 4 * ldc, c40, c41, va, acc);
-  storeRow(c + 5 * ldc, c50, c51, va, acc);
+#pragma GCC unroll 8
+  for (int r = 0; r < kMr; ++r)
+    storeRow(c + r * ldc, x0[r], x1[r], va, acc);
 }
 
-/// Four panels at once: eight independent accumulators over four
-/// sequential streams of weights.
-TPC_AVX2 void gemvAvx2(int64_t k, const float *a, const float *panels,
-                       int64_t stride, int64_t count, float *out) {
-  if (count != kGemvPanels) {
-    for (int64_t q = 0; q < count; ++q) {
-      const float *b = panels + q * stride;
-      __m256 x0 = _mm256_setzero_ps(), x1 = _mm256_setzero_ps();
-      for (int64_t p = 0; p < k; ++p) {
-        const __m256 av = _mm256_broadcast_ss(a + p);
-        x0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + p * kNr), x0);
-        x1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + p * kNr + 8), x1);
-      }
-      _mm256_storeu_ps(out + q * kNr, x0);
-      _mm256_storeu_ps(out + q * kNr + 8, x1);
-    }
-    return;
+/// Q panels at once, two accumulators each, over Q sequential streams of
+/// weights (Q = 4: eight independent accumulators).
+template <int Q>
+TPC_AVX2 inline void gemvPanelsAvx2(int64_t k, const float *a,
+                                    const float *panels, int64_t stride,
+                                    float *out) {
+  __m256 x0[Q], x1[Q];
+  const float *b[Q];
+#pragma GCC unroll 4
+  for (int q = 0; q < Q; ++q) {
+    x0[q] = x1[q] = _mm256_setzero_ps();
+    b[q] = panels + q * stride;
   }
-  const float *b0 = panels, *b1 = panels + stride, *b2 = panels + 2 * stride,
-              *b3 = panels + 3 * stride;
-  __m256 x00 = _mm256_setzero_ps(), x01 = _mm256_setzero_ps();
-  __m256 x10 = _mm256_setzero_ps(), x11 = _mm256_setzero_ps();
-  __m256 x20 = _mm256_setzero_ps(), x21 = _mm256_setzero_ps();
-  __m256 x30 = _mm256_setzero_ps(), x31 = _mm256_setzero_ps();
   for (int64_t p = 0; p < k; ++p) {
     const __m256 av = _mm256_broadcast_ss(a + p);
     const int64_t o = p * kNr;
-    x00 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b0 + o), x00);
-    x01 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b0 + o + 8), x01);
-    x10 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b1 + o), x10);
-    x11 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b1 + o + 8), x11);
-    x20 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b2 + o), x20);
-    x21 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b2 + o + 8), x21);
-    x30 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b3 + o), x30);
-    x31 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b3 + o + 8), x31);
+#pragma GCC unroll 4
+    for (int q = 0; q < Q; ++q) {
+      x0[q] = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[q] + o), x0[q]);
+      x1[q] = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[q] + o + 8), x1[q]);
+    }
   }
-  _mm256_storeu_ps(out, x00);
-  _mm256_storeu_ps(out + 8, x01);
-  _mm256_storeu_ps(out + 16, x10);
-  _mm256_storeu_ps(out + 24, x11);
-  _mm256_storeu_ps(out + 32, x20);
-  _mm256_storeu_ps(out + 40, x21);
-  _mm256_storeu_ps(out + 48, x30);
-  _mm256_storeu_ps(out + 56, x31);
+#pragma GCC unroll 4
+  for (int q = 0; q < Q; ++q) {
+    _mm256_storeu_ps(out + q * kNr, x0[q]);
+    _mm256_storeu_ps(out + q * kNr + 8, x1[q]);
+  }
+}
+
+/// Four panels at once; fewer (the last panels) one at a time.
+TPC_AVX2 void gemvAvx2(int64_t k, const float *a, const float *panels,
+                       int64_t stride, int64_t count, float *out) {
+  if (count == kGemvPanels)
+    return gemvPanelsAvx2<kGemvPanels>(k, a, panels, stride, out);
+  for (int64_t q = 0; q < count; ++q)
+    gemvPanelsAvx2<1>(k, a, panels + q * stride, stride, out + q * kNr);
 }
 
 #define TPC_AVX512 __attribute__((target("avx512f")))

@@ -91,70 +91,71 @@ void forEachRow(const StridedLayout<N> &layout, RowFn &&row) {
   }
 }
 
+/// The length of `layout`'s innermost dim: the rows forEachRow hands out.
+template <int N> int64_t rowLength(const StridedLayout<N> &layout) {
+  return layout.shape[layout.rank - 1];
+}
+
+/// Operand `i`'s stride along the rows of `layout`.
+template <int N> int64_t rowStride(const StridedLayout<N> &layout, int i) {
+  return layout.strides[i][layout.rank - 1];
+}
+
 //===----------------------------------------------------------------------===//
 // Element-type dispatch
 //===----------------------------------------------------------------------===//
 
 template <class T> struct TypeTag { using type = T; };
 
-/// Calls `f(TypeTag<T>{})` for the C++ type of `t` among f32, f64, i64 and
-/// i32; returns false for other dtypes.
+/// The integer dtypes by signedness, then by log2 of their width in bytes.
+inline constexpr DType kIntegerDTypes[2][4] = {
+    {DType::U8, DType::U16, DType::U32, DType::U64},
+    {DType::I8, DType::I16, DType::I32, DType::I64}};
+
+/// The dtype whose elements a kernel holds as T (DType(0) for none): the
+/// integers by width and signedness, the floats below; a kernel's own tag
+/// types specialize it too.
+template <class T>
+inline constexpr DType
+    kDTypeOf = std::is_integral_v<T>
+                   ? kIntegerDTypes[std::is_signed_v<T>][sizeof(T) == 1   ? 0
+                                                         : sizeof(T) == 2 ? 1
+                                                         : sizeof(T) == 4 ? 2
+                                                                          : 3]
+                   : DType(0);
+template <> inline constexpr DType kDTypeOf<float> = DType::F32;
+template <> inline constexpr DType kDTypeOf<double> = DType::F64;
+template <> inline constexpr DType kDTypeOf<Half> = DType::F16;
+template <> inline constexpr DType kDTypeOf<BFloat16> = DType::BF16;
+
+/// Calls `f(TypeTag<T>{})` for the one of `Ts` that holds `t`
+/// (kDTypeOf); returns false when none does. Kernels dispatch once per
+/// call, outside their loops.
+template <class... Ts, class F> bool visitTypes(DType t, F &&f) {
+  return ((t == kDTypeOf<Ts> ? (f(TypeTag<Ts>{}), true) : false) || ...);
+}
+
+/// visitTypes over f32, f64, i64 and i32.
 template <class F> bool visitNumeric(DType t, F &&f) {
-  switch (t) {
-  case DType::F32:
-    f(TypeTag<float>{});
-    return true;
-  case DType::F64:
-    f(TypeTag<double>{});
-    return true;
-  case DType::I64:
-    f(TypeTag<int64_t>{});
-    return true;
-  case DType::I32:
-    f(TypeTag<int32_t>{});
-    return true;
-  default:
-    return false;
-  }
+  return visitTypes<float, double, int64_t, int32_t>(t, f);
 }
 
-/// Like visitNumeric for f32 and f64 only.
+/// visitTypes over f32 and f64.
 template <class F> bool visitFloat(DType t, F &&f) {
-  switch (t) {
-  case DType::F32:
-    f(TypeTag<float>{});
-    return true;
-  case DType::F64:
-    f(TypeTag<double>{});
-    return true;
-  default:
-    return false;
-  }
+  return visitTypes<float, double>(t, f);
 }
 
-/// An unsigned integer type of `Size` bytes, for byte-wise data movement.
-template <size_t Size> struct UIntOfSize;
-template <> struct UIntOfSize<1> { using type = uint8_t; };
-template <> struct UIntOfSize<2> { using type = uint16_t; };
-template <> struct UIntOfSize<4> { using type = uint32_t; };
-template <> struct UIntOfSize<8> { using type = uint64_t; };
-
-/// Calls `f(TypeTag<U>{})` with the unsigned type of `size` bytes.
+/// Calls `f(TypeTag<U>{})` with the unsigned type of `size` bytes (1, 2 or
+/// 4; uint64_t for any other size).
 template <class F> void visitBySize(size_t size, F &&f) {
-  switch (size) {
-  case 1:
+  if (size == 1)
     f(TypeTag<uint8_t>{});
-    break;
-  case 2:
+  else if (size == 2)
     f(TypeTag<uint16_t>{});
-    break;
-  case 4:
+  else if (size == 4)
     f(TypeTag<uint32_t>{});
-    break;
-  default:
+  else
     f(TypeTag<uint64_t>{});
-    break;
-  }
 }
 
 /// A PreparedKernel that forwards to a callable holding its params.

@@ -55,6 +55,13 @@ void typedOp(const UnaryParams &p, const void *in, void *out) {
   }
 }
 
+/// The f32 ops with a vectorized path (VectorMath.h).
+constexpr std::pair<UnaryOp, void (*)(const float *, float *, int64_t)>
+    kVectorPaths[] = {
+        {UnaryOp::Exp, vecExp},   {UnaryOp::Erf, vecErf},
+        {UnaryOp::Tanh, vecTanh}, {UnaryOp::Sigmoid, vecSigmoid},
+        {UnaryOp::Gelu, vecGelu}, {UnaryOp::GeluTanh, vecGeluTanh}};
+
 template <class T>
 void floatOp(const UnaryParams &p, const void *in, void *out) {
   const int64_t n = p.numel;
@@ -65,38 +72,23 @@ void floatOp(const UnaryParams &p, const void *in, void *out) {
       y[i] = std::isnan(x[i]) ? 1 : 0;
     return;
   }
-  if constexpr (std::is_same_v<T, float>) {
-    const float *x = static_cast<const float *>(in);
-    float *y = static_cast<float *>(out);
-    switch (p.op) {
-    case UnaryOp::Exp:
-      return vecExp(x, y, n);
-    case UnaryOp::Erf:
-      return vecErf(x, y, n);
-    case UnaryOp::Tanh:
-      return vecTanh(x, y, n);
-    case UnaryOp::Sigmoid:
-      return vecSigmoid(x, y, n);
-    case UnaryOp::Gelu:
-      return vecGelu(x, y, n);
-    case UnaryOp::GeluTanh:
-      return vecGeluTanh(x, y, n);
-    default:
-      break;
-    }
-  }
+  if constexpr (std::is_same_v<T, float>)
+    for (const auto &[op, vecFn] : kVectorPaths)
+      if (op == p.op)
+        return vecFn(static_cast<const float *>(in), static_cast<float *>(out),
+                     n);
   typedOp<T>(p, in, out);
 }
 
 /// A 16-bit float op: blocks of the input are widened to float, computed
 /// as float and rounded back (to nearest even).
-template <class S, float (*Load)(S), S (*Store)(float)>
+template <class S>
 void float16Op(const UnaryParams &p, const void *in, void *out) {
   const S *x = static_cast<const S *>(in);
   if (p.op == UnaryOp::IsNaN) {
     uint8_t *y = static_cast<uint8_t *>(out);
     for (int64_t i = 0; i < p.numel; ++i)
-      y[i] = std::isnan(Load(x[i])) ? 1 : 0;
+      y[i] = std::isnan(widen(x[i])) ? 1 : 0;
     return;
   }
   S *y = static_cast<S *>(out);
@@ -106,11 +98,11 @@ void float16Op(const UnaryParams &p, const void *in, void *out) {
   for (int64_t start = 0; start < p.numel; start += kBlock) {
     int64_t n = std::min(kBlock, p.numel - start);
     for (int64_t i = 0; i < n; ++i)
-      buf[i] = Load(x[start + i]);
+      buf[i] = widen(x[start + i]);
     blockParams.numel = n;
     floatOp<float>(blockParams, buf, buf);
     for (int64_t i = 0; i < n; ++i)
-      y[start + i] = Store(buf[i]);
+      y[start + i] = narrowTo<S>(buf[i]);
   }
 }
 
@@ -122,60 +114,46 @@ void unaryKernel(const UnaryParams &p, const void *in, void *out) {
       y[i] = x[i] ? 0 : 1;
     return;
   }
-  switch (p.dtype) {
-  case DType::F32:
-    return floatOp<float>(p, in, out);
-  case DType::F64:
-    return floatOp<double>(p, in, out);
-  case DType::I64:
-    return typedOp<int64_t>(p, in, out);
-  case DType::I32:
-    return typedOp<int32_t>(p, in, out);
-  case DType::I8:
-    return typedOp<int8_t>(p, in, out);
-  case DType::U8:
-    return typedOp<uint8_t>(p, in, out);
-  case DType::F16:
-    return float16Op<Half, halfToFloat, floatToHalf>(p, in, out);
-  case DType::BF16:
-    return float16Op<BFloat16, bfloat16ToFloat, floatToBFloat16>(p, in, out);
-  default:
-    return;
-  }
+  visitTypes<float, double, int64_t, int32_t, int8_t, uint8_t, Half, BFloat16>(
+      p.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_integral_v<T>)
+          typedOp<T>(p, in, out);
+        else if constexpr (std::is_floating_point_v<T>)
+          floatOp<T>(p, in, out);
+        else
+          float16Op<T>(p, in, out);
+      });
+}
+
+/// Elements are independent: each thread maps a slice of them.
+void runUnary(const UnaryParams &p, const void *const *i, void *const *o,
+              const ExecContext &ctx) {
+  const int64_t inBytes = int64_t(dtypeSize(p.dtype));
+  const int64_t outBytes = p.op == UnaryOp::IsNaN ? 1 : inBytes;
+  parallelRows<&UnaryParams::numel>(ctx.numThreads, p, inBytes + outBytes,
+                                    [&](const UnaryParams &q, int64_t begin) {
+                                      unaryKernel(
+                                          q, byteOffset(i[0], begin * inBytes),
+                                          byteOffset(o[0], begin * outBytes));
+                                    });
 }
 
 template <int I>
-Status prepareUnary(const std::vector<TensorDesc> &in,
-                    const std::vector<TensorDesc> &out, const Attrs &attrs,
+Status prepareUnary(const Operands &in, const Operands &out, const Attrs &attrs,
                     std::unique_ptr<PreparedKernel> &kernel) {
   UnaryParams p;
   TPC_RETURN_IF_ERROR(makeUnaryParams(kUnaryKernels[I], in, out, attrs, p));
-  const int64_t inBytes = int64_t(dtypeSize(p.dtype));
-  const int64_t outBytes = p.op == UnaryOp::IsNaN ? 1 : inBytes;
-  kernel = makeKernel([p, inBytes, outBytes](const void *const *i,
-                                             void *const *o,
-                                             const ExecContext &ctx) {
-    // Elements are independent: each thread maps a slice of them.
-    parallelFor(ctx.numThreads, p.numel, inBytes + outBytes,
-                [&](int64_t begin, int64_t end) {
-                  UnaryParams q = p;
-                  q.numel = end - begin;
-                  unaryKernel(q, byteOffset(i[0], begin * inBytes),
-                              byteOffset(o[0], begin * outBytes));
-                });
-  });
+  kernel = bindRun<runUnary>(p);
   return Status::ok();
 }
 
 } // namespace
 
 void addUnaryKernels(KernelTable &t) {
-  const size_t first = t.size();
-  addListed<kUnaryKernels>(
-      t, [](auto i) { return prepareUnary<decltype(i)::value>; });
   // y[i] = f(x[i]) in one pass: every unary kernel may run in place.
-  for (size_t i = first; i < t.size(); ++i)
-    t[i].elementwise = true;
+  addElementwise<kUnaryKernels>(
+      t, [](auto i) { return prepareUnary<decltype(i)::value>; });
 }
 
 } // namespace tpc::cpu

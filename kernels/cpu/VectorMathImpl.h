@@ -2,11 +2,11 @@
 //
 // The algorithms of VectorMath.h written once over a SIMD traits type S,
 // compiled once per instruction set: VectorMathAvx2.cpp (8 lanes) and
-// VectorMathAvx512.cpp (16 lanes) each define S, include this file and
-// return makeTable<S>(), and VectorMath.cpp picks one at run time. Only
-// those files include it,
-// and everything here has internal linkage, so code built for one
-// instruction set is never merged with another's.
+// VectorMathAvx512.cpp (16 lanes) each include this file, which defines
+// the traits of the instruction set the file is built for (Simd), and
+// return simdTable(); VectorMath.cpp picks one at run time. Only those
+// files include it, and everything here has internal linkage, so code
+// built for one instruction set is never merged with another's.
 //
 // S provides: V (S::N floats), M (a lane mask), and set1, load, store, add,
 // sub, mul, div, fma (a b + c), fnma (c - a b), min, max, abs, signOf
@@ -27,10 +27,15 @@
 
 #include <cstdint>
 #include <cstring>
+#include <immintrin.h>
 
 /// The members of a traits type that AVX2 and AVX-512 spell alike, for a
-/// vector of W bits (_mm256_add_ps, _mm512_add_ps, ...). V must be declared.
-#define TPC_SIMD_COMMON_OPS(W)                                                 \
+/// vector of W bits (_mm256_add_ps, _mm512_add_ps, ...) and lane masks of
+/// type Mask.
+#define TPC_SIMD_COMMON_OPS(W, Mask)                                           \
+  using V = __m##W;                                                            \
+  using M = Mask;                                                              \
+  static constexpr int N = W / 32;                                             \
   static V set1(float a) { return _mm##W##_set1_ps(a); }                       \
   static V load(const float *p) { return _mm##W##_loadu_ps(p); }               \
   static void store(float *p, V a) { _mm##W##_storeu_ps(p, a); }               \
@@ -47,12 +52,30 @@
   static V orBits(V a, V b) { return _mm##W##_or_ps(a, b); }                   \
   static V pow2(V n) {                                                         \
     return _mm##W##_castsi##W##_ps(_mm##W##_slli_epi32(                        \
-        _mm##W##_add_epi32(_mm##W##_cvtps_epi32(n),                            \
-                           _mm##W##_set1_epi32(127)),                          \
+        _mm##W##_add_epi32(_mm##W##_cvtps_epi32(n), _mm##W##_set1_epi32(127)), \
         23));                                                                  \
   }
 
 namespace {
+
+/// The rounding of S::round: to nearest, raising no exception.
+constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+/// The traits of the instruction set this file is compiled for: AVX-512 F +
+/// DQ (masks in k registers) or AVX2 + FMA (masks as vectors).
+struct Simd {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+  TPC_SIMD_COMMON_OPS(512, __mmask16)
+  static M lt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static V select(M m, V a, V b) { return _mm512_mask_blend_ps(m, b, a); }
+  static V round(V a) { return _mm512_roundscale_ps(a, kRoundNearest); }
+#elif defined(__AVX2__) && defined(__FMA__)
+  TPC_SIMD_COMMON_OPS(256, __m256)
+  static M lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static V select(M m, V a, V b) { return _mm256_blendv_ps(b, a, m); }
+  static V round(V a) { return _mm256_round_ps(a, kRoundNearest); }
+#endif
+};
 
 template <class S> inline typename S::V expV(typename S::V x) {
   using V = typename S::V;
@@ -198,6 +221,12 @@ template <class S> constexpr tpc::cpu::detail::VectorMathTable makeTable() {
   return {mapV<S, expV<S>>,     mapV<S, tanhV<S>>, mapV<S, erfV<S>>,
           mapV<S, sigmoidV<S>>, mapV<S, geluV<S>>, mapV<S, geluTanhV<S>>,
           expShiftSumV<S>};
+}
+
+/// The table of the instruction set this file is compiled for.
+inline const tpc::cpu::detail::VectorMathTable &simdTable() {
+  static constexpr tpc::cpu::detail::VectorMathTable table = makeTable<Simd>();
+  return table;
 }
 
 } // namespace
