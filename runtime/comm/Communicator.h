@@ -62,6 +62,10 @@ public:
                                const std::vector<size_t> &counts, DType dtype,
                                void *scratch);
 
+  /// Whether allGatherRows places every row directly and never touches its
+  /// `scratch` (which may then be null).
+  virtual bool gathersRowsInPlace() const { return false; }
+
   /// `send` holds size() * count elements; rank r receives in `recv` the sum
   /// over ranks of their r-th block of `count` elements. In place: `recv` may
   /// point at this rank's block of `send` (send + rank() * count elements).

@@ -320,6 +320,7 @@ public:
                        void * /*scratch*/) override {
     return run(makeCall(Op::AllGatherRows, send, recv, outer, dtype, counts));
   }
+  bool gathersRowsInPlace() const override { return true; }
   Status reduceScatter(const void *send, void *recv, size_t count,
                        DType dtype) override {
     return run(makeCall(Op::ReduceScatter, send, recv, count, dtype, {}));

@@ -144,7 +144,8 @@ Status PreparedCollective::prepare(const PlanStep &step, const TensorDesc &in,
     // Gathered blocks are in rank order; they are the output itself only
     // when nothing precedes the axis.
     if (g.outer != 1)
-      r.scratchBytes_ += full.bytes();
+      r.rowsScratchBytes_ = full.bytes();
+    r.scratchBytes_ += r.rowsScratchBytes_;
     if (overlap)
       r.scratchBytes_ += shard.bytes();
   } else if (!(g.equalShards && g.outer == 1 && !overlap)) {
@@ -197,9 +198,12 @@ Status PreparedCollective::runAllGather(Communicator *comm, const void *in,
   const size_t fullBytes = g.outer * g.axisTotal * g.inner * es;
   const size_t myElems = g.outer * size_t(g.sizes[size_t(g.rank)]) * g.inner;
   const bool direct = g.outer == 1;
+  // The gathered blocks go to the front of scratch unless the communicator
+  // places the rows itself.
+  const bool blocks = !direct && !comm->gathersRowsInPlace();
   const void *send = in;
   if (g.overlap) {
-    uint8_t *stage = scratch + (direct ? 0 : fullBytes);
+    uint8_t *stage = scratch + (blocks ? fullBytes : 0);
     std::memcpy(stage, in, myElems * es);
     send = stage;
   }

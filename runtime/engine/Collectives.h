@@ -63,8 +63,12 @@ public:
                         const TensorDesc &out, bool overlap, int rank,
                         int worldSize, PreparedCollective &result);
 
-  /// Scratch bytes run() needs.
-  size_t scratchBytes() const { return scratchBytes_; }
+  /// Scratch bytes run() needs. With `rowsInPlace` (a communicator that
+  /// gathers rows in place, Communicator::gathersRowsInPlace), an AllGather
+  /// along a middle axis needs none for the gathered blocks.
+  size_t scratchBytes(bool rowsInPlace = false) const {
+    return scratchBytes_ - (rowsInPlace ? rowsScratchBytes_ : 0);
+  }
   const CollectiveGeometry &geometry() const { return geometry_; }
 
   /// Performs the collective. `comm` may be null only for a world of one
@@ -81,6 +85,9 @@ private:
 
   CollectiveGeometry geometry_;
   size_t scratchBytes_ = 0;
+  /// The part of scratchBytes_ that holds the gathered blocks of an
+  /// AllGather along a middle axis.
+  size_t rowsScratchBytes_ = 0;
 };
 
 } // namespace tpc::runtime

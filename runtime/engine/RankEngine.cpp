@@ -207,7 +207,6 @@ std::string describeDescs(const std::vector<TensorDesc> &descs) {
 
 Status RankEngine::prepareSteps() {
   steps_.resize(plan_.steps.size());
-  size_t scratchBytes = 0;
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     const PlanStep &ps = plan_.steps[i];
     Step &step = steps_[i];
@@ -222,7 +221,6 @@ Status RankEngine::prepareSteps() {
             prepareStep(i, plan_.maxValues(), step.kernel, step.collective);
         !st)
       return fail(st.message());
-    scratchBytes = std::max(scratchBytes, step.collective.scratchBytes());
     if (!options_.hostExecution)
       step.kernel.reset();
   }
@@ -231,8 +229,6 @@ Status RankEngine::prepareSteps() {
     return Status::ok();
   TPC_RETURN_IF_ERROR(
       arena_.allocate(size_t(plan_.arena.bytes), "arena of " + planFile_));
-  TPC_RETURN_IF_ERROR(scratch_.allocate(scratchBytes,
-                                        "collective scratch of " + planFile_));
   for (const PlanBuffer &b : plan_.buffers) {
     if (b.kind == BufferKind::Arena)
       bufferPtrs_[b.id] = arena_.data() + b.offset;

@@ -90,7 +90,6 @@ public:
   /// Address of buffer `id`: in the arena, or in the mapped weights. Arena
   /// buffers have no address without hostExecution.
   uint8_t *bufferData(uint32_t id) const { return bufferPtrs_[id]; }
-  uint8_t *scratch() const { return scratch_.data(); }
   size_t arenaBytes() const { return arena_.size(); }
   /// Bytes of the weight tensors the plan uses.
   uint64_t weightBytes() const { return weightBytes_; }
@@ -150,7 +149,6 @@ private:
   /// Aligned copies of the weight tensors the file stores misaligned.
   std::map<std::string, AlignedBuffer> alignedCopies_;
   AlignedBuffer arena_;
-  AlignedBuffer scratch_;
   /// One zeroed buffer per state buffer of the plan, by buffer id.
   std::map<uint32_t, AlignedBuffer> states_;
   uint64_t stateBytes_ = 0;

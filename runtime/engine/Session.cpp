@@ -1,6 +1,7 @@
 //===- Session.cpp - Running one rank's forward ---------------------------===//
 #include "runtime/engine/Session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -30,6 +31,17 @@ Status Session::create(RankEngine &engine, Communicator *comm,
                          std::to_string(world));
   std::unique_ptr<Session> s(new Session(engine, comm, options));
   TPC_RETURN_IF_ERROR(s->io_.bind(engine, who));
+  // The collectives' scratch, sized for this communicator: one that gathers
+  // rows in place needs none for the blocks of an AllGather along a middle
+  // axis (an LM head's logits, split by vocabulary).
+  const bool rowsInPlace = comm && comm->gathersRowsInPlace();
+  size_t scratchBytes = 0;
+  for (const RankEngine::Step &step : engine.steps())
+    scratchBytes =
+        std::max(scratchBytes, step.collective.scratchBytes(rowsInPlace));
+  TPC_RETURN_IF_ERROR(
+      s->scratch_.allocate(scratchBytes, "collective scratch of rank " +
+                                             std::to_string(engine.rank())));
   // Outputs are handed out where the forward leaves them (no copy per run),
   // except a state buffer's, which resetState() may zero before they are
   // read.
@@ -124,7 +136,7 @@ Status Session::runStep(size_t index) {
   RankEngine::Step &step = engine_.steps()[index];
   if (!step.kernel)
     return step.collective.run(comm_, step.inputs[0], step.outputs[0],
-                               engine_.scratch());
+                               scratch_.data());
   try {
     cpu::ExecContext ctx;
     ctx.numThreads = options_.numThreads;

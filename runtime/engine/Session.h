@@ -99,6 +99,8 @@ private:
   FailureOrigin lastFailure_ = FailureOrigin::None;
   double lastRunMillis_ = 0;
   std::vector<StepTime> stepTimes_;
+  /// Scratch memory of the collective steps (PreparedCollective::run).
+  AlignedBuffer scratch_;
 };
 
 } // namespace tpc::runtime
