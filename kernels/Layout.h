@@ -13,6 +13,8 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <tuple>
 #include <type_traits>
@@ -86,15 +88,38 @@ void addListed(Table &table, AdapterAt adapterAt) {
         table, [](auto i) { return Adapter<List[decltype(i)::value].op>; });   \
   }
 
+/// A kernel's adapter, named by the kernel's op (see addFamily).
+template <class Op, class Adapter> struct OpAdapter {
+  Op op;
+  Adapter adapter;
+};
+
 /// Appends every kernel of a declared family's list `list` (see
-/// TPC_DECLARE_KERNEL_FAMILY) with its adapter: `adapters` holds one per
-/// kernel, in the list's order.
+/// TPC_DECLARE_KERNEL_FAMILY) with the adapter `adapters` names for its op.
+/// Each op must be named exactly once: a table that names one twice, or
+/// none for a kernel, is a programming error that aborts when the table is
+/// built (on the first kernel lookup), naming the kernel.
 template <class Table, class List, size_t N>
-void addFamily(Table &table, const List &list,
-               const decltype(Table::value_type::prepare) (&adapters)[N]) {
+void addFamily(
+    Table &table, const List &list,
+    const OpAdapter<decltype(std::declval<typename List::value_type>().op),
+                    decltype(Table::value_type::prepare)> (&adapters)[N]) {
   static_assert(N == std::tuple_size<List>::value, "one adapter per kernel");
-  for (const auto &k : list)
-    table.push_back({k.name, k.summary, adapters[static_cast<size_t>(k.op)]});
+  for (const auto &k : list) {
+    const auto *found = &adapters[0];
+    int named = 0;
+    for (const auto &a : adapters)
+      if (a.op == k.op) {
+        found = &a;
+        ++named;
+      }
+    if (named != 1) {
+      std::fprintf(stderr, "tpc: kernel %s has %d adapters in its table\n",
+                   k.name, named);
+      std::abort();
+    }
+    table.push_back({k.name, k.summary, found->adapter});
+  }
 }
 
 /// Dims that any strided layout can hold after collapsing; plenty for

@@ -79,16 +79,17 @@ std::unique_ptr<PreparedKernel> bindFill(const FillParams &p,
 } // namespace
 
 void addCopyKernels(KernelTable &t) {
-  // One adapter per kernel, in the order of kCopyKernels.
-  addFamily(t, kCopyKernels,
-            {prepareWith<makeCastParams, runCast>,
-             prepareWith<makeCopyParams, runCopy, CopyOp::Reshape>,
-             prepareWith<makeCopyParams, runCopy, CopyOp::Copy>,
-             prepareWith<makeCopyParams, runCopy, CopyOp::BitCast>,
-             prepareWith<makeShapeParams, runConstant>,
-             prepareWith<makeSizeParams, runConstant>,
-             prepareWith<makeRangeParams, runRange>,
-             prepareBound<makeConstantOfShapeParams, bindFill>});
+  addFamily(
+      t, kCopyKernels,
+      {{CopyOp::Cast, prepareWith<makeCastParams, runCast>},
+       {CopyOp::Reshape, prepareWith<makeCopyParams, runCopy, CopyOp::Reshape>},
+       {CopyOp::Copy, prepareWith<makeCopyParams, runCopy, CopyOp::Copy>},
+       {CopyOp::BitCast, prepareWith<makeCopyParams, runCopy, CopyOp::BitCast>},
+       {CopyOp::Shape, prepareWith<makeShapeParams, runConstant>},
+       {CopyOp::Size, prepareWith<makeSizeParams, runConstant>},
+       {CopyOp::Range, prepareWith<makeRangeParams, runRange>},
+       {CopyOp::ConstantOfShape,
+        prepareBound<makeConstantOfShapeParams, bindFill>}});
 }
 
 } // namespace tpc::cpu

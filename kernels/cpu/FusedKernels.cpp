@@ -143,11 +143,12 @@ Status prepareMatMulBias(const Operands &in, const Operands &out,
 } // namespace
 
 void addFusedKernels(KernelTable &t) {
-  // One adapter per kernel, in the order of kFusedKernels.
-  addFamily(t, kFusedKernels,
-            {prepareMatMulBias, prepareWith<makeAddNormParams, runAddNorm>,
-             prepareWith<makeAttentionParams, runAttention>,
-             prepareWith<makeSwiGLUParams, runSwiGLU>});
+  addFamily(
+      t, kFusedKernels,
+      {{FusedOp::MatMulBias, prepareMatMulBias},
+       {FusedOp::AddNormalization, prepareWith<makeAddNormParams, runAddNorm>},
+       {FusedOp::Attention, prepareWith<makeAttentionParams, runAttention>},
+       {FusedOp::SwiGLU, prepareWith<makeSwiGLUParams, runSwiGLU>}});
 }
 
 } // namespace tpc::cpu

@@ -178,22 +178,27 @@ std::unique_ptr<PreparedKernel> bindCacheWrite(const CacheWriteParams &p,
 } // namespace
 
 void addMovementKernels(KernelTable &t) {
-  // One adapter per kernel, in the order of kMovementKernels.
-  addFamily(t, kMovementKernels,
-            {prepareStridedCopy<MovementOp::Transpose>,
-             prepareStridedCopy<MovementOp::Expand>,
-             prepareStridedCopy<MovementOp::Tile>,
-             prepareStridedCopy<MovementOp::Slice>,
-             prepareBound<makePadParams, bindPad>,
-             prepareWith<makeConcatParams, runConcat>,
-             prepareWith<makeSplitParams, runSplit>,
-             prepareIndexChecked<makeGatherParams, runGather>,
-             prepareIndexChecked<makeGatherElementsParams, runGatherElements>,
-             prepareIndexChecked<makeGatherNDParams, runGatherND>,
-             prepareIndexChecked<makeScatterNDParams, runScatterND>,
-             prepareIndexChecked<makeScatterElementsParams, runScatterElements>,
-             prepareWith<makeTriluParams, runTrilu>,
-             prepareBound<makeCacheWriteParams, bindCacheWrite>});
+  addFamily(
+      t, kMovementKernels,
+      {{MovementOp::Transpose, prepareStridedCopy<MovementOp::Transpose>},
+       {MovementOp::Expand, prepareStridedCopy<MovementOp::Expand>},
+       {MovementOp::Tile, prepareStridedCopy<MovementOp::Tile>},
+       {MovementOp::Slice, prepareStridedCopy<MovementOp::Slice>},
+       {MovementOp::Pad, prepareBound<makePadParams, bindPad>},
+       {MovementOp::Concat, prepareWith<makeConcatParams, runConcat>},
+       {MovementOp::Split, prepareWith<makeSplitParams, runSplit>},
+       {MovementOp::Gather, prepareIndexChecked<makeGatherParams, runGather>},
+       {MovementOp::GatherElements,
+        prepareIndexChecked<makeGatherElementsParams, runGatherElements>},
+       {MovementOp::GatherND,
+        prepareIndexChecked<makeGatherNDParams, runGatherND>},
+       {MovementOp::ScatterND,
+        prepareIndexChecked<makeScatterNDParams, runScatterND>},
+       {MovementOp::ScatterElements,
+        prepareIndexChecked<makeScatterElementsParams, runScatterElements>},
+       {MovementOp::Trilu, prepareWith<makeTriluParams, runTrilu>},
+       {MovementOp::CacheWrite,
+        prepareBound<makeCacheWriteParams, bindCacheWrite>}});
 }
 
 } // namespace tpc::cpu

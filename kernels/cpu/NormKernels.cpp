@@ -38,11 +38,13 @@ void runNorm(const NormParams &p, const void *const *i, void *const *o,
 } // namespace
 
 void addNormKernels(KernelTable &t) {
-  addFamily(t, kNormKernels,
-            {prepareWith<makeSoftmaxParams, runSoftmax, false>,
-             prepareWith<makeSoftmaxParams, runSoftmax, true>,
-             prepareWith<makeNormParams, runNorm, false>,
-             prepareWith<makeNormParams, runNorm, true>});
+  addFamily(
+      t, kNormKernels,
+      {{NormOp::Softmax, prepareWith<makeSoftmaxParams, runSoftmax, false>},
+       {NormOp::LogSoftmax, prepareWith<makeSoftmaxParams, runSoftmax, true>},
+       {NormOp::LayerNormalization,
+        prepareWith<makeNormParams, runNorm, false>},
+       {NormOp::RMSNormalization, prepareWith<makeNormParams, runNorm, true>}});
 }
 
 } // namespace tpc::cpu

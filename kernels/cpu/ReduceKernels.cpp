@@ -32,11 +32,12 @@ void addReduceKernels(KernelTable &t) {
     return prepareWith<makeReduceParams, runReduce,
                        kReduceKernels[decltype(i)::value].op>;
   });
-  addFamily(t, kAxisKernels,
-            {prepareWith<makeArgReduceParams, runArgReduce, true>,
-             prepareWith<makeArgReduceParams, runArgReduce, false>,
-             prepareWith<makeTopKParams, runTopK>,
-             prepareWith<makeCumSumParams, runCumSum>});
+  addFamily(
+      t, kAxisKernels,
+      {{AxisOp::ArgMax, prepareWith<makeArgReduceParams, runArgReduce, true>},
+       {AxisOp::ArgMin, prepareWith<makeArgReduceParams, runArgReduce, false>},
+       {AxisOp::TopK, prepareWith<makeTopKParams, runTopK>},
+       {AxisOp::CumSum, prepareWith<makeCumSumParams, runCumSum>}});
 }
 
 } // namespace tpc::cpu

@@ -99,13 +99,17 @@ Status prepareCumSum(const KernelContext &, const std::vector<TensorDesc> &in,
 
 void addNormKernels(KernelTable &t) {
   addFamily(t, kNormKernels,
-            {prepareSoftmax<false>, prepareSoftmax<true>, prepareNorm<false>,
-             prepareNorm<true>});
+            {{NormOp::Softmax, prepareSoftmax<false>},
+             {NormOp::LogSoftmax, prepareSoftmax<true>},
+             {NormOp::LayerNormalization, prepareNorm<false>},
+             {NormOp::RMSNormalization, prepareNorm<true>}});
   addListed<kReduceKernels>(
       t, [](auto i) { return prepareReduce<decltype(i)::value>; });
   addFamily(t, kAxisKernels,
-            {prepareArgReduce<true>, prepareArgReduce<false>, prepareTopK,
-             prepareCumSum});
+            {{AxisOp::ArgMax, prepareArgReduce<true>},
+             {AxisOp::ArgMin, prepareArgReduce<false>},
+             {AxisOp::TopK, prepareTopK},
+             {AxisOp::CumSum, prepareCumSum}});
 }
 
 } // namespace tpc::cuda

@@ -1,9 +1,12 @@
 //===- RegistryTest.cpp - The kernel table itself -------------------------===//
 #include "KernelTestUtil.h"
+#include "kernels/Norm.h"
 #include "kernels/Unary.h"
+#include "kernels/cpu/KernelTable.h"
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <set>
 
 namespace tpc::cpu::test {
@@ -85,6 +88,42 @@ TEST(Registry, EveryKernelRejectsMissingOperands) {
     EXPECT_FALSE(s.isOk()) << d.name;
     EXPECT_FALSE(s.message().empty()) << d.name;
   }
+}
+
+Status refuse(const std::vector<TensorDesc> &, const std::vector<TensorDesc> &,
+              const Attrs &, std::unique_ptr<PreparedKernel> &) {
+  return Status::error("refused");
+}
+Status accept(const std::vector<TensorDesc> &, const std::vector<TensorDesc> &,
+              const Attrs &, std::unique_ptr<PreparedKernel> &) {
+  return Status::ok();
+}
+
+TEST(Registry, FamilyAdaptersGoByOpNotPosition) {
+  // Named out of the list's order: each kernel still gets its own adapter.
+  KernelTable t;
+  addFamily(t, kNormKernels,
+            {{NormOp::RMSNormalization, refuse},
+             {NormOp::Softmax, accept},
+             {NormOp::LayerNormalization, refuse},
+             {NormOp::LogSoftmax, refuse}});
+  ASSERT_EQ(t.size(), std::size(kNormKernels));
+  for (const KernelDef &d : t) {
+    std::unique_ptr<PreparedKernel> k;
+    EXPECT_EQ(d.prepare({}, {}, Attrs(), k).isOk(),
+              std::string(d.name) == "Softmax")
+        << d.name;
+  }
+}
+
+TEST(RegistryDeathTest, FamilyTableNamingAnOpTwiceAborts) {
+  KernelTable t;
+  EXPECT_DEATH(addFamily(t, kNormKernels,
+                         {{NormOp::Softmax, accept},
+                          {NormOp::Softmax, accept},
+                          {NormOp::LayerNormalization, accept},
+                          {NormOp::RMSNormalization, accept}}),
+               "kernel Softmax has 2 adapters");
 }
 
 } // namespace
