@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+#define TPC_VECMATH_LANES 8
 #include "kernels/cpu/VectorMathImpl.h"
 
 const tpc::cpu::detail::VectorMathTable &tpc::cpu::detail::vectorMathAvx2() {

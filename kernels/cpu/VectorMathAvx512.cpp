@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512DQ__)
+#define TPC_VECMATH_LANES 16
 #include "kernels/cpu/VectorMathImpl.h"
 
 const tpc::cpu::detail::VectorMathTable &

@@ -2,9 +2,11 @@
 //
 // The algorithms of VectorMath.h written once over a SIMD traits type S,
 // compiled once per instruction set: VectorMathAvx2.cpp (8 lanes) and
-// VectorMathAvx512.cpp (16 lanes) each include this file, which defines
-// the traits of the instruction set the file is built for (Simd), and
-// return simdTable(); VectorMath.cpp picks one at run time. Only those
+// VectorMathAvx512.cpp (16 lanes) each define TPC_VECMATH_LANES and
+// include this file, which defines the traits of that width (Simd), and
+// return simdTable(). The width is the file's choice, not the compiler
+// flags': a build with AVX-512 enabled everywhere still has 8-lane AVX2
+// code. VectorMath.cpp picks one at run time. Only those
 // files include it, and everything here has internal linkage, so code
 // built for one instruction set is never merged with another's.
 //
@@ -64,18 +66,27 @@ constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 /// The traits of the instruction set this file is compiled for: AVX-512 F +
 /// DQ (masks in k registers) or AVX2 + FMA (masks as vectors).
 struct Simd {
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if TPC_VECMATH_LANES == 16
+#if !defined(__AVX512F__) || !defined(__AVX512DQ__)
+#error "16 lanes need AVX-512 F and DQ"
+#endif
   TPC_SIMD_COMMON_OPS(512, __mmask16)
   static M lt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
   static V select(M m, V a, V b) { return _mm512_mask_blend_ps(m, b, a); }
   static V round(V a) { return _mm512_roundscale_ps(a, kRoundNearest); }
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif TPC_VECMATH_LANES == 8
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "8 lanes need AVX2 and FMA"
+#endif
   TPC_SIMD_COMMON_OPS(256, __m256)
   static M lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
   static V select(M m, V a, V b) { return _mm256_blendv_ps(b, a, m); }
   static V round(V a) { return _mm256_round_ps(a, kRoundNearest); }
+#else
+#error "define TPC_VECMATH_LANES (8 or 16) before including this file"
 #endif
 };
+static_assert(Simd::N == TPC_VECMATH_LANES, "the traits of another width");
 
 template <class S> inline typename S::V expV(typename S::V x) {
   using V = typename S::V;
