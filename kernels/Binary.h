@@ -99,9 +99,8 @@ Status makeBinaryOpParams(BinaryOp op, const std::vector<TensorDesc> &in,
                           const std::vector<TensorDesc> &out,
                           const Attrs &attrs, BinaryParams &p);
 
-/// Max, Min, Sum and Mean of N inputs broadcast together.
-// X(Name, summary): the variadic kernels; Name is the kernel and its
-// VariadicOp.
+// X(Name, summary): the variadic kernels, Max, Min, Sum and Mean of N
+// inputs broadcast together; Name is the kernel and its VariadicOp.
 #define TPC_VARIADIC_KERNELS(X)                                                \
   X(Max, "elementwise max of N inputs (NaN propagates)")                       \
   X(Min, "elementwise min of N inputs (NaN propagates)")                       \

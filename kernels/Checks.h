@@ -1,5 +1,4 @@
-//===- Checks.h - Operand checks shared by every backend ---------*- C++
-//-*-===//
+//===- Checks.h - Operand checks shared by every backend ---------*- C++ -*-===//
 //
 // The checks a kernel's params builder makes of the operand descriptions
 // it is given: arity, dtypes, shapes. Backend-neutral, so that the CPU and

@@ -1,6 +1,7 @@
 //===- Sharding.cpp - Shardings as values ---------------------------------===//
 #include "passes/Sharding.h"
 
+#include <iterator>
 #include <sstream>
 
 using namespace mlir;
@@ -50,6 +51,8 @@ SmallVector<std::pair<int64_t, int64_t>> rankRanges(const Sharding &s,
 static StringRef kindName(Sharding::Kind k) {
   // In the order of Sharding::Kind.
   static constexpr const char *kNames[] = {"replicated", "split", "partial"};
+  static_assert(std::size(kNames) == Sharding::Partial + 1,
+                "one name per kind");
   return kNames[k];
 }
 

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -414,6 +415,8 @@ const char *bgemmKernelName(BgemmKernel kernel) {
   // By BgemmKernel, which orders the kernels worst to best.
   static constexpr const char *kNames[] = {"widening", "avx512-bf16",
                                            "amx-bf16"};
+  static_assert(std::size(kNames) == int(BgemmKernel::AmxBf16) + 1,
+                "one name per kernel");
   return kNames[int(kernel)];
 }
 

@@ -113,11 +113,11 @@ inline constexpr DType kIntegerDTypes[2][4] = {
     {DType::I8, DType::I16, DType::I32, DType::I64}};
 
 /// The dtype whose elements a kernel holds as T (DType(0) for none): the
-/// integers by width and signedness, the floats below; a kernel's own tag
-/// types specialize it too.
+/// integers (not bool) by width and signedness, the floats below; a
+/// kernel's own tag types specialize it too.
 template <class T>
 inline constexpr DType
-    kDTypeOf = std::is_integral_v<T>
+    kDTypeOf = std::is_integral_v<T> && !std::is_same_v<T, bool>
                    ? kIntegerDTypes[std::is_signed_v<T>][sizeof(T) == 1   ? 0
                                                          : sizeof(T) == 2 ? 1
                                                          : sizeof(T) == 4 ? 2
@@ -132,6 +132,8 @@ template <> inline constexpr DType kDTypeOf<BFloat16> = DType::BF16;
 /// (kDTypeOf); returns false when none does. Kernels dispatch once per
 /// call, outside their loops.
 template <class... Ts, class F> bool visitTypes(DType t, F &&f) {
+  static_assert(((kDTypeOf<Ts> != DType(0)) && ...),
+                "every type visited must hold a dtype (kDTypeOf)");
   return ((t == kDTypeOf<Ts> ? (f(TypeTag<Ts>{}), true) : false) || ...);
 }
 

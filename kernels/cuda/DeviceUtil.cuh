@@ -36,7 +36,6 @@ inline bool isAligned(const void *p, size_t n) {
   return reinterpret_cast<uintptr_t>(p) % n == 0;
 }
 
-/// The type arithmetic is done in: f32 for the 16-bit floats.
 /// This thread's index in a one-dimensional grid, and the grid's thread
 /// count: the start and stride of a grid-stride loop.
 __device__ __forceinline__ int64_t threadIndex() {
@@ -54,6 +53,7 @@ __device__ __forceinline__ int64_t columnBase(int64_t c, int64_t axis,
   return o * axis * inner + (c - o * inner);
 }
 
+/// The type arithmetic is done in: f32 for the 16-bit floats.
 template <class T> struct ComputeOf { using type = T; };
 template <> struct ComputeOf<__half> { using type = float; };
 template <> struct ComputeOf<__nv_bfloat16> { using type = float; };

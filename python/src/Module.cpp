@@ -218,7 +218,12 @@ public:
   std::tuple<std::vector<int64_t>, double, std::vector<double>>
   generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
            double temperature, int64_t topK, uint64_t seed, int64_t endToken) {
-    const GenerateOptions o{maxNewTokens, temperature, topK, seed, endToken};
+    GenerateOptions o;
+    o.maxNewTokens = maxNewTokens;
+    o.temperature = temperature;
+    o.topK = topK;
+    o.seed = seed;
+    o.endToken = endToken;
     check(checkGenerateRequest(manifest_.generation, prompt, o));
     GenerateResult result;
     Status st;

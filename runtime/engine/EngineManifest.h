@@ -40,6 +40,9 @@ public:
   /// after the files are deleted). Idempotent.
   void release();
 
+  EngineFolder(const EngineFolder &) = delete;
+  EngineFolder &operator=(const EngineFolder &) = delete;
+
 private:
   EngineFolder() = default;
   UniqueFd fd_;

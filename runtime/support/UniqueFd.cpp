@@ -9,7 +9,8 @@
 namespace tpc {
 
 void UniqueFd::reset(int fd) {
-  if (fd_ >= 0)
+  // Resetting to the descriptor already held keeps it open.
+  if (fd_ >= 0 && fd_ != fd)
     ::close(fd_);
   fd_ = fd;
 }

@@ -16,7 +16,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+sys.path.append(os.path.join(HERE, "..", "..", "bench"))
 from external_data import external_tensor  # noqa: E402
 
 PRODUCER = "tpc-make-bad-models"

@@ -328,8 +328,10 @@ void expectRunError(const std::string &name,
 }
 
 void expectPrepareErrors(const std::vector<PrepareErrorCase> &cases) {
-  for (const PrepareErrorCase &c : cases) {
-    SCOPED_TRACE(c.name);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const PrepareErrorCase &c = cases[i];
+    SCOPED_TRACE(std::string(c.name) + " case " + std::to_string(i) +
+                 " (expecting '" + c.needle + "')");
     EXPECT_PREPARE_ERROR(prepareOnly(c.name, c.in, c.out, c.attrs), c.needle);
   }
 }
