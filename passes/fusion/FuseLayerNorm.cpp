@@ -53,7 +53,8 @@ struct LayerNormPattern : NormFusionPattern {
 
 struct FuseLayerNormPass
     : FusionPass<impl::FuseLayerNormPassBase<FuseLayerNormPass>,
-                 LayerNormPattern> {};
+                 RootedAt<LayerNormPattern, onnx::DivOp>,
+                 RootedAt<LayerNormPattern, onnx::MulOp>> {};
 
 } // namespace
 } // namespace tpc

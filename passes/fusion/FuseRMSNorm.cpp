@@ -34,8 +34,9 @@ struct RMSNormPattern : NormFusionPattern {
   }
 };
 
-struct FuseRMSNormPass
-    : FusionPass<impl::FuseRMSNormPassBase<FuseRMSNormPass>, RMSNormPattern> {};
+struct FuseRMSNormPass : FusionPass<impl::FuseRMSNormPassBase<FuseRMSNormPass>,
+                                    RootedAt<RMSNormPattern, onnx::DivOp>,
+                                    RootedAt<RMSNormPattern, onnx::MulOp>> {};
 
 } // namespace
 } // namespace tpc

@@ -132,9 +132,10 @@ prepareNormReplacement(mlir::PatternRewriter &rewriter, mlir::Value x,
 /// affine tail by `createNorm`'s op.
 class NormFusionPattern : public mlir::RewritePattern {
 public:
-  /// Tried on every op: matchNormalizeByStd takes a Div or a Mul.
-  explicit NormFusionPattern(mlir::MLIRContext *ctx)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  /// Tried on the ops named `rootName` (a normalization by std ends in a
+  /// Div or a Mul: see RootedAt).
+  NormFusionPattern(llvm::StringRef rootName, mlir::MLIRContext *ctx)
+      : RewritePattern(rootName, /*benefit=*/1, ctx) {}
 
   mlir::LogicalResult
   matchAndRewrite(mlir::Operation *op,
@@ -156,6 +157,12 @@ protected:
                                  const NormReplacement &r, mlir::Type type,
                                  mlir::Value x, int64_t axis,
                                  double epsilon) const = 0;
+};
+
+/// `Pattern` (constructed from a root op name) tried on the ops `Root` only.
+template <class Pattern, class Root> struct RootedAt : Pattern {
+  explicit RootedAt(mlir::MLIRContext *ctx)
+      : Pattern(Root::getOperationName(), ctx) {}
 };
 
 /// Runs the rewrite patterns `Patterns` greedily on `op` (a fusion pass's
