@@ -10,6 +10,7 @@
 #ifndef TPC_KERNELS_BINARY_H
 #define TPC_KERNELS_BINARY_H
 
+#include "kernels/Family.h"
 #include "kernels/Layout.h"
 
 #include <vector>

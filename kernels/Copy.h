@@ -14,6 +14,7 @@
 #ifndef TPC_KERNELS_COPY_H
 #define TPC_KERNELS_COPY_H
 
+#include "kernels/Family.h"
 #include "kernels/Layout.h"
 
 #include <vector>

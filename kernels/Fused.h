@@ -12,6 +12,7 @@
 #ifndef TPC_KERNELS_FUSED_H
 #define TPC_KERNELS_FUSED_H
 
+#include "kernels/Family.h"
 #include "kernels/Layout.h"
 
 #include <vector>

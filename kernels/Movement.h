@@ -21,6 +21,7 @@
 #ifndef TPC_KERNELS_MOVEMENT_H
 #define TPC_KERNELS_MOVEMENT_H
 
+#include "kernels/Family.h"
 #include "kernels/Layout.h"
 
 #include <vector>

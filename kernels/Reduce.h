@@ -9,6 +9,7 @@
 #ifndef TPC_KERNELS_REDUCE_H
 #define TPC_KERNELS_REDUCE_H
 
+#include "kernels/Family.h"
 #include "kernels/Layout.h"
 
 #include <type_traits>

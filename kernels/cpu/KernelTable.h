@@ -9,6 +9,7 @@
 #ifndef TPC_KERNELS_CPU_KERNELTABLE_H
 #define TPC_KERNELS_CPU_KERNELTABLE_H
 
+#include "kernels/Family.h"
 #include "kernels/cpu/Registry.h"
 #include "kernels/cpu/Support.h"
 

@@ -9,6 +9,7 @@
 #ifndef TPC_KERNELS_CUDA_ADAPTERS_H
 #define TPC_KERNELS_CUDA_ADAPTERS_H
 
+#include "kernels/Family.h"
 #include "kernels/cpu/Support.h"
 #include "kernels/cuda/Check.h"
 #include "kernels/cuda/Registry.h"
