@@ -25,6 +25,9 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import compare as compare_outputs, load_outputs  # noqa: E402
+
 MS = "com.microsoft"
 RNG = np.random.default_rng(7)
 
@@ -176,15 +179,22 @@ def check(tpc, work, name, m, feeds, tps):
         r = run([tpc, "run", eng, "--output-dir", out] + flags)
         if r.returncode != 0:
             return "tp=%d run: %s" % (tp, r.stderr.strip().splitlines()[-1])
-        for k, v in want.items():
-            got = np.load(os.path.join(out, k + ".npy"))
-            if got.shape != v.shape or got.dtype != v.dtype:
-                return "tp=%d %s: %s %s, onnxruntime %s %s" % (
-                    tp, k, got.dtype, got.shape, v.dtype, v.shape)
-            if not np.allclose(got, v, rtol=1e-4, atol=1e-4):
-                return "tp=%d %s: max |diff| %.3g" % (
-                    tp, k, float(np.max(np.abs(got.astype(np.float64) - v))))
+        problem = compare_run(load_outputs(out), want)
+        if problem:
+            return "tp=%d %s" % (tp, problem)
     return None
+
+
+def compare_run(got, want):
+    """None, or what is wrong with a run's outputs `got` against
+    onnxruntime's `want` ({name: array}): the same outputs, each of the same
+    dtype and shape, within 1e-4 + 1e-4 * |want| (compare.py: NaN and
+    infinities where onnxruntime's values are finite fail too)."""
+    for k in sorted(set(got) & set(want)):
+        if got[k].dtype != want[k].dtype:
+            return "%s: %s %s, onnxruntime %s %s" % (
+                k, got[k].dtype, got[k].shape, want[k].dtype, want[k].shape)
+    return compare_outputs(got, want, atol=1e-4, rtol=1e-4)[1]
 
 
 def main():

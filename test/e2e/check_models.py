@@ -24,7 +24,8 @@ import shutil
 import subprocess
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import compare as compare_outputs  # noqa: E402
 
 
 def heads_allow(meta, tp):
@@ -121,14 +122,10 @@ def models_in(models, only):
 
 
 def compare(model_dir, out_dir, atol):
-    worst = 0.0
-    for name in sorted(os.listdir(os.path.join(model_dir, "expected"))):
-        want = np.load(os.path.join(model_dir, "expected", name))
-        got = np.load(os.path.join(out_dir, name))
-        if got.shape != want.shape:
-            return None, "%s: shape %s, expected %s" % (name, got.shape, want.shape)
-        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))))
-    return worst, None if worst <= atol else "max |diff| %.3g > %g" % (worst, atol)
+    """(max |diff|, None) or (None, what is wrong): the run's outputs in
+    out_dir against model_dir/expected, every one there and no other,
+    within atol (compare.py: NaN, infinities, shapes and dtypes too)."""
+    return compare_outputs(out_dir, os.path.join(model_dir, "expected"), atol=atol)
 
 
 def torch_check(model_dir, check_dir, meta, tp, args):

@@ -3,8 +3,9 @@
 usage: engine_check.py compare EXPECTED_DIR OUT_DIR [--atol 1e-4]
        engine_check.py collectives ENGINE_DIR
 
-compare: every expected/*.npy must match the run's output of the same name
-within atol; prints "match, max |diff| D" or "MISMATCH ..." (exit 1).
+compare: the run's outputs must be those of EXPECTED_DIR, each within atol
+(test/e2e/compare.py: also no NaN or infinity, the same shapes, no output
+missing or extra); prints "match, max |diff| D" or "MISMATCH ..." (exit 1).
 collectives: prints one line per rank, "rank R: AllReduce N, AllGather N",
 from `tpc inspect --json` (tpc must be on PATH).
 """
@@ -14,20 +15,15 @@ import os
 import subprocess
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "e2e"))
+from compare import compare as compare_outputs  # noqa: E402
 
 
 def compare(args):
-    worst = 0.0
-    for name in sorted(os.listdir(args.expected)):
-        want = np.load(os.path.join(args.expected, name))
-        got = np.load(os.path.join(args.out, name))
-        if got.shape != want.shape:
-            print("MISMATCH %s: shape %s, expected %s" % (name, got.shape, want.shape))
-            return 1
-        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))))
-    if worst > args.atol:
-        print("MISMATCH max |diff| %.3g > %g" % (worst, args.atol))
+    worst, problem = compare_outputs(args.out, args.expected, atol=args.atol)
+    if problem:
+        print("MISMATCH " + problem)
         return 1
     print("match, max |diff| %.2g" % worst)
     return 0
