@@ -34,7 +34,10 @@ add_custom_target(check-lit
   COMMAND ${TPC_PYTHON} ${TPC_LIT} -sv ${CMAKE_CURRENT_BINARY_DIR}
   DEPENDS ${TPC_LIT_DEPENDS}
   USES_TERMINAL)
-add_test(NAME lit COMMAND ${TPC_PYTHON} ${TPC_LIT} -v ${CMAKE_CURRENT_BINARY_DIR})
+# -o: every test's result, for scripts/test_skips.py to name the
+# UNSUPPORTED ones (ctest shows a passing test's output to nobody).
+add_test(NAME lit COMMAND ${TPC_PYTHON} ${TPC_LIT} -v --show-unsupported
+  -o ${CMAKE_CURRENT_BINARY_DIR}/lit-results.json ${CMAKE_CURRENT_BINARY_DIR})
 # The whole lit suite is one ctest test: it takes about 9 minutes alone under
 # ASan + UBSan on 2 cores, more beside the unit tests, so it gets a limit of
 # its own rather than the 900 s that scripts/test gives each test.
