@@ -23,6 +23,36 @@ if "address" in getattr(config, "tpc_sanitize", ""):
     config.available_features.add("asan")
 if config.tpc_have_mpi:
     config.available_features.add("mpi")
+
+
+def can_mount_tmpfs():
+    """Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN, as
+    in most CI containers not): tried once, on a 64 KiB one."""
+    import shutil
+    import subprocess
+    import tempfile
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    target = tempfile.mkdtemp(prefix="tpc-lit-tmpfs-")
+    try:
+        mounted = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", target],
+            capture_output=True, timeout=20).returncode == 0
+        if mounted:
+            subprocess.run(["umount", target], capture_output=True, timeout=20)
+        return mounted
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        try:
+            os.rmdir(target)
+        except OSError:
+            pass
+
+
+# The compile tests of a file system that fills up (full-disk-tmpfs.test).
+if can_mount_tmpfs():
+    config.available_features.add("tmpfs-mount")
 if config.tpc_have_cuda:
     config.available_features.add("cuda-build")
     # "cuda": a GPU is present too, so tests may run engines on it.
