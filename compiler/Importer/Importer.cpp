@@ -130,8 +130,21 @@ private:
   LogicalResult checkOpsets();
   FailureOr<RankedTensorType> valueType(const ::onnx::ValueInfoProto &vi,
                                         bool isInput);
-  LogicalResult importInitializer(const ::onnx::TensorProto &t);
+  /// An initializer, or a tensor that stands for one (`what` names it in
+  /// errors; by default "initializer 'NAME'").
+  LogicalResult importInitializer(const ::onnx::TensorProto &t,
+                                  std::string what = "");
+  /// A Constant whose value is external data becomes the initializer it
+  /// stands for (returns true); any other attribute tensor stored as
+  /// external data is read into `inlined`, a copy of the node.
+  FailureOr<bool> resolveExternalAttributes(const ::onnx::NodeProto &node,
+                                            const std::string &name,
+                                            ::onnx::NodeProto &inlined);
   LogicalResult importNode(const ::onnx::NodeProto &node, size_t index);
+  /// importNode once the node's attribute tensors are in memory.
+  LogicalResult importResolvedNode(const ::onnx::NodeProto &node,
+                                   const std::string &name, Location loc,
+                                   const OpTableEntry *entry);
   /// Records the node's IR-11 sharding annotations on the ops it became.
   LogicalResult annotateNode(const ::onnx::NodeProto &node, Location loc,
                              const std::string &name, ArrayRef<Value> inputs,
@@ -484,39 +497,126 @@ GraphImporter::valueType(const ::onnx::ValueInfoProto &vi, bool isInput) {
   return RankedTensorType::get(dims, elem);
 }
 
-LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
+/// The bytes a tensor's data takes in a file (4- and 2-bit integers packed),
+/// or an error naming `what`.
+static FailureOr<int64_t> storedBytes(MLIRContext *ctx,
+                                      const ::onnx::TensorProto &t,
+                                      const std::string &what,
+                                      std::string &err) {
+  Type elem = onnx::onnxElementType(ctx, t.data_type());
+  if (!elem) {
+    err = what + " has unsupported data type " +
+          onnx::onnxTypeName(t.data_type());
+    return failure();
+  }
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  // Checked: 2^31 x 2^31 x 4 bytes must not wrap to a small size.
+  for (int64_t d : dims)
+    if (d < 0) {
+      err = what + " has a negative dimension (" + std::to_string(d) + ")";
+      return failure();
+    }
+  std::optional<uint64_t> checkedBytes = tpc::checkedByteSize(
+      dims.data(), dims.size(), uint64_t(onnx::elementBytes(elem)));
+  if (!checkedBytes || *checkedBytes > kMaxTensorBytes) {
+    err = what + " is too large (more than 2^50 bytes)";
+    return failure();
+  }
+  unsigned bits = elem.getIntOrFloatBitWidth();
+  int64_t bytes = int64_t(*checkedBytes);
+  if (bits > 1 && bits < 8)
+    bytes = (bytes * bits + 7) / 8;
+  return bytes;
+}
+
+/// Reads `length` bytes at `offset` of `file` (relative to `dir`).
+static bool readBytes(const std::string &dir, const WeightLocation &where,
+                      std::string &raw) {
+  std::ifstream in(fs::path(dir) / where.file, std::ios::binary);
+  raw.assign(size_t(where.length), '\0');
+  in.seekg(std::streamoff(where.offset));
+  in.read(raw.data(), std::streamsize(where.length));
+  return bool(in);
+}
+
+FailureOr<bool>
+GraphImporter::resolveExternalAttributes(const ::onnx::NodeProto &node,
+                                         const std::string &name,
+                                         ::onnx::NodeProto &inlined) {
+  auto external = [](const ::onnx::TensorProto &t) {
+    return t.data_location() == ::onnx::TensorProto::EXTERNAL;
+  };
+  bool any = false;
+  for (const ::onnx::AttributeProto &a : node.attribute())
+    any |= (a.has_t() && external(a.t())) ||
+           llvm::any_of(a.tensors(), external);
+  if (!any)
+    return false;
+  if (node.op_type() == "Constant" && node.attribute_size() == 1 &&
+      node.attribute(0).name() == "value" && node.output_size() == 1) {
+    // Exports over 2 GB store even small Constants in the data file: the
+    // value is imported as an initializer of the Constant's output would be
+    // (a constant when small, else a weight read from the file).
+    ::onnx::TensorProto t = node.attribute(0).t();
+    t.set_name(node.output(0));
+    if (failed(importInitializer(
+            t, "the value of Constant node '" + name + "'")))
+      return failure();
+    return true;
+  }
+  inlined = node;
+  auto read = [&](::onnx::TensorProto &t, const std::string &what) {
+    std::string err;
+    FailureOr<int64_t> bytes = storedBytes(&ctx, t, what, err);
+    WeightLocation where;
+    std::string raw;
+    if (failed(bytes) || !resolveExternalData(t, modelDir, *bytes, where, err,
+                                              "external data of " + what))
+      return error() << "'" << path << "': " << err, failure();
+    if (!readBytes(modelDir, where, raw))
+      return error() << "'" << path << "': cannot read " << what,
+             failure();
+    t.clear_external_data();
+    t.set_data_location(::onnx::TensorProto::DEFAULT);
+    t.set_raw_data(std::move(raw));
+    return success();
+  };
+  for (::onnx::AttributeProto &a : *inlined.mutable_attribute()) {
+    std::string what =
+        "attribute '" + a.name() + "' of node '" + name + "'";
+    if (a.has_t() && external(a.t()) && failed(read(*a.mutable_t(), what)))
+      return failure();
+    for (::onnx::TensorProto &t : *a.mutable_tensors())
+      if (external(t) && failed(read(t, what)))
+        return failure();
+  }
+  return false;
+}
+
+LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t,
+                                               std::string what) {
+  if (what.empty())
+    what = "initializer '" + t.name() + "'";
+  std::string sizeErr;
+  FailureOr<int64_t> stored = storedBytes(&ctx, t, what, sizeErr);
+  if (failed(stored))
+    return error() << sizeErr;
   Type elem = onnx::onnxElementType(&ctx, t.data_type());
-  if (!elem)
-    return error() << "initializer '" << t.name()
-                   << "' has unsupported data type "
-                   << onnx::onnxTypeName(t.data_type());
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
   unsigned bits = elem.getIntOrFloatBitWidth();
   // 4- and 2-bit integers are packed in the file and unpacked into a
   // constant at import (one element per byte).
   bool packed = bits > 1 && bits < 8;
-  int64_t elemBytes = onnx::elementBytes(elem);
-  // Checked: 2^31 x 2^31 x 4 bytes must not wrap to a small size.
-  for (int64_t d : dims)
-    if (d < 0)
-      return error() << "initializer '" << t.name()
-                     << "' has a negative dimension (" << d << ")";
-  std::optional<uint64_t> checkedBytes =
-      tpc::checkedByteSize(dims.data(), dims.size(), uint64_t(elemBytes));
-  if (!checkedBytes || *checkedBytes > kMaxTensorBytes)
-    return error() << "initializer '" << t.name()
-                   << "' is too large (more than 2^50 bytes)";
   auto type = RankedTensorType::get(dims, elem);
-  int64_t bytes = int64_t(*checkedBytes);
-  if (packed)
-    bytes = (bytes * bits + 7) / 8;
+  int64_t bytes = *stored;
   Location loc = NameLoc::get(b.getStringAttr(t.name()),
                               FileLineColLoc::get(&ctx, path, 0, 0));
   WeightLocation where;
   bool external = t.data_location() == ::onnx::TensorProto::EXTERNAL;
   if (external) {
     std::string err;
-    if (!resolveExternalData(t, modelDir, bytes, where, err))
+    if (!resolveExternalData(t, modelDir, bytes, where, err,
+                             "external data of " + what))
       return error() << "'" << path << "': " << err;
   }
   auto inl = inlineWeights.find(t.name());
@@ -529,12 +629,9 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
     const ::onnx::TensorProto *src = &t;
     if (external || (inlineRaw && !t.has_raw_data())) {
       // Small tensors whose bytes stayed in a file: read them now.
-      std::ifstream in(fs::path(modelDir) / where.file, std::ios::binary);
-      std::string raw(size_t(where.length), '\0');
-      in.seekg(where.offset);
-      in.read(raw.data(), where.length);
-      if (!in)
-        return error() << "cannot read initializer '" << t.name() << "'";
+      std::string raw;
+      if (!readBytes(modelDir, where, raw))
+        return error() << "cannot read " << what;
       copy = t;
       copy.clear_external_data();
       copy.set_data_location(::onnx::TensorProto::DEFAULT);
@@ -549,7 +646,7 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t) {
     return success();
   }
   if (where.length != bytes)
-    return error() << "initializer '" << t.name() << "' has " << where.length
+    return error() << what << " has " << where.length
                    << " bytes of data, its type " << type << " needs "
                    << bytes;
   values[t.name()] = b.create<onnx::WeightOp>(
@@ -584,6 +681,21 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
                                     "yet; export the model in fp32, fp16 or "
                                     "bf16"
                                   : "");
+  ::onnx::NodeProto inlined;
+  FailureOr<bool> asInitializer =
+      resolveExternalAttributes(node, name, inlined);
+  if (failed(asInitializer))
+    return failure();
+  if (*asInitializer)
+    return success();
+  return importResolvedNode(inlined.op_type().empty() ? node : inlined, name,
+                            loc, entry);
+}
+
+LogicalResult GraphImporter::importResolvedNode(const ::onnx::NodeProto &node,
+                                                const std::string &name,
+                                                Location loc,
+                                                const OpTableEntry *entry) {
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
     if (in.empty()) {

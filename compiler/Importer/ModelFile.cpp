@@ -197,10 +197,12 @@ bool loadModelFile(const std::string &path, ::onnx::ModelProto &model,
 
 bool resolveExternalData(const ::onnx::TensorProto &tensor,
                          const std::string &modelDir, int64_t expectedBytes,
-                         WeightLocation &loc, std::string &error) {
+                         WeightLocation &loc, std::string &error,
+                         std::string what) {
   std::string location;
   int64_t offset = 0, length = -1;
-  std::string what = "external data of initializer '" + tensor.name() + "'";
+  if (what.empty())
+    what = "external data of initializer '" + tensor.name() + "'";
   // ONNX writes these as plain decimal numbers; anything else ("0x40",
   // "1e3", "12abc", "+64") is refused rather than read as something else.
   auto decimal = [&](const std::string &key, const std::string &text,

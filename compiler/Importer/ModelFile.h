@@ -24,12 +24,14 @@ bool loadModelFile(const std::string &path, ::onnx::ModelProto &model,
                    std::map<std::string, WeightLocation> &inlineWeights,
                    std::string &error);
 
-/// Resolves an initializer stored as external data: checks that the path
-/// stays inside `modelDir`, that the file exists and holds offset + length
-/// bytes, and that length equals `expectedBytes`.
+/// Resolves a tensor stored as external data: checks that the path stays
+/// inside `modelDir`, that the file exists and holds offset + length bytes,
+/// and that length equals `expectedBytes`. Errors start with `what` (by
+/// default "external data of initializer 'NAME'").
 bool resolveExternalData(const ::onnx::TensorProto &tensor,
                          const std::string &modelDir, int64_t expectedBytes,
-                         WeightLocation &loc, std::string &error);
+                         WeightLocation &loc, std::string &error,
+                         std::string what = "");
 
 } // namespace tpc
 

@@ -847,9 +847,8 @@ LogicalResult importConstant(NodeContext &c, Results &results) {
   DenseElementsAttr value;
   std::string name = a.name();
   if (name == "value") {
+    // External data was read (or made a weight) before the node's import.
     std::string err;
-    if (a.t().data_location() == ::onnx::TensorProto::EXTERNAL)
-      return c.error() << "constants with external data are not supported";
     value = tensorToAttr(ctx, a.t(), err);
     if (!value)
       return c.error() << err;
