@@ -96,6 +96,9 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
   // Fusions see the partitioned programs only, never shardings.
   if (opts.fusion)
     addFusionPasses(pm);
+  // A decode step's attention reads the filled positions of its caches.
+  if (opts.kvCacheLength > 0)
+    pm.addPass(createBoundCacheAttentionPass());
   // Per rank, on the final onnx ops: sharding never sees the dtype, and the
   // partitioner has already cut the weights and constants to convert.
   if (dtype != "fp32")

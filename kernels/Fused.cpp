@@ -16,7 +16,7 @@ const std::initializer_list<DType> kFloats = {DType::F32, DType::F64,
 Status makeAttentionParams(const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out,
                            const Attrs &attrs, AttentionParams &p) {
-  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 4, 1, 1));
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 5, 1, 1));
   TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (Q)", kFloats));
   static const char *names[] = {"Q", "K", "V"};
   for (int i = 0; i < 3; ++i) {
@@ -52,8 +52,14 @@ Status makeAttentionParams(const std::vector<TensorDesc> &in,
   if (attrs.has("scale"))
     TPC_RETURN_IF_ERROR(requireFloat(attrs, "scale", p.scale));
   p.causal = causal;
-  if (in.size() == 4 && !isAbsent(in[3])) {
-    const TensorDesc &m = in[3];
+  if (attrs.has("nan_to_zero"))
+    TPC_RETURN_IF_ERROR(requireFlag(attrs, "nan_to_zero", p.nanToZero));
+  // After V: the mask (bool or Q's dtype) and nonpad_kv_seqlen (int64), each
+  // optional, in that order.
+  size_t next = 3;
+  if (in.size() > next && !isAbsent(in[next]) &&
+      in[next].dtype != DType::I64) {
+    const TensorDesc &m = in[next++];
     if (m.dtype == DType::Bool)
       p.mask = AttentionParams::Mask::Bool;
     else if (m.dtype == in[0].dtype)
@@ -70,6 +76,20 @@ Status makeAttentionParams(const std::vector<TensorDesc> &in,
     for (int d = 0; d < 4; ++d)
       p.maskStrides[d] = s[size_t(d)];
   }
+  if (in.size() > next && !isAbsent(in[next])) {
+    const TensorDesc &n = in[next];
+    const std::string what =
+        "input " + std::to_string(next) + " (nonpad_kv_seqlen)";
+    TPC_RETURN_IF_ERROR(checkDType(n, what, {DType::I64}));
+    if (n.shape != Shape{p.batch})
+      return Status::error(what + " shape " + fmtShape(n.shape) +
+                           " is not [batch] = " + fmtShape({p.batch}));
+    p.kvLengthsInput = int(next++);
+  }
+  if (next != in.size())
+    return Status::error("input " + std::to_string(next) +
+                         " must be the attn_mask (bool or Q's dtype) or "
+                         "nonpad_kv_seqlen (int64), in that order");
   TPC_RETURN_IF_ERROR(
       checkSameDType(out[0], "output 0 (Y)", in[0], "input 0 (Q)"));
   return checkOutputShape(out[0], {p.batch, p.qHeads, p.qLen, p.vDim},

@@ -13,6 +13,7 @@
 #define TPC_KERNELS_FUSED_H
 
 #include "kernels/Family.h"
+#include "kernels/HostDevice.h"
 #include "kernels/Layout.h"
 
 #include <vector>
@@ -59,10 +60,28 @@ struct AttentionParams {
   /// Element strides of the mask along [batch, qHeads, qLen, kvLen]; 0 where
   /// the mask broadcasts.
   int64_t maskStrides[4] = {0, 0, 0, 0};
+  /// Which input holds nonpad_kv_seqlen (int64 [batch]: keys at or past it
+  /// are masked, and never read), or -1 where there is none.
+  int kvLengthsInput = -1;
+  /// A row whose softmax is NaN (every key masked, or a NaN score) gives
+  /// zeros instead of NaN (the attribute nan_to_zero; the guard of
+  /// PyTorch's SDPA export).
+  bool nanToZero = false;
 };
 
-/// Attention (Q, K, V, optional attn_mask of bool or Q's dtype -> Y);
-/// attributes is_causal and, optionally, scale.
+/// The keys batch b attends to, [0, validKeyCount): nonpad_kv_seqlen[b]
+/// clamped to [0, kvLen], or every key without it.
+TPC_HOST_DEVICE int64_t validKeyCount(const AttentionParams &p,
+                                      const int64_t *kvLengths, int64_t b) {
+  if (!kvLengths)
+    return p.kvLen;
+  const int64_t n = kvLengths[b];
+  return n < 0 ? 0 : (n > p.kvLen ? p.kvLen : n);
+}
+
+/// Attention (Q, K, V, optional attn_mask of bool or Q's dtype, optional
+/// nonpad_kv_seqlen of int64 [batch] -> Y; the two optional inputs are told
+/// apart by their dtype); attributes is_causal and, optionally, scale.
 Status makeAttentionParams(const std::vector<TensorDesc> &in,
                            const std::vector<TensorDesc> &out,
                            const Attrs &attrs, AttentionParams &p);

@@ -22,8 +22,10 @@ namespace {
 
 /// Attributes that describe where an op came from, not what it computes.
 bool isKernelAttr(StringRef name) {
+  // A kernel tells its optional operands apart by their types, not by the
+  // op's segment sizes.
   return !name.starts_with("tp.") && !name.starts_with("plan.") &&
-         !name.starts_with("onnx.");
+         !name.starts_with("onnx.") && name != "operandSegmentSizes";
 }
 
 struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {

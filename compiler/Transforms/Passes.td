@@ -78,6 +78,35 @@ def LastTokenLogitsPass : Pass<"tpc-last-token-logits", "mlir::ModuleOp"> {
   let dependentDialects = ["tpc::onnx::ONNXDialect"];
 }
 
+def BoundCacheAttentionPass
+    : Pass<"tpc-bound-cache-attention", "mlir::ModuleOp"> {
+  let summary = "Attention over a KV cache reads the filled positions only";
+  let description = [{
+    In a decode engine (a module `tpc-kv-cache` marked with
+    `onnx.kv_cache`), after fusion: every `onnx.Attention` whose K and V are
+    KV states written this forward (`tpc.CacheWrite` along the key axis,
+    possibly cut to the rank's kv heads by a Slice of axis 1) gets
+    `nonpad_kv_seqlen = cache_position + T` (T: the forward's new tokens),
+    so its kernel reads keys [0, cache_position + T) and never the empty
+    rest of the cache: a step's attention costs what the tokens held cost,
+    whatever the capacity. The positions past them are masked in every
+    export with past (the causal mask over absolute positions), so the
+    result is the same; a position the caller's attention mask opens past
+    them is not read.
+
+    ```mlir
+    %n = onnx.Add %pos, %t : tensor<1xi64>, tensor<1xi64> -> tensor<1xi64>
+    %y = onnx.Attention %q, %k, %v, %mask kv_len %n {...} : ...
+    ```
+
+    Anything else that reads a KV state whole (attention the fusion did not
+    match, a MatMul over the cache) is a warning naming the node: its cost
+    follows the cache's capacity. A module without `onnx.kv_cache` is left
+    unchanged.
+  }];
+  let dependentDialects = ["tpc::onnx::ONNXDialect"];
+}
+
 def LowerToPlanPass : Pass<"tpc-lower-to-plan", "mlir::ModuleOp"> {
   let summary = "Lower onnx-dialect functions to plan-dialect kernel lists";
   let description = [{

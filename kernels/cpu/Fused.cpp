@@ -35,12 +35,14 @@ template <class F> void visitAnyFloat(DType t, F &&f) {
 
 template <class T>
 void attentionTyped(const AttentionParams &p, const T *q, const T *k,
-                    const T *v, const void *mask, T *y) {
+                    const T *v, const void *mask, const int64_t *kvLengths,
+                    T *y) {
   const int64_t group = p.qHeads / p.kvHeads;
   const double ninf = -std::numeric_limits<double>::infinity();
   std::vector<double> scores(p.kvLen), acc(p.vDim);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.qHeads; ++h) {
+      const int64_t valid = validKeyCount(p, kvLengths, b);
       const int64_t g = h / group;
       const T *kh = k + (b * p.kvHeads + g) * p.kvLen * p.headDim;
       const T *vh = v + (b * p.kvHeads + g) * p.kvLen * p.vDim;
@@ -52,7 +54,7 @@ void attentionTyped(const AttentionParams &p, const T *q, const T *k,
         bool nan = false;
         for (int64_t j = 0; j < p.kvLen; ++j) {
           double s = ninf;
-          bool keep = !(p.causal && j > i);
+          bool keep = !(p.causal && j > i) && j < valid;
           const int64_t at = maskRow + j * p.maskStrides[3];
           if (p.mask == AttentionParams::Mask::Bool)
             keep = keep && static_cast<const uint8_t *>(mask)[at] != 0;
@@ -73,7 +75,9 @@ void attentionTyped(const AttentionParams &p, const T *q, const T *k,
         if (nan || mx == ninf) {
           // Softmax of a row with no finite score is NaN, as unfused.
           for (int64_t d = 0; d < p.vDim; ++d)
-            yi[d] = store<T>(std::numeric_limits<double>::quiet_NaN());
+            yi[d] = store<T>(p.nanToZero
+                                 ? 0.0
+                                 : std::numeric_limits<double>::quiet_NaN());
           continue;
         }
         double sum = 0;
@@ -110,53 +114,27 @@ void swigluTyped(const SwiGLUParams &p, const T *gate, const T *up, T *y) {
 } // namespace
 
 void attentionKernel(const AttentionParams &p, const void *q, const void *k,
-                     const void *v, const void *mask, void *y,
-                     int numThreads) {
+                     const void *v, const void *mask,
+                     const int64_t *kvLengths, void *y, int numThreads) {
   if (p.dtype == DType::F32)
-    return attentionF32(p, static_cast<const float *>(q),
-                        static_cast<const float *>(k),
-                        static_cast<const float *>(v), mask,
-                        static_cast<float *>(y), numThreads);
-  // 16-bit operands: widened to float (exactly) and run by the f32 kernel,
-  // the output rounded once.
+    return attentionBlocked(p, static_cast<const float *>(q),
+                            static_cast<const float *>(k),
+                            static_cast<const float *>(v), mask, kvLengths,
+                            static_cast<float *>(y), numThreads);
+  // 16-bit operands: widened to float (exactly) one block at a time by the
+  // blocked kernel, the output rounded once.
   if (visitFloat16(p.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        auto widenAll = [](const void *src, int64_t n) {
-          std::vector<float> out(size_t(std::max<int64_t>(n, 0)));
-          const T *s = static_cast<const T *>(src);
-          for (int64_t i = 0; i < n; ++i)
-            out[size_t(i)] = widen(s[i]);
-          return out;
-        };
-        std::vector<float> qf = widenAll(q, p.batch * p.qHeads * p.qLen * p.headDim);
-        std::vector<float> kf = widenAll(k, p.batch * p.kvHeads * p.kvLen * p.headDim);
-        std::vector<float> vf = widenAll(v, p.batch * p.kvHeads * p.kvLen * p.vDim);
-        std::vector<float> mf;
-        const void *m = mask;
-        if (p.mask == AttentionParams::Mask::Float) {
-          // Every element the strides reach: the last offset plus one.
-          const int64_t dims[4] = {p.batch, p.qHeads, p.qLen, p.kvLen};
-          int64_t extent = 1;
-          for (int d = 0; d < 4; ++d)
-            extent += std::max<int64_t>(0, dims[d] - 1) * p.maskStrides[d];
-          mf = widenAll(mask, extent);
-          m = mf.data();
-        }
-        const int64_t outN = p.batch * p.qHeads * p.qLen * p.vDim;
-        std::vector<float> yf(size_t(std::max<int64_t>(outN, 0)));
-        AttentionParams pf = p;
-        pf.dtype = DType::F32;
-        attentionF32(pf, qf.data(), kf.data(), vf.data(), m, yf.data(),
-                     numThreads);
-        T *yt = static_cast<T *>(y);
-        for (int64_t i = 0; i < outN; ++i)
-          yt[i] = narrowTo<T>(yf[size_t(i)]);
+        attentionBlocked(p, static_cast<const T *>(q),
+                         static_cast<const T *>(k), static_cast<const T *>(v),
+                         mask, kvLengths, static_cast<T *>(y), numThreads);
       }))
     return;
   visitFloat(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     attentionTyped(p, static_cast<const T *>(q), static_cast<const T *>(k),
-                   static_cast<const T *>(v), mask, static_cast<T *>(y));
+                   static_cast<const T *>(v), mask, kvLengths,
+                   static_cast<T *>(y));
   });
 }
 

@@ -13,16 +13,20 @@
 namespace tpc::cpu {
 
 /// `mask` is nullptr when p.mask is None; bool masks are one byte each.
-/// f32 runs blocked on sgemm with `numThreads` threads (attentionF32), f16
-/// and bf16 too after widening exactly (results rounded once); f64 on the
-/// double-precision loop.
+/// `kvLengths` (nonpad_kv_seqlen, int64 [batch]) is nullptr when the op
+/// has none. f32, f16 and bf16 run blocked on sgemm with `numThreads`
+/// threads (attentionBlocked; 16-bit operands widened exactly, a block at a
+/// time, results rounded once); f64 on the double-precision loop.
 void attentionKernel(const AttentionParams &p, const void *q, const void *k,
-                     const void *v, const void *mask, void *y,
-                     int numThreads = 1);
+                     const void *v, const void *mask,
+                     const int64_t *kvLengths, void *y, int numThreads = 1);
 
-/// The f32 kernel: scores one tile at a time with an online softmax.
-void attentionF32(const AttentionParams &p, const float *q, const float *k,
-                  const float *v, const void *mask, float *y, int numThreads);
+/// The blocked kernel: scores one tile at a time with an online softmax,
+/// for T = float, Half or BFloat16.
+template <class T>
+void attentionBlocked(const AttentionParams &p, const T *q, const T *k,
+                      const T *v, const void *mask, const int64_t *kvLengths,
+                      T *y, int numThreads);
 
 void swigluKernel(const SwiGLUParams &p, const void *gate, const void *up,
                   void *y);

@@ -17,8 +17,12 @@ namespace {
 void runAttention(const AttentionParams &p, const void *const *i,
                   void *const *o, const ExecContext &ctx) {
   const bool hasMask = p.mask != AttentionParams::Mask::None;
-  attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr, o[0],
-                  ctx.numThreads);
+  const auto *lengths =
+      p.kvLengthsInput >= 0
+          ? static_cast<const int64_t *>(i[p.kvLengthsInput])
+          : nullptr;
+  attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr, lengths,
+                  o[0], ctx.numThreads);
 }
 
 /// SwiGLU (gate, up -> gate * sigmoid(gate) * up), same shapes.

@@ -18,7 +18,9 @@
 // queries, where a 16-row tile would idle.
 //
 // Both accumulate in f32 (f64 for f64); a row whose every key is masked
-// gives NaN, as on the CPU. SwiGLU is one elementwise pass.
+// gives NaN, as on the CPU. Both stop at the batch's nonpad_kv_seqlen (the
+// filled positions of a KV cache), read on the device, so a graph replay
+// reads the keys the step has. SwiGLU is one elementwise pass.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cuda/DeviceUtil.cuh"
@@ -51,7 +53,8 @@ template <class A> __device__ A blockMax(A v, A *smem) {
 template <class T>
 __global__ void attentionRows(const __grid_constant__ AttentionParams p,
                               const T *q, const T *k, const T *v,
-                              const void *mask, T *y) {
+                              const void *mask, const int64_t *kvLengths,
+                              T *y) {
   using A = Compute<T>;
   extern __shared__ unsigned char smemRaw[];
   A *s = reinterpret_cast<A *>(smemRaw);
@@ -65,12 +68,14 @@ __global__ void attentionRows(const __grid_constant__ AttentionParams p,
     const int64_t i = row % p.qLen, bh = row / p.qLen;
     const int64_t h = bh % p.qHeads, b = bh / p.qHeads;
     const int64_t kvh = b * p.kvHeads + h / group;
+    // Keys at or past the batch's valid length are never read.
+    const int64_t keys = validKeyCount(p, kvLengths, b);
     const T *qr = q + row * p.headDim;
     const T *kb = k + kvh * p.kvLen * p.headDim;
     const T *vb = v + kvh * p.kvLen * p.vDim;
     const int64_t maskRow =
         b * p.maskStrides[0] + h * p.maskStrides[1] + i * p.maskStrides[2];
-    for (int64_t j = warp; j < p.kvLen; j += warps) {
+    for (int64_t j = warp; j < keys; j += warps) {
       A acc = 0;
       for (int64_t d = lane; d < p.headDim; d += 32)
         acc += toCompute(qr[d]) * toCompute(kb[j * p.headDim + d]);
@@ -90,22 +95,23 @@ __global__ void attentionRows(const __grid_constant__ AttentionParams p,
     }
     __syncthreads();
     A mx = negInf;
-    for (int64_t j = threadIdx.x; j < p.kvLen; j += blockDim.x)
+    for (int64_t j = threadIdx.x; j < keys; j += blockDim.x)
       mx = fmax(mx, s[j]);
     mx = blockMax(mx, red);
     A sum = 0;
-    for (int64_t j = threadIdx.x; j < p.kvLen; j += blockDim.x) {
+    for (int64_t j = threadIdx.x; j < keys; j += blockDim.x) {
       const A e = exp(s[j] - mx); // a fully masked row gives NaN, as on CPU
       s[j] = e;
       sum += e;
     }
     sum = blockSum(sum, red); // its barriers also publish s[]
     const A inv = A(1) / sum;
+    const bool zero = p.nanToZero && !(sum > A(0));
     for (int64_t d = threadIdx.x; d < p.vDim; d += blockDim.x) {
       A acc = 0;
-      for (int64_t j = 0; j < p.kvLen; ++j)
+      for (int64_t j = 0; j < keys; ++j)
         acc += s[j] * toCompute(vb[j * p.vDim + d]);
-      y[row * p.vDim + d] = fromCompute<T>(acc * inv);
+      y[row * p.vDim + d] = fromCompute<T>(zero ? A(0) : acc * inv);
     }
     __syncthreads(); // s[] is rewritten for the next row
   }
@@ -125,7 +131,8 @@ __device__ __forceinline__ float warpMaxF(float v) {
 template <class T>
 __global__ void __launch_bounds__(kTileThreads)
     attentionTiles(const __grid_constant__ AttentionParams p, const T *q,
-                   const T *k, const T *v, const void *mask, T *y) {
+                   const T *k, const T *v, const void *mask,
+                   const int64_t *kvLengths, T *y) {
   __shared__ float qs[kTileQ][kTileDim];
   __shared__ float ks[kTileK][kTileDim + 1]; // +1: lane j reads row j
   __shared__ float vs[kTileK][kTileDim];
@@ -158,20 +165,21 @@ __global__ void __launch_bounds__(kTileThreads)
       acc[rr][c] = 0.f;
   }
   // With is_causal, key j > i is masked: no row of this block sees a key
-  // past its last row.
+  // past its last row; keys at or past the valid length are never read.
+  const int64_t valid = validKeyCount(p, kvLengths, b);
   const int64_t kvEnd =
-      p.causal ? std::min<int64_t>(p.kvLen, i0 + kTileQ) : p.kvLen;
+      p.causal ? std::min<int64_t>(valid, i0 + kTileQ) : valid;
   for (int64_t j0 = 0; j0 < kvEnd; j0 += kTileK) {
     __syncthreads(); // the previous tile is read (and qs written)
     for (int e = threadIdx.x; e < kTileK * hd; e += kTileThreads) {
       const int jj = e / hd, d = e % hd;
       const int64_t j = j0 + jj;
-      ks[jj][d] = j < p.kvLen ? float(toCompute(kb[j * hd + d])) : 0.f;
+      ks[jj][d] = j < kvEnd ? float(toCompute(kb[j * hd + d])) : 0.f;
     }
     for (int e = threadIdx.x; e < kTileK * vd; e += kTileThreads) {
       const int jj = e / vd, d = e % vd;
       const int64_t j = j0 + jj;
-      vs[jj][d] = j < p.kvLen ? float(toCompute(vb[j * vd + d])) : 0.f;
+      vs[jj][d] = j < kvEnd ? float(toCompute(vb[j * vd + d])) : 0.f;
     }
     __syncthreads();
     // Lane `lane` scores key j against this warp's rows.
@@ -188,7 +196,7 @@ __global__ void __launch_bounds__(kTileThreads)
       const int r = warp * kTileRowsPerWarp + rr;
       const int64_t i = i0 + r;
       float sc = negInf;
-      if (j < p.kvLen && i < p.qLen) {
+      if (j < kvEnd && i < p.qLen) {
         sc = dot[rr] * scale;
         const int64_t mi = b * p.maskStrides[0] + h * p.maskStrides[1] +
                            i * p.maskStrides[2] + j * p.maskStrides[3];
@@ -212,7 +220,7 @@ __global__ void __launch_bounds__(kTileThreads)
         acc[rr][c] *= corr;
     }
     __syncwarp();
-    const int keys = int(std::min<int64_t>(kTileK, p.kvLen - j0));
+    const int keys = int(std::min<int64_t>(kTileK, kvEnd - j0));
     for (int jj = 0; jj < keys; ++jj) {
 #pragma unroll
       for (int c = 0; c < kTileChunks; ++c) {
@@ -231,11 +239,13 @@ __global__ void __launch_bounds__(kTileThreads)
     if (i >= p.qLen)
       continue;
     const float inv = 1.f / l[rr]; // l == 0 (every key masked): NaN below
+    const bool zero = p.nanToZero && !(l[rr] > 0.f);
 #pragma unroll
     for (int c = 0; c < kTileChunks; ++c) {
       const int d = c * 32 + lane;
       if (d < vd)
-        y[(bh * p.qLen + i) * vd + d] = fromCompute<T>(acc[rr][c] * inv);
+        y[(bh * p.qLen + i) * vd + d] =
+            fromCompute<T>(zero ? 0.f : acc[rr][c] * inv);
     }
   }
 }
@@ -267,7 +277,8 @@ bool attentionUsesTiles(const AttentionParams &p) {
 
 cudaError_t attentionKernel(const AttentionParams &p, const void *q,
                             const void *k, const void *v, const void *mask,
-                            void *y, cudaStream_t stream) {
+                            const int64_t *kvLengths, void *y,
+                            cudaStream_t stream) {
   const int64_t rows = p.batch * p.qHeads * p.qLen;
   if (rows == 0 || p.vDim == 0)
     return cudaSuccess;
@@ -283,7 +294,7 @@ cudaError_t attentionKernel(const AttentionParams &p, const void *q,
       } else {
         attentionTiles<T><<<grid, kTileThreads, 0, stream>>>(
             p, static_cast<const T *>(q), static_cast<const T *>(k),
-            static_cast<const T *>(v), mask, static_cast<T *>(y));
+            static_cast<const T *>(v), mask, kvLengths, static_cast<T *>(y));
         return cudaGetLastError();
       }
     });
@@ -296,7 +307,7 @@ cudaError_t attentionKernel(const AttentionParams &p, const void *q,
     using T = decltype(tag);
     attentionRows<T><<<blocks, kAttentionThreads, smem, stream>>>(
         p, static_cast<const T *>(q), static_cast<const T *>(k),
-        static_cast<const T *>(v), mask, static_cast<T *>(y));
+        static_cast<const T *>(v), mask, kvLengths, static_cast<T *>(y));
     return cudaGetLastError();
   });
 }

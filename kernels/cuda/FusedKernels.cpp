@@ -42,8 +42,12 @@ Status prepareFused<FusedOp::Attention>(
   kernel =
       makeLaunch("Attention", [p, hasMask](const void *const *i, void *const *o,
                                            cudaStream_t st) {
+        const auto *lengths =
+            p.kvLengthsInput >= 0
+                ? static_cast<const int64_t *>(i[p.kvLengthsInput])
+                : nullptr;
         return attentionKernel(p, i[0], i[1], i[2], hasMask ? i[3] : nullptr,
-                               o[0], st);
+                               lengths, o[0], st);
       });
   return Status::ok();
 }

@@ -137,10 +137,12 @@ constexpr int64_t kMaxAttentionKeys = 6016;
 bool attentionUsesTiles(const AttentionParams &p);
 /// Dynamic shared memory of attentionKernel's blocks.
 size_t attentionSharedBytes(const AttentionParams &p);
-/// Y = softmax(scale * Q K^T + mask) V per (batch, head), as the CPU kernel.
+/// Y = softmax(scale * Q K^T + mask) V per (batch, head), as the CPU kernel;
+/// `kvLengths` (device int64 [batch], nonpad_kv_seqlen) may be nullptr.
 cudaError_t attentionKernel(const AttentionParams &p, const void *q,
                             const void *k, const void *v, const void *mask,
-                            void *y, cudaStream_t stream);
+                            const int64_t *kvLengths, void *y,
+                            cudaStream_t stream);
 /// y = gate * sigmoid(gate) * up over `numel` floats.
 cudaError_t swigluKernel(DType dtype, int64_t numel, const void *gate,
                          const void *up, void *y, cudaStream_t stream);

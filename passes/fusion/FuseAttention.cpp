@@ -236,6 +236,24 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
   LogicalResult matchAndRewrite(onnx::MatMulOp pv,
                                 PatternRewriter &rewriter) const override {
     auto softmax = singleUseDef<onnx::SoftmaxOp>(pv.getA());
+    // Where(IsNaN(p), 0, p) over the probabilities (the guard PyTorch's
+    // SDPA export adds): a row whose softmax is NaN, every key masked,
+    // gives zeros instead.
+    bool nanToZero = false;
+    if (auto guard = singleUseDef<onnx::WhereOp>(pv.getA()); !softmax && guard) {
+      auto isNaN = guard.getCondition().getDefiningOp<onnx::IsNaNOp>();
+      auto probs = guard.getY().getDefiningOp<onnx::SoftmaxOp>();
+      std::optional<double> zero = splatValue(guard.getX());
+      if (isNaN && probs && isNaN.getX() == probs.getResult() &&
+          isNaN->hasOneUse() && zero && *zero == 0 &&
+          llvm::all_of(probs->getUsers(), [&](Operation *u) {
+            return u == isNaN.getOperation() || u == guard.getOperation();
+          }) &&
+          guard.getType() == probs.getType()) {
+        softmax = probs;
+        nanToZero = true;
+      }
+    }
     RankedTensorType yType = pv.getType();
     if (!softmax || yType.getRank() != 4 ||
         (softmax.getAxis() != -1 && softmax.getAxis() != 3))
@@ -362,8 +380,10 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
           loc, RankedTensorType::get(ks, elem), kSrc,
           rewriter.getDenseI64ArrayAttr(kPerm));
     rewriter.replaceOpWithNewOp<onnx::AttentionOp>(
-        pv, yType, q, k, v, mask, rewriter.getF32FloatAttr(st.scale),
-        rewriter.getI64IntegerAttr(causal ? 1 : 0));
+        pv, yType, q, k, v, mask, /*nonpad_kv_seqlen=*/Value(),
+        rewriter.getF32FloatAttr(st.scale),
+        rewriter.getI64IntegerAttr(causal ? 1 : 0),
+        nanToZero ? rewriter.getI64IntegerAttr(1) : IntegerAttr());
     return success();
   }
 };

@@ -218,3 +218,29 @@ func.func @gqa_uneven_slice(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v
   %y = onnx.MatMul %p, %vs : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
   return %y : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// PyTorch's SDPA export guards the probabilities with Where(IsNaN(p), 0, p)
+// (a fully masked row gives zeros, not NaN): fused with nan_to_zero, the
+// guard gone. The padding mask enters as Where(m, 0, -inf) added.
+// CHECK-LABEL: func.func @sdpa_nan_guard
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x2x1x8xf32>, %[[K:.+]]: tensor<1x2x6x8xf32>, %[[V:.+]]: tensor<1x2x6x8xf32>
+// CHECK: onnx.Attention %[[Q]], %[[K]], %[[V]], %{{.+}} {nan_to_zero = 1 : i64, scale = {{.*}} : f32}
+// CHECK-NOT: onnx.IsNaN
+// CHECK-NOT: onnx.Softmax
+func.func @sdpa_nan_guard(%q: tensor<1x2x1x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>, %m: tensor<1x1x1x6xi1>) -> tensor<1x2x1x8xf32> {
+  %scale = onnx.Constant dense<0.353553385> : tensor<f32>
+  %zero = onnx.Constant dense<0.0> : tensor<f32>
+  %ninf = onnx.Constant dense<0xFF800000> : tensor<f32>
+  %kt = onnx.Transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x6x8xf32> -> tensor<1x2x8x6xf32>
+  %s = onnx.MatMul %q, %kt : tensor<1x2x1x8xf32>, tensor<1x2x8x6xf32> -> tensor<1x2x1x6xf32>
+  %s1 = onnx.Mul %s, %scale : tensor<1x2x1x6xf32>, tensor<f32> -> tensor<1x2x1x6xf32>
+  %add = onnx.Where %m, %zero, %ninf : tensor<1x1x1x6xi1>, tensor<f32>, tensor<f32> -> tensor<1x1x1x6xf32>
+  %s2 = onnx.Add %s1, %add : tensor<1x2x1x6xf32>, tensor<1x1x1x6xf32> -> tensor<1x2x1x6xf32>
+  %p = onnx.Softmax %s2 : tensor<1x2x1x6xf32>
+  %nan = onnx.IsNaN %p : tensor<1x2x1x6xf32> -> tensor<1x2x1x6xi1>
+  %g = onnx.Where %nan, %zero, %p : tensor<1x2x1x6xi1>, tensor<f32>, tensor<1x2x1x6xf32> -> tensor<1x2x1x6xf32>
+  %y = onnx.MatMul %g, %v : tensor<1x2x1x6xf32>, tensor<1x2x6x8xf32> -> tensor<1x2x1x8xf32>
+  return %y : tensor<1x2x1x8xf32>
+}

@@ -8,10 +8,13 @@ namespace tpc::cpu::test {
 namespace {
 
 /// Plain double attention over [B, H, S, D] with kv heads shared by groups
-/// of q heads, an optional broadcast mask and an optional causal mask.
+/// of q heads, an optional broadcast mask, an optional causal mask and
+/// optional valid key counts per batch (nonpad_kv_seqlen; keys at or past
+/// them masked).
 std::vector<double> refAttention(const Tensor &q, const Tensor &k,
                                  const Tensor &v, const Tensor *mask,
-                                 double scale, bool causal) {
+                                 double scale, bool causal,
+                                 const std::vector<int64_t> &lengths = {}) {
   const Shape &qs = q.desc.shape, &ks = k.desc.shape, &vs = v.desc.shape;
   const int64_t B = qs[0], H = qs[1], S = qs[2], D = qs[3];
   const int64_t G = ks[1], L = ks[2], Dv = vs[3];
@@ -36,6 +39,8 @@ std::vector<double> refAttention(const Tensor &q, const Tensor &k,
           }
           if (causal && j > i)
             s[j] = -INFINITY;
+          if (!lengths.empty() && j >= lengths[size_t(b)])
+            s[j] = -INFINITY;
           mx = std::max(mx, s[j]);
         }
         double sum = 0;
@@ -57,6 +62,7 @@ struct AttentionCase {
   DType maskType = DType::F32;
   bool causal = false;
   double scale = 0;   // 0: the default 1/sqrt(D)
+  std::vector<int64_t> lengths = {}; // nonpad_kv_seqlen; empty: none
 };
 
 TEST(Attention, MatchesReference) {
@@ -77,6 +83,18 @@ TEST(Attention, MatchesReference) {
        DType::F32, true},
       {{1, 1, 130, 8}, {1, 1, 530, 8}, {1, 1, 530, 8}, {1, 1, 130, 530},
        DType::Bool},
+      // nonpad_kv_seqlen: a decode step over a cache filled to 300 of 600
+      // positions (GQA 14/2: each kv head's 7 rows in one block), with
+      // and without a padding mask; counts per batch, one past the cache
+      // (clamped to it); a group of two-row queries, causal.
+      {{1, 14, 1, 64}, {1, 2, 600, 64}, {1, 2, 600, 64}, {}, DType::F32,
+       false, 0, {300}},
+      {{1, 14, 1, 64}, {1, 2, 600, 64}, {1, 2, 600, 64}, {1, 1, 1, 600},
+       DType::F32, false, 0, {257}},
+      {{2, 4, 3, 8}, {2, 2, 9, 8}, {2, 2, 9, 4}, {}, DType::F32, false, 0,
+       {4, 10}},
+      {{1, 7, 2, 16}, {1, 1, 40, 16}, {1, 1, 40, 16}, {1, 1, 2, 40},
+       DType::Bool, true, 0, {1}},
   };
   uint64_t seed = 7;
   for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16})
@@ -104,10 +122,20 @@ TEST(Attention, MatchesReference) {
       std::vector<const Tensor *> in = {&q, &k, &v};
       if (m)
         in.push_back(m);
+      Tensor lens;
+      std::vector<int64_t> clamped;
+      if (!c.lengths.empty()) {
+        std::vector<double> values(c.lengths.begin(), c.lengths.end());
+        lens = makeTensor(DType::I64, {int64_t(c.lengths.size())}, values);
+        in.push_back(&lens);
+        for (int64_t n : c.lengths)
+          clamped.push_back(std::min(n, c.k[2]));
+      }
       // 16-bit results are the double result rounded once.
       const double tol = t == DType::BF16 ? 8e-3 : t == DType::F16 ? 1e-3 : 1e-5;
       expectClose(runOne("Attention", in, t, ys, a),
-                  refAttention(q, k, v, m, scale, c.causal), tol, tol * 0.1);
+                  refAttention(q, k, v, m, scale, c.causal, clamped), tol,
+                  tol * 0.1);
     }
 }
 
@@ -131,6 +159,15 @@ TEST(Attention, RejectsBadShapes) {
   EXPECT_PREPARE_ERROR(
       prepareOnly("Attention", {q, q, q}, {{DType::F32, {1, 4, 3, 8}}}),
       "is_causal is required");
+  EXPECT_PREPARE_ERROR(prepareOnly("Attention",
+                                   {q, q, q, {DType::I64, {2}}},
+                                   {{DType::F32, {1, 4, 3, 8}}}, a),
+                       "is not [batch]");
+  EXPECT_PREPARE_ERROR(
+      prepareOnly("Attention",
+                  {q, q, q, {DType::I64, {1}}, {DType::F32, {1, 1, 3, 3}}},
+                  {{DType::F32, {1, 4, 3, 8}}}, a),
+      "in that order");
 }
 
 TEST(SwiGLU, MatchesReference) {
@@ -267,9 +304,37 @@ TEST(Attention, ThreadsGiveTheSameBits) {
   p.scale = 0.25;
   p.causal = true;
   std::vector<float> one(size_t(2 * 4 * 90 * 16)), two(one.size());
-  attentionKernel(p, q.data(), k.data(), v.data(), nullptr, one.data(), 1);
-  attentionKernel(p, q.data(), k.data(), v.data(), nullptr, two.data(), 3);
+  attentionKernel(p, q.data(), k.data(), v.data(), nullptr, nullptr,
+                  one.data(), 1);
+  attentionKernel(p, q.data(), k.data(), v.data(), nullptr, nullptr,
+                  two.data(), 3);
   EXPECT_EQ(one, two);
+}
+
+/// Keys at or past nonpad_kv_seqlen are never read: NaN there changes
+/// nothing (a kernel that reads them multiplies NaN by a zero weight).
+TEST(Attention, KeysPastTheValidLengthAreNotRead) {
+  for (DType t : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(dtypeName(t));
+    Tensor q = randomTensor(t, {1, 4, 1, 16}, 11),
+           k = randomTensor(t, {1, 2, 700, 16}, 12),
+           v = randomTensor(t, {1, 2, 700, 16}, 13);
+    Tensor lens = makeTensor(DType::I64, {1}, {301});
+    Tensor y0 = runOne("Attention", {&q, &k, &v, &lens}, t, {1, 4, 1, 16},
+                       ints("is_causal", {0}));
+    for (int64_t g = 0; g < 2; ++g)
+      for (int64_t j = 301; j < 700; ++j)
+        for (int64_t d = 0; d < 16; ++d) {
+          k.set((g * 700 + j) * 16 + d, NAN);
+          v.set((g * 700 + j) * 16 + d, NAN);
+        }
+    Tensor y1 = runOne("Attention", {&q, &k, &v, &lens}, t, {1, 4, 1, 16},
+                       ints("is_causal", {0}));
+    for (int64_t i = 0; i < y0.numel(); ++i) {
+      ASSERT_FALSE(std::isnan(y1.at(i))) << i;
+      EXPECT_EQ(y0.at(i), y1.at(i)) << i;
+    }
+  }
 }
 
 TEST(Attention, FullyMaskedRowIsNaN) {
@@ -282,10 +347,21 @@ TEST(Attention, FullyMaskedRowIsNaN) {
   p.maskStrides[3] = 1;
   const uint8_t mask[6] = {0, 0, 0, 1, 0, 1};
   std::vector<float> y(8);
-  attentionKernel(p, q.data(), k.data(), v.data(), mask, y.data(), 1);
+  attentionKernel(p, q.data(), k.data(), v.data(), mask, nullptr, y.data(),
+                  1);
   for (int d = 0; d < 4; ++d) {
     EXPECT_TRUE(std::isnan(y[size_t(d)]));
     EXPECT_FALSE(std::isnan(y[size_t(4 + d)]));
+  }
+  // nan_to_zero (the SDPA export's guard): the masked row is zeros, the
+  // other row unchanged.
+  std::vector<float> z(8);
+  p.nanToZero = true;
+  attentionKernel(p, q.data(), k.data(), v.data(), mask, nullptr, z.data(),
+                  1);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(z[size_t(d)], 0.0f);
+    EXPECT_EQ(z[size_t(4 + d)], y[size_t(4 + d)]);
   }
 }
 

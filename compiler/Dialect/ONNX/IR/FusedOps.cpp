@@ -51,5 +51,11 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("attn_mask ")
              << mt << " does not broadcast to the scores";
   }
+  if (Value n = getNonpadKvSeqlen()) {
+    auto nt = cast<RankedTensorType>(n.getType());
+    if (nt.getRank() != 1 || nt.getDimSize(0) != qs[0])
+      return emitOpError("nonpad_kv_seqlen ")
+             << nt << " is not [batch] (batch " << qs[0] << ")";
+  }
   return success();
 }

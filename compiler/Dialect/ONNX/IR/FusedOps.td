@@ -29,7 +29,7 @@ def ONNX_RMSNormalizationOp : ONNX_Op<"RMSNormalization"> {
   let hasVerifier = 1;
 }
 
-def ONNX_AttentionOp : ONNX_Op<"Attention"> {
+def ONNX_AttentionOp : ONNX_Op<"Attention", [AttrSizedOperandSegments]> {
   let summary = "ONNX Attention (opset 23, 4-D): softmax(scale Q K^T + mask) V";
   let description = [{
     Q is [batch, q_heads, q_len, head_dim], K [batch, kv_heads, kv_len,
@@ -39,21 +39,33 @@ def ONNX_AttentionOp : ONNX_Op<"Attention"> {
     present, broadcasts to [batch, q_heads, q_len, kv_len]; a bool mask keeps
     the scores where it is true, a float mask is added to them. `is_causal`
     masks key j for query i when j > i. `scale` defaults to
-    1/sqrt(head_dim). The target of `--tpc-fuse-attention`; past key/value,
-    softcap and the other outputs of the ONNX op are not supported.
+    1/sqrt(head_dim). `nonpad_kv_seqlen` (opset 24), when present, is an
+    int64 [batch]: keys j >= nonpad_kv_seqlen[b] are masked for batch b, so
+    a kernel reads only the keys below it (the filled positions of a KV
+    cache: `--tpc-bound-cache-attention` sets it). `nan_to_zero = 1` (not
+    an ONNX attribute: the fusion sets it for the `Where(IsNaN(p), 0, p)`
+    guard PyTorch's SDPA export puts on the probabilities) makes a row whose
+    softmax is NaN (every key masked) zeros instead of NaN. The target of
+    `--tpc-fuse-attention`; past key/value, softcap and the other outputs of
+    the ONNX op are not supported.
 
     ```mlir
     %y = onnx.Attention %q, %k, %v, %mask {scale = 2.500000e-01 : f32} : tensor<1x4x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x4x16x16xf32>
+    %z = onnx.Attention %q, %k, %v kv_len %n {scale = 2.500000e-01 : f32} : tensor<1x4x1x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1xi64> -> tensor<1x4x1x16xf32>
     ```
   }];
   let arguments = (ins ONNX_FloatTensor:$Q, ONNX_FloatTensor:$K,
                        ONNX_FloatTensor:$V, Optional<ONNX_Tensor>:$attn_mask,
+                       Optional<TensorOf<[I64]>>:$nonpad_kv_seqlen,
                        OptionalAttr<F32Attr>:$scale,
-                       DefaultValuedAttr<I64Attr, "0">:$is_causal);
+                       DefaultValuedAttr<I64Attr, "0">:$is_causal,
+                       OptionalAttr<I64Attr>:$nan_to_zero);
   let results = (outs ONNX_FloatTensor:$Y);
-  let assemblyFormat = "$Q `,` $K `,` $V (`,` $attn_mask^)? attr-dict `:` "
+  let assemblyFormat = "$Q `,` $K `,` $V (`,` $attn_mask^)? "
+                       "(`kv_len` $nonpad_kv_seqlen^)? attr-dict `:` "
                        "type($Q) `,` type($K) `,` type($V) "
-                       "(`,` type($attn_mask)^)? `->` type($Y)";
+                       "(`,` type($attn_mask)^)? "
+                       "(`,` type($nonpad_kv_seqlen)^)? `->` type($Y)";
   let hasVerifier = 1;
 }
 
