@@ -57,6 +57,13 @@ def test_inputs_converted_when_needed(gpt2):
     got_view = gpt2[1].run({"input_ids": wide})["logits"]
     np.testing.assert_array_equal(got32, want)
     np.testing.assert_array_equal(got_view, want)
+    # Any other dtype is refused, as onnxruntime refuses it: float ids would
+    # be truncated (500.7 read as 500), uint64 may not fit, a float input
+    # given as float64 would be rounded.
+    for bad in (np.float32, np.float64, np.uint64):
+        with pytest.raises(TypeError, match="input 'input_ids' is %s, but the "
+                           "engine expects int64" % np.dtype(bad)):
+            gpt2[1].run({"input_ids": ids.astype(bad)})
 
 
 def test_outputs_are_owned_copies(gpt2):

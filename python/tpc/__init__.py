@@ -138,7 +138,8 @@ class Engine:
                         value.dtype.kind not in "iub":
                     # An ml_dtypes float8 / int4 array: its bit patterns.
                     value = value.view(np.uint8)
-                arrays[name] = np.ascontiguousarray(value, dtype=wanted[name])
+                arrays[name] = np.ascontiguousarray(
+                    value, dtype=_checked_input_dtype(name, value.dtype, wanted[name]))
             else:
                 arrays[name] = value  # refused by the engine, by name
         out = self._engine.run(arrays)
@@ -169,6 +170,19 @@ class Engine:
 
     def __repr__(self):
         return "tpc.Engine(%r, tp=%d)" % (self.path, self.tp)
+
+
+def _checked_input_dtype(name, got, want):
+    """The dtype an input array is passed as: the engine's own. An array of
+    another dtype is refused, as onnxruntime refuses it, except integers
+    that widen exactly (int32 token ids for an int64 input)."""
+    got, want = np.dtype(got), np.dtype(want)
+    if got == want:
+        return want
+    if got.kind in "iu" and want.kind in "iu" and np.can_cast(got, want, "safe"):
+        return want
+    raise TypeError("input '%s' is %s, but the engine expects %s (only integers "
+                    "that widen exactly are converted)" % (name, got, want))
 
 
 class GenerateResult:
