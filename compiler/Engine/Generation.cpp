@@ -1,5 +1,6 @@
 //===- Generation.cpp - What a decode engine's inputs mean ----------------===//
 #include "compiler/Engine/Generation.h"
+#include "compiler/Dialect/Plan/IR/PlanOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -97,7 +98,28 @@ describeGeneration(ModuleOp module,
   for (auto p : kv.getAs<ArrayAttr>("pairs").getAsRange<ArrayAttr>())
     pairs.push_back(llvm::json::Array{cast<StringAttr>(p[0]).str(),
                                       cast<StringAttr>(p[1]).str()});
+  // Each rank's cache: its states' bytes (kv heads split or replicated)
+  // and their element type.
+  llvm::json::Array rankBytes;
+  std::string cacheType;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    int64_t bytes = 0;
+    f.walk([&](plan::StateOp st) {
+      auto t = cast<RankedTensorType>(st.getType());
+      bytes += t.getNumElements() * t.getElementTypeBitWidth() / 8;
+      Type elem = t.getElementType();
+      cacheType = elem.isF32()    ? "fp32"
+                  : elem.isBF16() ? "bf16"
+                  : elem.isF16()  ? "fp16"
+                                  : "other";
+    });
+    rankBytes.push_back(bytes);
+  }
   llvm::json::Object g{{"kv_cache_length", length},
+                       {"kv_cache_bytes_per_rank", std::move(rankBytes)},
+                       {"kv_cache_dtype", cacheType},
                        {"batch", batch},
                        {"vocab", vocab},
                        {"ids_input", ids},
