@@ -54,7 +54,8 @@ static const char *const kTpcPasses[] = {
     "tpc-tp-shard",           "tpc-spmd-partition", "tpc-fuse-layer-norm",
     "tpc-fuse-rms-norm",      "tpc-fuse-add-norm",  "tpc-fuse-gelu",
     "tpc-fuse-swiglu",        "tpc-fuse-attention", "tpc-fuse-matmul-bias",
-    "tpc-convert-float-type", "tpc-lower-to-plan",  "tpc-plan-memory",
+    "tpc-bound-cache-attention", "tpc-convert-float-type", "tpc-lower-to-plan",
+    "tpc-plan-memory",
 };
 
 /// "tpc optimizer driver" and one line per tpc pass with its summary.
@@ -69,7 +70,7 @@ static std::string overview() {
                  mlir::PassPipelineInfo::lookup(name))
       summary = p->getPassDescription();
     text += "  --" + std::string(name);
-    const int pad = std::max(2, 26 - int(std::strlen(name)));
+    const int pad = std::max(2, 29 - int(std::strlen(name)));
     text += std::string(size_t(pad), ' ');
     text += summary.str() + "\n";
   }
