@@ -6,6 +6,7 @@
 #include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
@@ -201,6 +202,22 @@ std::optional<SmallVector<int64_t>> sliceParts(Value v, int64_t axis) {
   if (parts.size() < 2 || at != tensorType(v).getDimSize(axis))
     return std::nullopt;
   return parts;
+}
+
+/// Whether a value derived from `op` is an operand of an activation MatMul
+/// (attention's scores or context) within `limit` ops.
+bool reachesActivationMatMul(Operation *op, size_t limit = 256) {
+  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (!work.empty() && seen.size() < limit) {
+    Operation *cur = work.pop_back_val();
+    if (!seen.insert(cur).second)
+      continue;
+    if (isa<onnx::MatMulOp>(cur) && !isWeightMatMul(cur))
+      return true;
+    work.append(cur->getUsers().begin(), cur->getUsers().end());
+  }
+  return false;
 }
 
 /// Whether `op` computes each element of its result from the same element
@@ -795,6 +812,26 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
       replicate(op);
       return success();
     }
+    OpSet from = originsOf(in);
+    // Fewer heads than ranks: the projections are replicated, which is
+    // right for GQA and MQA kv heads; the pass checks afterwards that they
+    // meet split q heads.
+    auto replicateHeads = [&](int64_t dim, int64_t heads) {
+      for (Operation *m : from)
+        if (retry.insert(m))
+          retryReasons.try_emplace(
+              m, ReplicationReason{ReplicationReason::KvHeads, op});
+      headFallbacks.push_back({op, dim, heads});
+      replicate(op);
+      return success();
+    };
+    // [..., D] -> [..., 1, D] on the way to attention's MatMuls: a
+    // projection's columns viewed as one head (multi-query attention's kv);
+    // a column split would cut that head's dims.
+    if (s.parts.size() == 1 && majorIn == i0 && majorOut > o0 &&
+        i == int64_t(is.size()) && o == int64_t(os.size()) && !from.empty() &&
+        reachesActivationMatMul(op))
+      return replicateHeads(majorOut - 1, 1);
     int64_t restIn = 1;
     for (int64_t k = majorIn + 1; k < i; ++k)
       restIn *= is[k];
@@ -873,18 +910,8 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
     for (int64_t sz : s.sizes)
       whole &= (sz * restIn) % restOut == 0;
     if (!whole) {
-      OpSet from = originsOf(in);
-      if (tp % dimOut == 0 && !from.empty()) {
-        // Fewer heads than ranks: replicated, which is right for GQA kv
-        // heads; the pass checks afterwards that they meet split q heads.
-        for (Operation *m : from)
-          if (retry.insert(m))
-            retryReasons.try_emplace(
-                m, ReplicationReason{ReplicationReason::KvHeads, op});
-        headFallbacks.push_back({op, majorOut, dimOut});
-        replicate(op);
-        return success();
-      }
+      if (tp % dimOut == 0 && !from.empty())
+        return replicateHeads(majorOut, dimOut);
       return emitHeadError(op, tp, majorOut, dimOut);
     }
     Sharding out = s;

@@ -270,10 +270,15 @@ struct AttentionPattern : OpRewritePattern<onnx::MatMulOp> {
     SmallVector<int64_t> kPerm = {0, 1, 3, 2};
     std::optional<KVSource> kSliced;
     if (auto hs = headSlice(kt)) {
-      auto t = singleUseDef<onnx::TransposeOp>(
-          kt.getDefiningOp()->getOperand(0));
+      // A scaling of K^T may sit between the slice and the transpose
+      // (Gemma scales q and k^T apart).
+      double kScale = 1;
+      Value under = peelScale(kt.getDefiningOp()->getOperand(0), kScale);
+      auto t = singleUseDef<onnx::TransposeOp>(under);
       if (t && t.getPerm() == ArrayRef<int64_t>{0, 1, 3, 2})
         kSliced = peelSlicedRepeat(t.getData(), hs->first, hs->second);
+      if (kSliced)
+        st.scale *= kScale;
     }
     if (kSliced) {
       kPerm = {0, 1, 2, 3};

@@ -179,6 +179,7 @@ CASES = {
     "hf_falcon_gqa_dynamo": dict(family="falcon_gqa", seed=12, exporter="dynamo", opset=18),
     "hf_bloom_torchscript": dict(family="bloom", seed=14, exporter="torchscript", opset=17),
     "hf_gemma2_torchscript": dict(family="gemma2", seed=15, exporter="torchscript", opset=17),
+    "hf_gemma_mqa_torchscript": dict(family="gemma", seed=33, exporter="torchscript", opset=17),
     "hf_gptneox_torchscript": dict(family="gptneox", seed=16, exporter="torchscript", opset=17),
     "hf_gptj_torchscript": dict(family="gptj", seed=17, exporter="torchscript", opset=17),
     "hf_gpt2_optimum_past": dict(family="gpt2_past", seed=18, exporter="optimum", opset=None),

@@ -177,9 +177,9 @@ FAMILIES = {
              rms_norm_eps=1e-6, tie_word_embeddings=False, use_sliding_window=False, attention_bias=False,
              bos_token_id=1, eos_token_id=2, use_cache=True, attn_implementation="eager")),
     "gemma": family(
-        "GemmaConfig", "GemmaForCausalLM", "gemma", (2, 4, 4, 64, 160, 320, 64),
+        "GemmaConfig", "GemmaForCausalLM", "gemma", (2, 4, 1, 64, 160, 320, 64),
         dict(vocab_size=320, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
-             num_attention_heads=4, num_key_value_heads=4, head_dim=16, max_position_embeddings=64,
+             num_attention_heads=4, num_key_value_heads=1, head_dim=16, max_position_embeddings=64,
              rms_norm_eps=1e-6, hidden_activation="gelu_pytorch_tanh", tie_word_embeddings=True,
              attention_dropout=0.0, pad_token_id=0, bos_token_id=1, eos_token_id=2, use_cache=True,
              attn_implementation="eager")),

@@ -202,6 +202,35 @@ func.func @gqa_rank_slice(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: 
 
 // -----
 
+// Multi-query attention (Gemma): one kv head, K^T scaled apart from q
+// between the transpose and the rank's slice of its q heads. The scale joins
+// the fused op's; K and V are the one kv head, not its broadcast.
+// CHECK-LABEL: func.func @mqa_scaled_rank_slice
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x2x4x8xf32>, %[[K:.+]]: tensor<1x1x4x8xf32>, %[[V:.+]]: tensor<1x1x4x8xf32>)
+// CHECK: onnx.Attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f32} : tensor<1x2x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK-NOT: onnx.Expand
+// CHECK-NOT: onnx.Mul
+func.func @mqa_scaled_rank_slice(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %half = onnx.Constant dense<0.5> : tensor<f32>
+  %k1 = onnx.Reshape %k : tensor<1x1x4x8xf32> -> tensor<1x1x1x4x8xf32>
+  %k2 = onnx.Expand %k1 : tensor<1x1x1x4x8xf32> -> tensor<1x1x4x4x8xf32>
+  %k3 = onnx.Reshape %k2 : tensor<1x1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  %v1 = onnx.Reshape %v : tensor<1x1x4x8xf32> -> tensor<1x1x1x4x8xf32>
+  %v2 = onnx.Expand %v1 : tensor<1x1x1x4x8xf32> -> tensor<1x1x4x4x8xf32>
+  %v3 = onnx.Reshape %v2 : tensor<1x1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  %vs = onnx.Slice %v3 {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>} : tensor<1x4x4x8xf32> -> tensor<1x2x4x8xf32>
+  %qs = onnx.Mul %q, %half : tensor<1x2x4x8xf32>, tensor<f32> -> tensor<1x2x4x8xf32>
+  %kt = onnx.Transpose %k3 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x4x8xf32> -> tensor<1x4x8x4xf32>
+  %ktm = onnx.Mul %kt, %half : tensor<1x4x8x4xf32>, tensor<f32> -> tensor<1x4x8x4xf32>
+  %kts = onnx.Slice %ktm {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>} : tensor<1x4x8x4xf32> -> tensor<1x2x8x4xf32>
+  %s = onnx.MatMul %qs, %kts : tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x4x4xf32>
+  %p = onnx.Softmax %s : tensor<1x2x4x4xf32>
+  %y = onnx.MatMul %p, %vs : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
 // Heads 3 and 4 straddle two groups of 4 unevenly: the repeat stays and the
 // sliced K^T and V are the fused op's operands.
 // CHECK-LABEL: func.func @gqa_uneven_slice
