@@ -825,10 +825,12 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
       replicate(op);
       return success();
     };
-    // [..., D] -> [..., 1, D] on the way to attention's MatMuls: a
-    // projection's columns viewed as one head (multi-query attention's kv);
-    // a column split would cut that head's dims.
-    if (s.parts.size() == 1 && majorIn == i0 && majorOut > o0 &&
+    // [..., D] -> [..., 1, D] on the way to attention's MatMuls, into a
+    // [batch, sequence, heads, head_dim]-like view: a projection's columns
+    // as one head (multi-query attention's kv); a column split would cut
+    // that head's dims. (A [B*S, N] -> [B, 1, N] at sequence 1 is no head.)
+    if (s.parts.size() == 1 && majorIn == i0 && majorOut == o0 + 1 &&
+        os.size() >= 4 && os.size() == is.size() + 1 &&
         i == int64_t(is.size()) && o == int64_t(os.size()) && !from.empty() &&
         reachesActivationMatMul(op))
       return replicateHeads(majorOut - 1, 1);
