@@ -113,6 +113,29 @@ static bool isFoldedWeight(Value b) {
   return dense && !dense.isSplat() && isa<FloatType>(dense.getElementType());
 }
 
+std::optional<bool> anyUserOf(Operation *from, size_t limit,
+                              function_ref<bool(Operation *)> pred) {
+  SmallVector<Operation *> work;
+  for (Value r : from->getResults())
+    for (Operation *user : r.getUsers())
+      work.push_back(user);
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  seen.insert(from);
+  while (!work.empty()) {
+    Operation *cur = work.pop_back_val();
+    if (!seen.insert(cur).second)
+      continue;
+    if (seen.size() > limit)
+      return std::nullopt;
+    if (pred(cur))
+      return true;
+    for (Value r : cur->getResults())
+      for (Operation *user : r.getUsers())
+        work.push_back(user);
+  }
+  return false;
+}
+
 bool isWeightMatMul(Operation *op) {
   Value b;
   if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
@@ -202,22 +225,6 @@ std::optional<SmallVector<int64_t>> sliceParts(Value v, int64_t axis) {
   if (parts.size() < 2 || at != tensorType(v).getDimSize(axis))
     return std::nullopt;
   return parts;
-}
-
-/// Whether a value derived from `op` is an operand of an activation MatMul
-/// (attention's scores or context) within `limit` ops.
-bool reachesActivationMatMul(Operation *op, size_t limit = 256) {
-  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  while (!work.empty() && seen.size() < limit) {
-    Operation *cur = work.pop_back_val();
-    if (!seen.insert(cur).second)
-      continue;
-    if (isa<onnx::MatMulOp>(cur) && !isWeightMatMul(cur))
-      return true;
-    work.append(cur->getUsers().begin(), cur->getUsers().end());
-  }
-  return false;
 }
 
 /// Whether `op` computes each element of its result from the same element
@@ -832,7 +839,9 @@ LogicalResult ShardingAnalysis::visitReshape(Operation *reshapeOp) {
     if (s.parts.size() == 1 && majorIn == i0 && majorOut == o0 + 1 &&
         os.size() >= 4 && os.size() == is.size() + 1 &&
         i == int64_t(is.size()) && o == int64_t(os.size()) && !from.empty() &&
-        reachesActivationMatMul(op))
+        anyUserOf(op, 256, [](Operation *cur) {
+          return isa<onnx::MatMulOp>(cur) && !isWeightMatMul(cur);
+        }).value_or(false))
       return replicateHeads(majorOut - 1, 1);
     int64_t restIn = 1;
     for (int64_t k = majorIn + 1; k < i; ++k)

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
@@ -31,6 +32,11 @@ using OpSet = llvm::SmallSetVector<mlir::Operation *, 4>;
 /// computed from weights and constants only by weight-expression ops (a
 /// dequantized weight), or a 2-D float constant the importer folded.
 bool isWeightMatMul(mlir::Operation *op);
+/// Whether `pred` holds for an op that reads a value derived from `from`,
+/// or nullopt when more than `limit` ops (`from` counted) are reached
+/// before it does.
+std::optional<bool> anyUserOf(mlir::Operation *from, size_t limit,
+                              llvm::function_ref<bool(mlir::Operation *)> pred);
 /// The weight behind a MatMul's B operand when it is one: onnx.Weight,
 /// possibly through a transpose of its last two axes (`transposed` tells).
 onnx::WeightOp directWeight(mlir::Value b, bool &transposed);

@@ -433,32 +433,6 @@ struct TpShardPass : impl::TpShardPassBase<TpShardPass> {
   }
 
 
-  /// Whether `pred` holds for an op that reads a value derived from `from`,
-  /// or nullopt when more than `limit` ops (`from` counted) are reached
-  /// before it does.
-  static std::optional<bool> anyUserOf(Operation *from, size_t limit,
-                                       function_ref<bool(Operation *)> pred) {
-    SmallVector<Operation *> work;
-    for (Value r : from->getResults())
-      for (Operation *user : r.getUsers())
-        work.push_back(user);
-    llvm::SmallPtrSet<Operation *, 32> seen;
-    seen.insert(from);
-    while (!work.empty()) {
-      Operation *cur = work.pop_back_val();
-      if (!seen.insert(cur).second)
-        continue;
-      if (seen.size() > limit)
-        return std::nullopt;
-      if (pred(cur))
-        return true;
-      for (Value r : cur->getResults())
-        for (Operation *user : r.getUsers())
-          work.push_back(user);
-    }
-    return false;
-  }
-
   /// Whether a value derived from `op` reaches an activation MatMul whose
   /// result is split.
   static bool meetsSplitHeads(Operation *op, ShardingAnalysis &a) {
