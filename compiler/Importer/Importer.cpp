@@ -675,12 +675,7 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node,
   if (!entry)
     return emitError(loc) << "unsupported ONNX op '" << node.op_type()
                           << "' (node '" << name << "', domain '"
-                          << node.domain() << "', opset " << version << ")"
-                          << (microsoft && node.op_type() == "MatMulNBits"
-                                  ? ": quantized weights are not supported "
-                                    "yet; export the model in fp32, fp16 or "
-                                    "bf16"
-                                  : "");
+                          << node.domain() << "', opset " << version << ")";
   ::onnx::NodeProto inlined;
   FailureOr<bool> asInitializer =
       resolveExternalAttributes(node, name, inlined);

@@ -307,6 +307,148 @@ LogicalResult importQLinearMatMul(NodeContext &c, Results &results) {
   return e.finish({y}, results);
 }
 
+
+/// `v` seen as `shape` (same element count): a weight no node has read yet
+/// takes the new type (the same bytes), so that sharding cuts it on the
+/// new axes; anything else is reshaped.
+Value viewAs(Emitter &e, Value v, ArrayRef<int64_t> shape) {
+  if (!e.ok({v}))
+    return Value();
+  auto w = v.getDefiningOp<WeightOp>();
+  if (w && v.use_empty()) {
+    v.setType(RankedTensorType::get(shape, w.getType().getElementType()));
+    return v;
+  }
+  return e.reshape(v, shape);
+}
+
+/// The 4-bit codes of `packed` (uint8, two per byte, the first in the low
+/// nibble) along its last axis, `count` of them: each byte is repeated
+/// (Gather), the odd copies shifted down (Div by 16) and the high nibble
+/// dropped (x - x / 16 * 16), uint8 arithmetic ONNX defines exactly.
+Value unpackNibbles(Emitter &e, Value packed, int64_t count) {
+  if (!e.ok({packed}))
+    return Value();
+  auto t = cast<RankedTensorType>(packed.getType());
+  int64_t axis = t.getRank() - 1;
+  MLIRContext *ctx = e.c.b.getContext();
+  SmallVector<int64_t> twice, shift;
+  for (int64_t i = 0; i < count; ++i) {
+    twice.push_back(i / 2);
+    shift.push_back(i % 2 ? 16 : 1);
+  }
+  auto idxType = RankedTensorType::get({count}, e.c.b.getI64Type());
+  Value spread = e.gather(
+      packed, e.constant(DenseElementsAttr::get(idxType, ArrayRef(twice))),
+      axis);
+  Type u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  auto shiftType = RankedTensorType::get({count}, u8);
+  SmallVector<APInt> shifts;
+  for (int64_t s : shift)
+    shifts.push_back(APInt(8, s));
+  Value down = e.binary<DivOp>(
+      spread, e.constant(DenseElementsAttr::get(shiftType, shifts)));
+  Value sixteen = e.scalar(u8, 16);
+  return e.binary<SubOp>(
+      down, e.binary<MulOp>(e.binary<DivOp>(down, sixteen), sixteen));
+}
+
+/// MatMulNBits (com.microsoft): Y = A x dequantize(B)^T + bias, B [N,
+/// blocks, block_size * bits / 8] of `bits`-bit codes packed low first along
+/// K, one scale (and zero point, default 2^(bits-1)) per block of each
+/// column. Imported as its definition: the codes unpacked, (code - zero) *
+/// scale in float32 per block, the [N, K] weight transposed into a MatMul.
+/// The weight expression shards like any dequantized weight: each rank's
+/// shard keeps its block of the packed codes, scales and zero points.
+LogicalResult importMatMulNBits(NodeContext &c, Results &results) {
+  if (failed(c.requireInputs(3)))
+    return failure();
+  int64_t k = c.attrInt("K", -1), n = c.attrInt("N", -1);
+  int64_t bits = c.attrInt("bits", 4), block = c.attrInt("block_size", -1);
+  if (bits != 4 && bits != 8)
+    return c.error() << "bits " << bits << " is not supported (4 or 8)";
+  if (block < 16 || (block & (block - 1)))
+    return c.error() << "block_size " << block
+                     << " is not a power of two of at least 16";
+  if (k <= 0 || n <= 0)
+    return c.error() << "attributes K and N must be positive (K " << k
+                     << ", N " << n << ")";
+  Value a = c.input(0), b = c.input(1), scales = c.input(2);
+  Type t1 = elementTypeOf(a);
+  if (!isa<FloatType>(t1))
+    return c.error() << "input A has type " << t1 << ", not a float type";
+  auto at = c.inputType(0);
+  if (at.getRank() < 1 || at.getDimSize(at.getRank() - 1) != k)
+    return c.error() << "input A has shape " << at << "; its last dim must "
+                     << "be K = " << k;
+  int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  auto bt = c.inputType(1);
+  Type u8 = IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned);
+  if (bt.getElementType() != u8 ||
+      bt.getNumElements() != n * blocks * blob)
+    return c.error() << "input B has type " << bt << "; K " << k << ", N "
+                     << n << ", bits " << bits << " and block_size " << block
+                     << " need ui8 [" << n << ", " << blocks << ", " << blob
+                     << "]";
+  auto st = c.inputType(2);
+  if (st.getElementType() != t1 || st.getNumElements() != n * blocks)
+    return c.error() << "scales have type " << st << "; they must be "
+                     << n * blocks << " values (N x blocks) of A's type "
+                     << t1;
+  if (c.input(4)) {
+    // g_idx (act order) maps each k to its block; only the identity map
+    // k / block_size, which some exporters write, is the plain layout.
+    FailureOr<SmallVector<int64_t>> g = c.constInts(4, "g_idx");
+    if (failed(g))
+      return failure();
+    bool identity = int64_t(g->size()) == k;
+    for (int64_t i = 0; identity && i < k; ++i)
+      identity = (*g)[i] == i / block;
+    if (!identity)
+      return c.error() << "g_idx with a reordered block map (act order) is "
+                          "not supported";
+  }
+  Emitter e(c);
+  Type f32 = c.b.getF32Type();
+  Value codes = viewAs(e, b, {n, blocks, blob});
+  if (bits == 4)
+    codes = unpackNibbles(e, codes, block);
+  Value zero;
+  if (Value zp = c.input(3)) {
+    auto zt = cast<RankedTensorType>(zp.getType());
+    int64_t perColumn = zt.getElementType() == u8
+                            ? (blocks * bits + 7) / 8
+                            : blocks;
+    if ((zt.getElementType() != u8 && zt.getElementType() != t1) ||
+        zt.getNumElements() != n * perColumn)
+      return c.error() << "zero_points have type " << zt << "; they must be "
+                       << n * ((blocks * bits + 7) / 8) << " packed ui8 or "
+                       << n * blocks << " values of A's type " << t1;
+    zero = viewAs(e, zp, {n, perColumn});
+    if (zt.getElementType() == u8 && bits == 4)
+      zero = unpackNibbles(e, zero, blocks);
+    zero = e.reshape(e.cast(zero, f32), {n, blocks, 1});
+  } else {
+    zero = e.scalar(f32, double(int64_t(1) << (bits - 1)));
+  }
+  Value scale = e.reshape(e.cast(viewAs(e, scales, {n, blocks}), f32),
+                          {n, blocks, 1});
+  Value w = e.binary<MulOp>(e.binary<SubOp>(e.cast(codes, f32), zero), scale);
+  w = e.reshape(w, {n, blocks * block});
+  if (blocks * block != k)
+    w = e.gather(w, e.range({k}, c.b.getI64Type()), 1);
+  w = e.transpose(e.cast(w, t1), {1, 0});
+  Value y = e.binary<MatMulOp>(a, w);
+  if (Value bias = c.input(5)) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getElementType() != t1 || biasType.getNumElements() != n)
+      return c.error() << "bias has type " << biasType << "; it must be " << n
+                       << " values of A's type " << t1;
+    y = e.binary<AddOp>(y, e.reshape(bias, {n}));
+  }
+  return e.finish({y}, results);
+}
+
 } // namespace
 
 void addQuantizeImporters(std::vector<OpTableEntry> &t) {
@@ -323,6 +465,10 @@ void addQuantizeImporters(std::vector<OpTableEntry> &t) {
   for (int v : {10, 21})
     t.push_back({"QLinearMatMul", v, importQLinearMatMul,
                  "MatMulInteger's ops, then QuantizeLinear's"});
+  t.push_back({"MatMulNBits", 1, importMatMulNBits,
+               "onnx.Gather, onnx.Div, onnx.Sub, onnx.Mul (codes unpacked), "
+               "onnx.Cast, onnx.MatMul",
+               "com.microsoft"});
 }
 
 } // namespace tpc
