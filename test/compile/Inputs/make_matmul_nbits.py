@@ -27,7 +27,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def quantize(w, bits, block, asymmetric, rng=None):
+def quantize(w, bits, block, asymmetric):
     """w [K, N] float32 -> codes [N, blocks, block] (uint8 values), scales
     [N, blocks], zero points [N, blocks] (None when symmetric)."""
     k, n = w.shape
@@ -63,7 +63,7 @@ def pack(codes, bits):
 
 
 def nbits_node(name, a, y, w, bits, block, asymmetric=False,
-               float_zero=False, bias=None, scales_2d=False, rng=None):
+               float_zero=False, bias=None, scales_2d=False):
     """The MatMulNBits node and its initializers for weight w [K, N]."""
     k, n = w.shape
     codes, scale, zero = quantize(w, bits, block, asymmetric or float_zero)
