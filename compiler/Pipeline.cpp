@@ -55,6 +55,7 @@ addShardingPass(OpPassManager &pm, const CompileOptions &opts,
 } // namespace
 
 void addFusionPasses(OpPassManager &pm) {
+  pm.addPass(createFuseMatMulNBitsPass());
   pm.addPass(createFuseLayerNormPass());
   pm.addPass(createFuseRMSNormPass());
   pm.addPass(createFuseAddNormPass());

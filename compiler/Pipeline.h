@@ -72,7 +72,8 @@ struct CompileOptions : mlir::PassPipelineOptions<CompileOptions> {
 };
 
 /// The fusion passes in the order the pipeline runs them, per rank after
-/// partitioning: layer norms before RMS norms (a centred RMS norm is a
+/// partitioning: block-quantized weights into their MatMuls first, then
+/// layer norms before RMS norms (a centred RMS norm is a
 /// layer norm), residual adds into the norms, then GELU, SwiGLU,
 /// attention, and last the MatMul epilogues (which take fused GELUs).
 void addFusionPasses(mlir::OpPassManager &pm);

@@ -159,4 +159,72 @@ Status makeMatMulBiasParams(const std::vector<TensorDesc> &in,
   return Status::ok();
 }
 
+Status makeMatMulNBitsParams(const std::vector<TensorDesc> &in,
+                             const std::vector<TensorDesc> &out,
+                             const Attrs &attrs, MatMulNBitsParams &p) {
+  TPC_RETURN_IF_ERROR(checkOperands(in, out, 3, 4, 1, 1));
+  static const std::initializer_list<DType> k16and32 = {
+      DType::F32, DType::F16, DType::BF16};
+  TPC_RETURN_IF_ERROR(checkDType(in[0], "input 0 (A)", k16and32));
+  TPC_RETURN_IF_ERROR(checkDType(in[1], "input 1 (B)", {DType::U8}));
+  TPC_RETURN_IF_ERROR(checkDType(in[2], "input 2 (scales)", k16and32));
+  int64_t bits = 0, blockSize = 0;
+  TPC_RETURN_IF_ERROR(requireInt(attrs, "bits", bits));
+  TPC_RETURN_IF_ERROR(requireInt(attrs, "block_size", blockSize));
+  if (bits != 4 && bits != 8)
+    return Status::error("attribute bits must be 4 or 8, got " +
+                         std::to_string(bits));
+  if (blockSize < 16 || blockSize > 256 || (blockSize & (blockSize - 1)))
+    return Status::error("attribute block_size must be a power of two from "
+                         "16 to 256, got " +
+                         std::to_string(blockSize));
+  const Shape &a = in[0].shape, &b = in[1].shape;
+  const int64_t blob = blockSize * bits / 8;
+  if (a.empty() || b.size() != 3 || b[2] != blob)
+    return Status::error("MatMulNBits takes A [..., K] and B [N, blocks, " +
+                         std::to_string(blob) + "], got " + fmtShape(a) +
+                         " and " + fmtShape(b));
+  p.dtype = in[0].dtype;
+  p.k = a.back();
+  p.n = b[0];
+  p.blocks = b[1];
+  p.bits = int(bits);
+  p.blockSize = blockSize;
+  if (p.blocks != (p.k + blockSize - 1) / blockSize)
+    return Status::error("input 1 (B) has " + std::to_string(p.blocks) +
+                         " blocks per column; K " + std::to_string(p.k) +
+                         " in blocks of " + std::to_string(blockSize) +
+                         " needs " +
+                         std::to_string((p.k + blockSize - 1) / blockSize));
+  if (in[2].numel() != p.n * p.blocks)
+    return Status::error("input 2 (scales) " + in[2].str() + " must hold " +
+                         std::to_string(p.n * p.blocks) +
+                         " values (N x blocks)");
+  p.scaleType = in[2].dtype;
+  if (in.size() > 3 && !isAbsent(in[3])) {
+    const TensorDesc &z = in[3];
+    const int64_t packed = p.n * ((p.blocks * p.bits + 7) / 8);
+    p.zeroType = z.dtype;
+    if (z.dtype == DType::U8 && z.numel() == packed)
+      p.zero = MatMulNBitsParams::Zero::Packed;
+    else if (z.dtype != DType::U8 && z.numel() == p.n * p.blocks)
+      p.zero = MatMulNBitsParams::Zero::PerBlock;
+    else if (z.dtype != DType::U8 && z.numel() == 1)
+      p.zero = MatMulNBitsParams::Zero::Scalar;
+    else
+      return Status::error(
+          "input 3 (zero_points) " + z.str() + " must be " +
+          std::to_string(packed) + " packed u8 codes, or " +
+          std::to_string(p.n * p.blocks) + " or 1 float values");
+    if (p.zero != MatMulNBitsParams::Zero::Packed)
+      TPC_RETURN_IF_ERROR(checkDType(z, "input 3 (zero_points)", k16and32));
+  }
+  Shape expected(a.begin(), a.end() - 1);
+  expected.push_back(p.n);
+  TPC_RETURN_IF_ERROR(checkSameDType(out[0], "output 0", in[0], "input 0 (A)"));
+  TPC_RETURN_IF_ERROR(checkOutputShape(out[0], expected));
+  p.rows = product(a, 0, a.size() - 1);
+  return Status::ok();
+}
+
 } // namespace tpc

@@ -1,7 +1,8 @@
 //===- Fused.h - The fused kernels, for every backend -----------*- C++ -*-===//
 //
 // The ops the fusion passes produce: MatMulBias, AddNormalization (its
-// params are the norm's, kernels/Norm.h), Attention and SwiGLU. This header
+// params are the norm's, kernels/Norm.h), Attention, SwiGLU and
+// MatMulNBits. This header
 // holds the list both kernel tables follow, the params both backends run
 // from and their builders, which validate the operand descriptions and
 // read the attributes: those the onnx dialect defaults (is_causal,
@@ -30,7 +31,10 @@ namespace tpc {
     "Sum = A + B, Y = layer or RMS norm of Sum (attrs axis, epsilon, rms)")    \
   X(Attention,                                                                 \
     "softmax(scale * Q K^T + mask) V, GQA, causal (attrs scale, is_causal)")   \
-  X(SwiGLU, "silu(gate) * up")
+  X(SwiGLU, "silu(gate) * up")                                                 \
+  X(MatMulNBits,                                                               \
+    "A x dequantize(B)^T, B [N, blocks, bytes] of 4- or 8-bit codes per "      \
+    "block of K, one scale and zero point per block (attrs bits, block_size)")
 
 TPC_DECLARE_KERNEL_FAMILY(FusedOp, kFusedKernels, TPC_FUSED_KERNELS);
 
@@ -115,6 +119,34 @@ struct MatMulBiasParams {
 Status makeMatMulBiasParams(const std::vector<TensorDesc> &in,
                             const std::vector<TensorDesc> &out,
                             const Attrs &attrs, MatMulBiasParams &p);
+
+/// MatMulNBits: Y [rows, N] = A [rows, K] x W^T with W [N, K] stored per
+/// column in blocks of K of `blockSize` codes of `bits` bits, packed low
+/// first into bytes (B [N, blocks, blockSize * bits / 8], uint8), and
+/// W[n, k] = (code - zero) * scale of k's block. `zero` is the default
+/// 2^(bits - 1), a packed uint8 code per block ([N, ceil(blocks * bits /
+/// 8)]), a float per block, or one float for every block. The last block
+/// is zero-padded past K. Scales and float zero points may be f32, f16 or
+/// bf16; A and Y are one float type (f32, f16 or bf16).
+struct MatMulNBitsParams {
+  enum class Zero { Default, Packed, PerBlock, Scalar };
+  DType dtype = DType::F32;
+  int64_t rows = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t blocks = 0;
+  int bits = 4;
+  int64_t blockSize = 32;
+  DType scaleType = DType::F32;
+  Zero zero = Zero::Default;
+  DType zeroType = DType::U8;
+};
+
+/// MatMulNBits (A, B, scales, optional zero_points -> Y); attributes bits
+/// (4 or 8) and block_size (a power of two, 16 to 256).
+Status makeMatMulNBitsParams(const std::vector<TensorDesc> &in,
+                             const std::vector<TensorDesc> &out,
+                             const Attrs &attrs, MatMulNBitsParams &p);
 
 } // namespace tpc
 

@@ -6,10 +6,13 @@
 #include "kernels/cpu/MatMulHalf.h"
 #include "kernels/cpu/Norm.h"
 #include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/QuantMatMul.h"
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 namespace tpc::cpu {
 namespace {
@@ -144,6 +147,114 @@ Status prepareMatMulBias(const Operands &in, const Operands &out,
   return Status::ok();
 }
 
+/// `count` floats of `dtype` (f32, f16 or bf16) at `src` as f32 in `dst`.
+void widenFloats(DType dtype, const void *src, int64_t count, float *dst) {
+  if (dtype == DType::F32) {
+    std::memcpy(dst, src, size_t(count) * sizeof(float));
+    return;
+  }
+  visitFloat16(dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const S *s = static_cast<const S *>(src);
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = widen(s[i]);
+  });
+}
+
+/// MatMulNBits on the block-quantized GEMM (QuantMatMul.h): the codes are
+/// read packed where they lie; scales and float zero points are widened to
+/// f32 once when they are an engine's weights (bound), else every run; 16-
+/// bit activations are widened on the way in and rounded once on the way
+/// out.
+class MatMulNBitsKernel final : public PreparedKernel {
+public:
+  explicit MatMulNBitsKernel(const MatMulNBitsParams &p) : p_(p) {}
+
+  void bindConstantInput(size_t index, const void *data) override {
+    if (index == 2) {
+      scales_ = widened(p_.scaleType, data, p_.n * p_.blocks);
+      scalesBound_ = true;
+    } else if (index == 3 && p_.zero != MatMulNBitsParams::Zero::Packed) {
+      zeros_ = zerosOf(data);
+      zerosBound_ = true;
+    }
+  }
+
+  void run(const void *const *i, void *const *o,
+           const ExecContext &ctx) override {
+    BlockQuantWeight w;
+    w.n = p_.n;
+    w.k = p_.k;
+    w.blockSize = p_.blockSize;
+    w.bits = p_.bits;
+    w.codes = static_cast<const uint8_t *>(i[1]);
+    std::vector<float> scales, zeros;
+    if (scalesBound_)
+      w.scales = scales_.data();
+    else if (p_.scaleType == DType::F32)
+      w.scales = static_cast<const float *>(i[2]);
+    else
+      w.scales = (scales = widened(p_.scaleType, i[2], p_.n * p_.blocks))
+                     .data();
+    switch (p_.zero) {
+    case MatMulNBitsParams::Zero::Default:
+      break;
+    case MatMulNBitsParams::Zero::Packed:
+      w.zeroCodes = static_cast<const uint8_t *>(i[3]);
+      break;
+    default:
+      w.zeroFloats = zerosBound_ ? zeros_.data() : (zeros = zerosOf(i[3])).data();
+      break;
+    }
+    const int64_t rows = p_.rows;
+    if (p_.dtype == DType::F32) {
+      matmulBlockQuant(static_cast<const float *>(i[0]), rows, w,
+                       static_cast<float *>(o[0]), ctx.numThreads);
+      return;
+    }
+    std::vector<float> a(size_t(rows * p_.k)), y(size_t(rows * p_.n));
+    widenFloats(p_.dtype, i[0], rows * p_.k, a.data());
+    matmulBlockQuant(a.data(), rows, w, y.data(), ctx.numThreads);
+    visitFloat16(p_.dtype, [&](auto tag) {
+      using S = typename decltype(tag)::type;
+      S *out = static_cast<S *>(o[0]);
+      for (int64_t j = 0; j < rows * p_.n; ++j)
+        out[j] = narrowTo<S>(y[j]);
+    });
+  }
+
+private:
+  static std::vector<float> widened(DType dtype, const void *data,
+                                    int64_t count) {
+    std::vector<float> out(static_cast<size_t>(count));
+    widenFloats(dtype, data, count, out.data());
+    return out;
+  }
+
+  /// Float zero points, one per block (a scalar repeated).
+  std::vector<float> zerosOf(const void *data) const {
+    const int64_t count = p_.n * p_.blocks;
+    if (p_.zero == MatMulNBitsParams::Zero::PerBlock)
+      return widened(p_.zeroType, data, count);
+    float z;
+    widenFloats(p_.zeroType, data, 1, &z);
+    return std::vector<float>(size_t(count), z);
+  }
+
+  MatMulNBitsParams p_;
+  std::vector<float> scales_, zeros_;
+  bool scalesBound_ = false, zerosBound_ = false;
+};
+
+Status prepareMatMulNBits(const Operands &in, const Operands &out,
+                          const Attrs &attrs,
+                          std::unique_ptr<PreparedKernel> &kernel) {
+  MatMulNBitsParams p;
+  TPC_RETURN_IF_ERROR(makeMatMulNBitsParams(in, out, attrs, p));
+  kernel = std::make_unique<MatMulNBitsKernel>(p);
+  return Status::ok();
+}
+
 } // namespace
 
 void addFusedKernels(KernelTable &t) {
@@ -152,7 +263,8 @@ void addFusedKernels(KernelTable &t) {
       {{FusedOp::MatMulBias, prepareMatMulBias},
        {FusedOp::AddNormalization, prepareWith<makeAddNormParams, runAddNorm>},
        {FusedOp::Attention, prepareWith<makeAttentionParams, runAttention>},
-       {FusedOp::SwiGLU, prepareWith<makeSwiGLUParams, runSwiGLU>}});
+       {FusedOp::SwiGLU, prepareWith<makeSwiGLUParams, runSwiGLU>},
+       {FusedOp::MatMulNBits, prepareMatMulNBits}});
 }
 
 } // namespace tpc::cpu

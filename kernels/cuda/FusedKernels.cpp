@@ -6,7 +6,8 @@
 // MatMulBias is one cuBLASLt
 // product with the bias epilogue (or a broadcast Add after it when cuBLASLt
 // has none, or the bias is not 16-byte aligned), then the activation as the
-// unary kernel in place. The params are the backend-neutral builders'
+// unary kernel in place; MatMulNBits reads its packed codes in a kernel of
+// its own (QuantMatMul.cu). The params are the backend-neutral builders'
 // (kernels/Fused.h, kernels/Norm.h), as on the CPU.
 //
 //===----------------------------------------------------------------------===//
@@ -156,6 +157,24 @@ Status prepareFused<FusedOp::MatMulBias>(
     return Status::ok();
   }
   kernel = std::move(mk);
+  return Status::ok();
+}
+
+/// MatMulNBits: one warp per column over the packed codes (QuantMatMul.cu).
+template <>
+Status prepareFused<FusedOp::MatMulNBits>(
+    const KernelContext &, const std::vector<TensorDesc> &in,
+    const std::vector<TensorDesc> &out, const Attrs &attrs,
+    std::unique_ptr<PreparedKernel> &kernel) {
+  MatMulNBitsParams p;
+  TPC_RETURN_IF_ERROR(makeMatMulNBitsParams(in, out, attrs, p));
+  const bool hasZero = p.zero != MatMulNBitsParams::Zero::Default;
+  kernel = makeLaunch("MatMulNBits", [p, hasZero](const void *const *i,
+                                                  void *const *o,
+                                                  cudaStream_t st) {
+    return matMulNBitsKernel(p, i[0], i[1], i[2], hasZero ? i[3] : nullptr,
+                             o[0], st);
+  });
   return Status::ok();
 }
 

@@ -143,6 +143,11 @@ cudaError_t attentionKernel(const AttentionParams &p, const void *q,
                             const void *k, const void *v, const void *mask,
                             const int64_t *kvLengths, void *y,
                             cudaStream_t stream);
+/// Y = A x dequantize(B)^T for block-quantized B (MatMulNBitsParams);
+/// `zero` is null for the default zero point.
+cudaError_t matMulNBitsKernel(const MatMulNBitsParams &p, const void *a,
+                              const void *codes, const void *scales,
+                              const void *zero, void *y, cudaStream_t stream);
 /// y = gate * sigmoid(gate) * up over `numel` floats.
 cudaError_t swigluKernel(DType dtype, int64_t numel, const void *gate,
                          const void *up, void *y, cudaStream_t stream);

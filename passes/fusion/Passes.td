@@ -94,4 +94,21 @@ def FuseMatMulBiasPass : Pass<"tpc-fuse-matmul-bias", "mlir::ModuleOp"> {
   let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
 }
 
+def FuseMatMulNBitsPass : Pass<"tpc-fuse-matmul-nbits", "mlir::ModuleOp"> {
+  let summary = "Fuse a block-quantized weight's dequantization into its MatMul";
+  let description = [{
+    Rewrites `MatMul(a, Transpose(W))`, W [N, K] given by its per-block
+    dequantization (uint8 codes, 4-bit ones unpacked from their bytes, cast
+    to float, minus a zero point, times one scale per block of K, reshaped
+    to [N, K] and cut to the first K columns where the last block is
+    padded), into `tpc.MatMulNBits` over the packed codes, the scales and
+    the zero points: the form the importer gives MatMulNBits. Zero points
+    that the chain unpacks from bytes of the codes' width stay packed; any
+    other per-block or scalar zero point is passed as its values, and the
+    default 2^(bits - 1) is left out. Runs first among the fusions, per
+    rank, on the rank's slice of the weight.
+  }];
+  let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
+}
+
 #endif // TPC_PASSES_FUSION_PASSES

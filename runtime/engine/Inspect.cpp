@@ -54,8 +54,10 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
       arenaSum += b.bytes;
     else if (b.kind == BufferKind::State)
       out.stateBytes += b.bytes;
-    else if (weights.insert(b.tensor).second)
+    else if (weights.insert(b.tensor).second) {
       out.weightBytes += b.bytes;
+      out.weightBytesByDType[dtypeName(b.desc.dtype)] += b.bytes;
+    }
   }
   // Prefer the compiler's figure; older plans may not record it.
   if (!out.arena.unplannedBytes)
@@ -82,7 +84,7 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
     // step, as a tied LM head does).
     std::string role = s.attrs.getString("tp_role", "");
     if ((s.kernel == "MatMul" || s.kernel == "Gemm" ||
-         s.kernel == "MatMulBias") &&
+         s.kernel == "MatMulBias" || s.kernel == "MatMulNBits") &&
         s.inputs.size() >= 2 && s.inputs[1] != kAbsentBuffer &&
         (plan.buffers[s.inputs[1]].kind == BufferKind::Weight ||
          !role.empty())) {
@@ -91,6 +93,10 @@ Status summarizeRank(const EngineManifest &m, int rank, bool verifyWeights,
           {i, s.kernel, s.node,
            w.kind == BufferKind::Weight ? w.tensor : std::string("(computed)"),
            w.desc, role, s.attrs.getString("tp_reason", "")});
+      if (s.kernel == "MatMulNBits") {
+        out.weightMatMuls.back().bits = s.attrs.getInt("bits", 0);
+        out.weightMatMuls.back().blockSize = s.attrs.getInt("block_size", 0);
+      }
     }
   }
   for (auto &kv : collectives)
@@ -125,7 +131,11 @@ std::string formatWeightMatMuls(const std::vector<WeightMatMul> &rows) {
   for (const WeightMatMul &w : rows)
     cells.push_back({std::to_string(w.step), w.kernel,
                      w.node.empty() ? "-" : w.node,
-                     w.weightTensor + " " + w.weight.str(),
+                     w.weightTensor + " " + w.weight.str() +
+                         (w.bits ? " " + std::to_string(w.bits) +
+                                       "-bit, blocks of " +
+                                       std::to_string(w.blockSize)
+                                 : std::string()),
                      w.tpRole.empty() ? "-" : w.tpRole,
                      w.tpReason.empty() ? "" : "(" + w.tpReason + ")"});
   std::vector<size_t> width(cells[0].size(), 0);
@@ -221,7 +231,16 @@ std::string formatSummaryText(const EngineSummary &s) {
        << ")\n";
     os << "  steps           " << r.steps << "\n";
     os << "  buffers         " << r.buffers << "\n";
-    os << "  weight bytes    " << humanBytes(r.weightBytes) << "\n";
+    os << "  weight bytes    " << humanBytes(r.weightBytes);
+    if (r.weightBytesByDType.size() > 1) {
+      const char *sep = " (";
+      for (const auto &kv : r.weightBytesByDType) {
+        os << sep << kv.first << " " << humanBytes(kv.second);
+        sep = ", ";
+      }
+      os << ")";
+    }
+    os << "\n";
     if (r.stateBytes)
       os << "  state bytes     " << humanBytes(r.stateBytes)
          << " (KV caches, kept across forwards)\n";
@@ -302,12 +321,21 @@ std::string formatSummaryJson(const EngineSummary &s) {
            {"tp_role", w.tpRole.empty() ? json(nullptr) : json(w.tpRole)},
            {"tp_reason",
             w.tpReason.empty() ? json(nullptr) : json(w.tpReason)}});
+    for (size_t j = 0; j < r.weightMatMuls.size(); ++j)
+      if (r.weightMatMuls[j].bits)
+        matmuls[j]["quantization"] = {
+            {"bits", r.weightMatMuls[j].bits},
+            {"block_size", r.weightMatMuls[j].blockSize}};
+    json byDType = json::object();
+    for (const auto &kv : r.weightBytesByDType)
+      byDType[kv.first] = kv.second;
     ranks.push_back({{"rank", r.rank},
                      {"plan", r.planFile},
                      {"weights", r.weightsFile},
                      {"steps", r.steps},
                      {"buffers", r.buffers},
                      {"weight_bytes", r.weightBytes},
+                     {"weight_bytes_by_dtype", byDType},
                      {"arena_bytes", r.arena.bytes},
                      {"state_bytes", r.stateBytes},
                      {"unplanned_bytes", r.arena.unplannedBytes},

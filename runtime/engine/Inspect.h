@@ -42,6 +42,10 @@ struct WeightMatMul {
   /// router", "sharding plan", "sharding annotation", "allowed by
   /// --allow-replicated"); empty otherwise.
   std::string tpReason;
+  /// For a MatMulNBits step: the width of its codes and the block of K
+  /// each scale covers; 0 for a float weight.
+  int64_t bits = 0;
+  int64_t blockSize = 0;
 };
 
 struct RankSummary {
@@ -51,6 +55,8 @@ struct RankSummary {
   size_t steps = 0;
   size_t buffers = 0;
   uint64_t weightBytes = 0;
+  /// weightBytes by the stored dtype ("f32", "u8", ...).
+  std::map<std::string, uint64_t> weightBytesByDType;
   /// Engine state (KV caches) the rank holds across forwards.
   uint64_t stateBytes = 0;
   /// The plan's figures; unplannedBytes summed here for a plan without it.

@@ -6,7 +6,8 @@
 // and beta, C as a bias row (the epilogue), a column or a full matrix; odd
 // sizes whose leading dims are not 16-byte multiples, and misaligned
 // operands (the element-aligned algorithm). f32 runs without TF32, so the
-// CPU's f32 results are matched to accumulation order.
+// CPU's f32 results are matched to accumulation order. MatMulNBits, whose
+// kernel is tpc's own, against the CPU's.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaTestUtil.h"
@@ -119,9 +120,49 @@ void addMatMulBias(Cases &v) {
       {{DType::F32, {6, 8}}}, {}, 10, 1);
 }
 
+/// MatMulNBits: 4- and 8-bit codes, every zero-point form, K past the last
+/// block's end, one row (decode) and more rows than one pass takes, 16-bit
+/// activations and scales.
+void addMatMulNBits(Cases &v) {
+  struct Q {
+    const char *name;
+    int bits;
+    int64_t block, k, n, rows;
+    int zero; // 0 default, 1 packed, 2 per block, 3 scalar
+    DType t;
+  };
+  const Q qs[] = {
+      {"b4_blk32_decode", 4, 32, 96, 40, 1, 0, DType::F32},
+      {"b4_blk32_packed_zero", 4, 32, 100, 33, 3, 1, DType::F32},
+      {"b4_blk16_float_zero", 4, 16, 70, 9, 11, 2, DType::F32},
+      {"b8_blk64_packed_zero", 8, 64, 130, 17, 2, 1, DType::F32},
+      {"b8_blk32_scalar_zero", 8, 32, 64, 5, 1, 3, DType::F32},
+      {"b4_blk128_bf16", 4, 128, 256, 24, 2, 1, DType::BF16},
+      {"b4_blk32_f16", 4, 32, 64, 8, 3, 2, DType::F16},
+  };
+  for (const Q &q : qs) {
+    const int64_t blocks = (q.k + q.block - 1) / q.block;
+    Attrs a = intAttr("bits", q.bits, intAttr("block_size", q.block));
+    std::vector<Tensor> in = {
+        rnd(q.t, {q.rows, q.k}, -1, 1),
+        rnd(DType::U8, {q.n, blocks, q.block * q.bits / 8}, 0, 255),
+        rnd(q.t, {q.n, blocks}, 0.01, 0.1)};
+    if (q.zero == 1)
+      in.push_back(
+          rnd(DType::U8, {q.n, (blocks * q.bits + 7) / 8}, 0, 255));
+    else if (q.zero == 2)
+      in.push_back(rnd(q.t, {q.n, blocks}, 0, double((1 << q.bits) - 1)));
+    else if (q.zero == 3)
+      in.push_back(rnd(q.t, {1}, 1, 6));
+    addCase(v, q.name, "MatMulNBits", std::move(in), {{q.t, {q.rows, q.n}}},
+            a, kScale(q.k));
+  }
+}
+
 } // namespace
 
 void addMatMulCases(std::vector<ParityCase> &v) {
+  addMatMulNBits(v);
   addMatMulBias(v);
   addMatMul(v);
   addGemm(v);

@@ -70,6 +70,47 @@ LogicalResult MatMulBiasOp::verify() {
   return success();
 }
 
+LogicalResult MatMulNBitsOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType();
+  int64_t bits = getBits(), block = getBlockSize();
+  if (bits != 4 && bits != 8)
+    return emitOpError("bits must be 4 or 8, not ") << bits;
+  if (block < 16 || block > 256 || (block & (block - 1)))
+    return emitOpError("block_size must be a power of two from 16 to 256, "
+                       "not ")
+           << block;
+  if (a.getRank() < 1 || b.getRank() != 3 ||
+      b.getShape()[2] != block * bits / 8 ||
+      b.getShape()[1] != (a.getShape().back() + block - 1) / block)
+    return emitOpError("A ")
+           << a << " and B " << b << " are not [..., K] and [N, ceil(K / "
+           << block << "), " << block * bits / 8 << "]";
+  int64_t n = b.getShape()[0], blocks = b.getShape()[1];
+  SmallVector<int64_t> y(a.getShape());
+  y.back() = n;
+  if (getType().getShape() != ArrayRef<int64_t>(y) ||
+      getType().getElementType() != a.getElementType())
+    return emitOpError("result ") << getType() << " is not A x W^T";
+  if (getScales().getType().getNumElements() != n * blocks)
+    return emitOpError("scales ")
+           << getScales().getType() << " are not " << n * blocks
+           << " values (N x blocks)";
+  if (Value z = getZeroPoints()) {
+    auto zt = cast<RankedTensorType>(z.getType());
+    int64_t packed = n * ((blocks * bits + 7) / 8);
+    bool ok = zt.getElementType().isUnsignedInteger(8)
+                  ? zt.getNumElements() == packed
+                  : isa<FloatType>(zt.getElementType()) &&
+                        (zt.getNumElements() == n * blocks ||
+                         zt.getNumElements() == 1);
+    if (!ok)
+      return emitOpError("zero_points ")
+             << zt << " are not " << packed << " packed ui8 codes, nor "
+             << n * blocks << " or 1 float values";
+  }
+  return success();
+}
+
 LogicalResult CacheWriteOp::verify() {
   RankedTensorType st = getState().getType(), ut = getUpdate().getType();
   int64_t axis = getAxis();

@@ -19,7 +19,7 @@ def TPC_Dialect : Dialect {
     Ops of tpc's that ONNX does not define, kept apart from the `onnx`
     dialect so that `onnx` holds ONNX's operators only: the fused ops the
     `--tpc-fuse-*` passes rewrite decomposed subgraphs into (SwiGLU,
-    AddNormalization, MatMulBias) and the KV cache of a decode engine
+    AddNormalization, MatMulBias, MatMulNBits) and the KV cache of a decode engine
     (KVState, CacheWrite). Like onnx ops they name the kernel they run and
     fold on constant operands through it.
   }];
@@ -107,6 +107,36 @@ def TPC_MatMulBiasOp : TPC_Op<"MatMulBias"> {
   let results = (outs ONNX_FloatTensor:$Y);
   let assemblyFormat = "$A `,` $B `,` $Bias attr-dict `:` type($A) `,` "
                        "type($B) `,` type($Bias) `->` type($Y)";
+  let hasVerifier = 1;
+}
+
+def TPC_MatMulNBitsOp : TPC_Op<"MatMulNBits"> {
+  let summary = "MatMul with a block-quantized weight kept packed";
+  let description = [{
+    Y = A x W^T, A [..., K], W [N, K] quantized per block of `block_size`
+    elements along K: B [N, blocks, block_size * bits / 8] holds each
+    block's `bits`-bit codes (4 or 8) packed low first into bytes, and
+    W[n, k] = (code - zero) * scale of k's block, the last block zero-padded
+    past K. `scales` holds N x blocks values (any shape). `zero_points` is
+    absent (the default 2^(bits - 1)), packed uint8 codes of the same width
+    ([N, ceil(blocks * bits / 8)]), N x blocks floats, or one float for
+    every block. The target of `--tpc-fuse-matmul-nbits`, which finds the
+    dequantize-then-MatMul form the importer gives MatMulNBits (and any
+    dataflow of the same meaning) in each rank's program: the rank's codes
+    stay packed in its shard and are read packed by the kernel.
+
+    ```mlir
+    %y = tpc.MatMulNBits %a, %b, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<1x64xf32>, tensor<48x2x16xui8>, tensor<48x2xf32> -> tensor<1x48xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$A, RankedTensorOf<[UI8]>:$B,
+                       ONNX_FloatTensor:$scales,
+                       Optional<AnyRankedTensor>:$zero_points,
+                       I64Attr:$bits, I64Attr:$block_size);
+  let results = (outs ONNX_FloatTensor:$Y);
+  let assemblyFormat = "$A `,` $B `,` $scales (`,` $zero_points^)? attr-dict "
+                       "`:` type($A) `,` type($B) `,` type($scales) "
+                       "(`,` type($zero_points)^)? `->` type($Y)";
   let hasVerifier = 1;
 }
 
