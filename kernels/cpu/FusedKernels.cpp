@@ -161,60 +161,80 @@ void widenFloats(DType dtype, const void *src, int64_t count, float *dst) {
   });
 }
 
-/// MatMulNBits on the block-quantized GEMM (QuantMatMul.h): the codes are
-/// read packed where they lie; scales and float zero points are widened to
-/// f32 once when they are an engine's weights (bound), else every run; 16-
-/// bit activations are widened on the way in and rounded once on the way
-/// out.
+/// MatMulNBits on the block-quantized GEMM (QuantMatMul.h). An engine's
+/// weight (codes, scales and zero points all bound) is repacked once for
+/// the column-group kernel where it runs (AVX-512); otherwise the codes are
+/// read packed where they lie, scales and float zero points widened to f32
+/// once when bound, else every run. 16-bit activations are widened on the
+/// way in and rounded once on the way out.
 class MatMulNBitsKernel final : public PreparedKernel {
 public:
   explicit MatMulNBitsKernel(const MatMulNBitsParams &p) : p_(p) {}
 
   void bindConstantInput(size_t index, const void *data) override {
-    if (index == 2) {
+    if (index == 1) {
+      boundCodes_ = static_cast<const uint8_t *>(data);
+    } else if (index == 2) {
       scales_ = widened(p_.scaleType, data, p_.n * p_.blocks);
       scalesBound_ = true;
-    } else if (index == 3 && p_.zero != MatMulNBitsParams::Zero::Packed) {
-      zeros_ = zerosOf(data);
+    } else if (index == 3) {
+      if (p_.zero == MatMulNBitsParams::Zero::Packed)
+        boundZeroCodes_ = static_cast<const uint8_t *>(data);
+      else
+        zeros_ = zerosOf(data);
       zerosBound_ = true;
     }
+    packOnceBound();
+  }
+
+  /// The same step prepared for other run-time shapes shares the packing.
+  bool shareConstantInput(size_t index, const PreparedKernel &bound) override {
+    auto *other = dynamic_cast<const MatMulNBitsKernel *>(&bound);
+    if (index < 1 || index > 3 || !other || !other->packed_ ||
+        other->p_.n != p_.n || other->p_.k != p_.k ||
+        other->p_.bits != p_.bits || other->p_.blockSize != p_.blockSize)
+      return false;
+    packed_ = other->packed_;
+    return true;
   }
 
   void run(const void *const *i, void *const *o,
            const ExecContext &ctx) override {
     BlockQuantWeight w;
-    w.n = p_.n;
-    w.k = p_.k;
-    w.blockSize = p_.blockSize;
-    w.bits = p_.bits;
-    w.codes = static_cast<const uint8_t *>(i[1]);
     std::vector<float> scales, zeros;
-    if (scalesBound_)
-      w.scales = scales_.data();
-    else if (p_.scaleType == DType::F32)
-      w.scales = static_cast<const float *>(i[2]);
-    else
-      w.scales = (scales = widened(p_.scaleType, i[2], p_.n * p_.blocks))
-                     .data();
-    switch (p_.zero) {
-    case MatMulNBitsParams::Zero::Default:
-      break;
-    case MatMulNBitsParams::Zero::Packed:
-      w.zeroCodes = static_cast<const uint8_t *>(i[3]);
-      break;
-    default:
-      w.zeroFloats = zerosBound_ ? zeros_.data() : (zeros = zerosOf(i[3])).data();
-      break;
+    if (!packed_) {
+      w.n = p_.n;
+      w.k = p_.k;
+      w.blockSize = p_.blockSize;
+      w.bits = p_.bits;
+      w.codes = static_cast<const uint8_t *>(i[1]);
+      if (scalesBound_)
+        w.scales = scales_.data();
+      else if (p_.scaleType == DType::F32)
+        w.scales = static_cast<const float *>(i[2]);
+      else
+        w.scales =
+            (scales = widened(p_.scaleType, i[2], p_.n * p_.blocks)).data();
+      if (p_.zero == MatMulNBitsParams::Zero::Packed)
+        w.zeroCodes = static_cast<const uint8_t *>(i[3]);
+      else if (p_.zero != MatMulNBitsParams::Zero::Default)
+        w.zeroFloats =
+            zerosBound_ ? zeros_.data() : (zeros = zerosOf(i[3])).data();
     }
     const int64_t rows = p_.rows;
+    auto product = [&](const float *a, float *y) {
+      if (packed_)
+        matmulBlockQuantPacked(a, rows, *packed_, y, ctx.numThreads);
+      else
+        matmulBlockQuant(a, rows, w, y, ctx.numThreads);
+    };
     if (p_.dtype == DType::F32) {
-      matmulBlockQuant(static_cast<const float *>(i[0]), rows, w,
-                       static_cast<float *>(o[0]), ctx.numThreads);
+      product(static_cast<const float *>(i[0]), static_cast<float *>(o[0]));
       return;
     }
     std::vector<float> a(size_t(rows * p_.k)), y(size_t(rows * p_.n));
     widenFloats(p_.dtype, i[0], rows * p_.k, a.data());
-    matmulBlockQuant(a.data(), rows, w, y.data(), ctx.numThreads);
+    product(a.data(), y.data());
     visitFloat16(p_.dtype, [&](auto tag) {
       using S = typename decltype(tag)::type;
       S *out = static_cast<S *>(o[0]);
@@ -224,6 +244,27 @@ public:
   }
 
 private:
+  /// Repacks the weight for the column-group kernel once every part of it
+  /// is bound, where that kernel runs.
+  void packOnceBound() {
+    if (packed_ || !boundCodes_ || !scalesBound_ ||
+        (p_.zero != MatMulNBitsParams::Zero::Default && !zerosBound_))
+      return;
+    BlockQuantWeight w;
+    w.n = p_.n;
+    w.k = p_.k;
+    w.blockSize = p_.blockSize;
+    w.bits = p_.bits;
+    w.codes = boundCodes_;
+    w.scales = scales_.data();
+    w.zeroCodes = boundZeroCodes_;
+    if (p_.zero == MatMulNBitsParams::Zero::PerBlock ||
+        p_.zero == MatMulNBitsParams::Zero::Scalar)
+      w.zeroFloats = zeros_.data();
+    if (packedBlockQuantSupported(w))
+      packed_ = std::make_shared<const PackedBlockQuant>(packBlockQuant(w));
+  }
+
   static std::vector<float> widened(DType dtype, const void *data,
                                     int64_t count) {
     std::vector<float> out(static_cast<size_t>(count));
@@ -243,7 +284,9 @@ private:
 
   MatMulNBitsParams p_;
   std::vector<float> scales_, zeros_;
+  const uint8_t *boundCodes_ = nullptr, *boundZeroCodes_ = nullptr;
   bool scalesBound_ = false, zerosBound_ = false;
+  std::shared_ptr<const PackedBlockQuant> packed_;
 };
 
 Status prepareMatMulNBits(const Operands &in, const Operands &out,

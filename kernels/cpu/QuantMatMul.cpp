@@ -171,6 +171,93 @@ bool avx512Takes(const BlockQuantWeight &w) {
 }
 #endif
 
+
+#ifdef TPC_QUANT_X86
+/// Rows [r0, r0 + R) of group g: per block, each k's 32 codes are widened
+/// once and multiplied into every row's sums; P independent sums per row
+/// (alternate k) keep the FMA chains short when R is small.
+template <int R, int P>
+TPC_AVX512 void packedGroup(const float *a, const float *sums, int64_t r0,
+                            const PackedBlockQuant &w, float *y, int64_t g) {
+  const int64_t bs = w.blockSize, unit = 32 * w.bits / 8;
+  const __m512i low = _mm512_set1_epi32(15);
+  __m512 acc[R][2];
+  for (int r = 0; r < R; ++r)
+    acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    const uint8_t *c = w.codes.data() + (g * w.blocks + b) * bs * unit;
+    const int64_t k0 = b * bs, kb = std::min(bs, w.k - k0);
+    __m512 t[R][P][2];
+    for (int r = 0; r < R; ++r)
+      for (int q = 0; q < P; ++q)
+        t[r][q][0] = t[r][q][1] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < kb; i += P) {
+      for (int q = 0; q < P; ++q) {
+        if (P > 1 && i + q >= kb)
+          break;
+        const uint8_t *ci = c + (i + q) * unit;
+        __m512 lo, hi;
+        if (w.bits == 4) {
+          __m512i v = _mm512_cvtepu8_epi32(
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(ci)));
+          lo = _mm512_cvtepi32_ps(_mm512_and_si512(v, low));
+          hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4));
+        } else {
+          lo = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(ci))));
+          hi = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(ci + 16))));
+        }
+        for (int r = 0; r < R; ++r) {
+          const __m512 x = _mm512_set1_ps(a[(r0 + r) * w.k + k0 + i + q]);
+          t[r][q][0] = _mm512_fmadd_ps(lo, x, t[r][q][0]);
+          t[r][q][1] = _mm512_fmadd_ps(hi, x, t[r][q][1]);
+        }
+      }
+    }
+    const float *s = w.scales.data() + (g * w.blocks + b) * 32;
+    const float *zs = w.zeroScales.data() + (g * w.blocks + b) * 32;
+    for (int h = 0; h < 2; ++h) {
+      const __m512 sv = _mm512_loadu_ps(s + 16 * h);
+      const __m512 zv = _mm512_loadu_ps(zs + 16 * h);
+      for (int r = 0; r < R; ++r) {
+        __m512 tr = t[r][0][h];
+        for (int q = 1; q < P; ++q)
+          tr = _mm512_add_ps(tr, t[r][q][h]);
+        acc[r][h] = _mm512_fmadd_ps(tr, sv, acc[r][h]);
+        acc[r][h] = _mm512_fnmadd_ps(
+            zv, _mm512_set1_ps(sums[(r0 + r) * w.blocks + b]), acc[r][h]);
+      }
+    }
+  }
+  const int64_t n0 = g * 32, valid = std::min<int64_t>(32, w.n - n0);
+  for (int r = 0; r < R; ++r)
+    for (int h = 0; h < 2; ++h) {
+      const int64_t cnt = std::min<int64_t>(16, valid - 16 * h);
+      if (cnt <= 0)
+        continue;
+      const __mmask16 m = __mmask16((1u << cnt) - 1);
+      _mm512_mask_storeu_ps(y + (r0 + r) * w.n + n0 + 16 * h, m, acc[r][h]);
+    }
+}
+
+void packedGroups(const float *a, const float *sums, int64_t rows,
+                  const PackedBlockQuant &w, float *y, int64_t g0,
+                  int64_t g1) {
+  for (int64_t g = g0; g < g1; ++g) {
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4)
+      packedGroup<4, 1>(a, sums, r, w, y, g);
+    if (rows - r >= 2) {
+      packedGroup<2, 2>(a, sums, r, w, y, g);
+      r += 2;
+    }
+    if (rows - r == 1)
+      packedGroup<1, 2>(a, sums, r, w, y, g);
+  }
+}
+#endif
+
 } // namespace
 
 bool blockQuantSupported(const BlockQuantWeight &w) {
@@ -218,6 +305,78 @@ void matmulBlockQuant(const float *a, int64_t rows, const BlockQuantWeight &w,
   parallelFor(numThreads, w.n, bytesPerColumn, [&](int64_t n0, int64_t n1) {
     portableColumns(a, rows, w, y, n0, n1);
   });
+}
+
+const char *blockQuantKernelName() {
+#ifdef TPC_QUANT_X86
+  if (cpuHasAvx512())
+    return "avx512 column groups";
+#endif
+  return "portable";
+}
+
+bool packedBlockQuantSupported(const BlockQuantWeight &w) {
+#ifdef TPC_QUANT_X86
+  return blockQuantSupported(w) && cpuHasAvx512();
+#else
+  (void)w;
+  return false;
+#endif
+}
+
+PackedBlockQuant packBlockQuant(const BlockQuantWeight &w) {
+  PackedBlockQuant p;
+  p.n = w.n;
+  p.k = w.k;
+  p.blockSize = w.blockSize;
+  p.blocks = w.blocks();
+  p.groups = (w.n + 31) / 32;
+  p.bits = w.bits;
+  const int64_t unit = 32 * w.bits / 8, blob = w.blockSize * w.bits / 8;
+  p.codes.assign(size_t(p.groups * p.blocks * w.blockSize * unit), 0);
+  p.scales.assign(size_t(p.groups * p.blocks * 32), 0.0f);
+  p.zeroScales.assign(p.scales.size(), 0.0f);
+  for (int64_t n = 0; n < w.n; ++n) {
+    const int64_t g = n / 32, j = n % 32;
+    for (int64_t b = 0; b < p.blocks; ++b) {
+      const uint8_t *src = w.codes + (n * p.blocks + b) * blob;
+      uint8_t *dst = p.codes.data() + (g * p.blocks + b) * w.blockSize * unit;
+      for (int64_t i = 0; i < w.blockSize; ++i) {
+        const int code = codeAt(src, i, w.bits);
+        if (w.bits == 8)
+          dst[i * unit + j] = uint8_t(code);
+        else
+          dst[i * unit + j % 16] |= uint8_t(j < 16 ? code : code << 4);
+      }
+      const float scale = w.scales[n * p.blocks + b];
+      p.scales[size_t((g * p.blocks + b) * 32 + j)] = scale;
+      p.zeroScales[size_t((g * p.blocks + b) * 32 + j)] =
+          zeroOf(w, n, b) * scale;
+    }
+  }
+  return p;
+}
+
+void matmulBlockQuantPacked(const float *a, int64_t rows,
+                            const PackedBlockQuant &w, float *y,
+                            int numThreads) {
+#ifdef TPC_QUANT_X86
+  std::vector<float> sums(size_t(rows * w.blocks), 0.0f);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < w.k; ++i)
+      sums[size_t(r * w.blocks + i / w.blockSize)] += a[r * w.k + i];
+  const int64_t bytesPerGroup = w.blocks * w.blockSize * 32 * w.bits / 8;
+  parallelFor(numThreads, w.groups, bytesPerGroup,
+              [&](int64_t g0, int64_t g1) {
+                packedGroups(a, sums.data(), rows, w, y, g0, g1);
+              });
+#else
+  (void)a;
+  (void)rows;
+  (void)w;
+  (void)y;
+  (void)numThreads;
+#endif
 }
 
 } // namespace tpc::cpu

@@ -13,6 +13,7 @@
 #define TPC_KERNELS_CPU_QUANTMATMUL_H
 
 #include <cstdint>
+#include <vector>
 
 namespace tpc::cpu {
 
@@ -48,6 +49,39 @@ void matmulBlockQuantPortable(const float *a, int64_t rows,
                               const BlockQuantWeight &w, float *y);
 /// "avx512" or "portable": the path matmulBlockQuant takes for `w` here.
 const char *blockQuantPath(const BlockQuantWeight &w);
+
+/// A weight repacked once (an engine's weight, bound before the first run)
+/// for the column-group kernel: columns in groups of 32, and for each group,
+/// block and k the group's 32 codes side by side (4-bit: byte j holds
+/// column j's code in its low nibble and column j + 16's in its high one;
+/// 8-bit: one byte per column), so that one 16-byte load widens into the
+/// weights of 16 or 32 columns at that k, multiplied by one broadcast
+/// element of A. Scales and zero points (any form, as zero * scale) are
+/// laid out per group and block. The same bytes as the packed codes, plus
+/// two floats per block per column.
+struct PackedBlockQuant {
+  int64_t n = 0, k = 0, blockSize = 0, blocks = 0, groups = 0;
+  int bits = 4;
+  /// [groups, blocks, blockSize, 32 * bits / 8].
+  std::vector<uint8_t> codes;
+  /// [groups, blocks, 32] each; padding columns have scale 0.
+  std::vector<float> scales, zeroScales;
+};
+
+/// The kernel an engine's quantized weights run on here: "avx512 column
+/// groups" or "portable".
+const char *blockQuantKernelName();
+
+/// Whether the column-group kernel runs here (AVX-512) for `w`'s layout.
+bool packedBlockQuantSupported(const BlockQuantWeight &w);
+/// `w` repacked (packedBlockQuantSupported(w) must hold).
+PackedBlockQuant packBlockQuant(const BlockQuantWeight &w);
+/// Y [rows, n] = A [rows, k] x dequantize(w)^T with the column-group
+/// kernel: per block, sum(code * x) times the scale minus zero * scale
+/// times the block's sum of x; columns split over up to `numThreads`.
+void matmulBlockQuantPacked(const float *a, int64_t rows,
+                            const PackedBlockQuant &w, float *y,
+                            int numThreads);
 
 } // namespace tpc::cpu
 

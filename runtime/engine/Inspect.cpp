@@ -2,6 +2,7 @@
 #include "runtime/engine/Inspect.h"
 
 #include "kernels/cpu/Bgemm.h"
+#include "kernels/cpu/QuantMatMul.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
 
@@ -199,8 +200,9 @@ std::string formatSummaryText(const EngineSummary &s) {
   os << "tp       " << m.tp << "\n";
   os << "cpu      " << cpu::sgemmKernelName() << " GEMM, "
      << cpu::bgemmKernelName(cpu::bgemmKernel()) << " bf16 GEMM, "
-     << cpu::vectorIsaName(cpu::vectorMathIsa())
-     << " vector math on this machine (chosen at load)\n";
+     << cpu::vectorIsaName(cpu::vectorMathIsa()) << " vector math, "
+     << cpu::blockQuantKernelName()
+     << " 4/8-bit GEMM on this machine (chosen at load)\n";
   os << "files    sizes and plan digests checked; weight digests "
      << (s.weightsVerified ? "checked" : "not checked (--no-verify)") << "\n";
   os << "inputs   " << specList(m.inputs) << "\n";
@@ -281,6 +283,7 @@ std::string formatSummaryJson(const EngineSummary &s) {
                {"weights_verified", s.weightsVerified},
                {"gemm_kernel", cpu::sgemmKernelName()},
                {"bf16_gemm_kernel", cpu::bgemmKernelName(cpu::bgemmKernel())},
+               {"nbits_gemm_kernel", cpu::blockQuantKernelName()},
                {"vector_math", cpu::vectorIsaName(cpu::vectorMathIsa())},
                {"inputs", specsJson(m.inputs)},
                {"outputs", specsJson(m.outputs)}};

@@ -4,6 +4,7 @@
 #include "kernels/StorageTypes.h"
 
 #include "kernels/cpu/Bgemm.h"
+#include "kernels/cpu/QuantMatMul.h"
 #include "kernels/cpu/Sgemm.h"
 #include "kernels/cpu/VectorMath.h"
 
@@ -353,6 +354,7 @@ void printLatency(const EngineRunner &runner,
       j["threads"] = o.threadsPerRank;
       j["gemm_kernel"] = cpu::sgemmKernelName();
       j["bf16_gemm_kernel"] = cpu::bgemmKernelName(cpu::bgemmKernel());
+      j["nbits_gemm_kernel"] = cpu::blockQuantKernelName();
       j["vector_math"] = cpu::vectorIsaName(cpu::vectorMathIsa());
     }
     out << j.dump() << "\n";

@@ -99,6 +99,35 @@ void runCase(const Case &c) {
   for (double v : expected)
     scale = std::max(scale, std::fabs(v));
   expectClose(out[0], expected, rtol, rtol * scale);
+
+  // The repacked column-group kernel an engine's bound weight runs on,
+  // from the same bytes (f32 activations and scales).
+  if (c.dtype != DType::F32 || c.scaleType != DType::F32)
+    return;
+  BlockQuantWeight w;
+  w.n = c.n;
+  w.k = c.k;
+  w.blockSize = c.blockSize;
+  w.bits = c.bits;
+  w.codes = static_cast<const uint8_t *>(codes.data());
+  w.scales = static_cast<const float *>(scales.data());
+  std::vector<float> zeros;
+  if (c.zero == Zero::Packed)
+    w.zeroCodes = static_cast<const uint8_t *>(zero.data());
+  else if (c.zero == Zero::PerBlock)
+    w.zeroFloats = static_cast<const float *>(zero.data());
+  else if (c.zero == Zero::Scalar)
+    w.zeroFloats =
+        (zeros = std::vector<float>(size_t(c.n * blocks), float(zero.at(0))))
+            .data();
+  if (!packedBlockQuantSupported(w))
+    return;
+  PackedBlockQuant packed = packBlockQuant(w);
+  Tensor y(DType::F32, {c.rows, c.n});
+  matmulBlockQuantPacked(static_cast<const float *>(a.data()), c.rows, packed,
+                         static_cast<float *>(y.data()), c.threads);
+  SCOPED_TRACE("repacked kernel");
+  expectClose(y, expected, rtol, rtol * scale);
 }
 
 TEST(MatMulNBits, EveryLayoutMatchesTheReference) {
@@ -111,9 +140,11 @@ TEST(MatMulNBits, EveryLayoutMatchesTheReference) {
 }
 
 TEST(MatMulNBits, RowGroupsAndOddSizes) {
+  // Rows in fours, twos and one; N past a 32-column group; K past a block.
   for (int64_t rows : {1, 2, 3, 4, 7, 9})
     for (int64_t k : {17, 64, 100, 333})
-      runCase({4, 32, k, 11, rows, Zero::Packed});
+      for (int64_t n : {11, 32, 45})
+        runCase({4, 32, k, n, rows, Zero::Packed});
 }
 
 TEST(MatMulNBits, HalfPrecisionActivationsAndScales) {
