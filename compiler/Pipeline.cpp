@@ -94,6 +94,18 @@ buildCompilePipeline(OpPassManager &pm, const CompileOptions &opts,
   // Two reads of one weight slice (a tied embedding and LM head split the
   // same way) become one buffer.
   pm.addPass(createCSEPass());
+  // Weight-only quantization at compile time, per rank on its slices.
+  if (opts.quantize != "none") {
+    if (opts.quantize != "int4" && opts.quantize != "int8")
+      return errorHandler("quantize must be none, int4 or int8, not '" +
+                          opts.quantize + "'");
+    QuantizeWeightsPassOptions q;
+    q.bits = opts.quantize == "int4" ? 4 : 8;
+    q.blockSize = opts.quantizeBlockSize;
+    q.symmetric = opts.quantizeSymmetric;
+    q.skip = opts.quantizeSkip;
+    pm.addPass(createQuantizeWeightsPass(q));
+  }
   // Fusions see the partitioned programs only, never shardings.
   if (opts.fusion)
     addFusionPasses(pm);

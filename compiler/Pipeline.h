@@ -65,6 +65,25 @@ struct CompileOptions : mlir::PassPipelineOptions<CompileOptions> {
       llvm::cl::desc("Element type of the computation and the weights: "
                      "fp32, fp16 or bf16 (see isComputeDType)"),
       llvm::cl::init("fp32")};
+  Option<std::string> quantize{
+      *this, "quantize",
+      llvm::cl::desc("Weight-only quantization of the weight MatMuls at "
+                     "compile time: none, int4 or int8 "
+                     "(tpc-quantize-weights)"),
+      llvm::cl::init("none")};
+  Option<int64_t> quantizeBlockSize{
+      *this, "quantize-block-size",
+      llvm::cl::desc("Elements of K per scale with quantize: 16, 32, 64, "
+                     "128 or 256"),
+      llvm::cl::init(32)};
+  Option<bool> quantizeSymmetric{
+      *this, "quantize-symmetric",
+      llvm::cl::desc("Symmetric codes (no zero points) with quantize"),
+      llvm::cl::init(true)};
+  ListOption<std::string> quantizeSkip{
+      *this, "quantize-skip",
+      llvm::cl::desc("Globs of weight MatMuls (node or weight name) kept in "
+                     "full precision with quantize")};
   Option<bool> fusion{*this, "fusion",
                       llvm::cl::desc("Run the fusion passes (addFusionPasses) "
                                      "on the partitioned program"),

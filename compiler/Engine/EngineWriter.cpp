@@ -15,7 +15,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +80,140 @@ Status appendNarrowed(SafetensorsWriter &writer, const uint8_t *from,
   return writer.append(buf.data(), count * sizeof(uint16_t));
 }
 
+/// Element i of a float source of dtype `t` (f32, f16 or bf16) as f32.
+float sourceFloat(const uint8_t *base, int64_t i, DType t) {
+  if (t == DType::F32) {
+    float v;
+    std::memcpy(&v, base + 4 * i, sizeof v);
+    return v;
+  }
+  uint16_t h;
+  std::memcpy(&h, base + 2 * i, sizeof h);
+  return t == DType::BF16 ? bf16ToFloat(h) : halfToFloat(h);
+}
+
+/// The source indices of the slice `w` keeps along source axis `axis`.
+std::vector<int64_t> sliceIndices(const WeightSlice &w, int64_t axis) {
+  std::vector<int64_t> idx;
+  if (!w.ranges.empty() && w.axis == axis) {
+    for (size_t r = 0; r + 1 < w.ranges.size(); r += 2)
+      for (int64_t i = 0; i < w.ranges[r + 1]; ++i)
+        idx.push_back(w.ranges[r] + i);
+  } else {
+    for (int64_t i = 0; i < w.sourceShape[size_t(axis)]; ++i)
+      idx.push_back(i);
+  }
+  return idx;
+}
+
+/// One block of K quantized by round to nearest: `v` holds blockSize
+/// values (zeros past K). Symmetric: the value of largest magnitude maps to
+/// code 0 (scale = it / -2^(bits-1), zero point 2^(bits-1)); asymmetric:
+/// [min(v, 0), max(v, 0)] maps onto [0, 2^bits - 1]. A block of zeros gets
+/// scale 1.
+void quantizeBlock(const float *v, int64_t count, int bits, bool symmetric,
+                   uint8_t *codes, float &scale, int &zero) {
+  const int top = (1 << bits) - 1;
+  if (symmetric) {
+    float vmax = 0;
+    for (int64_t i = 0; i < count; ++i)
+      if (std::fabs(v[i]) > std::fabs(vmax))
+        vmax = v[i];
+    scale = vmax / float(-(1 << (bits - 1)));
+    zero = 1 << (bits - 1);
+  } else {
+    float lo = 0, hi = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+    }
+    scale = (hi - lo) / float(top);
+    if (scale == 0)
+      scale = 1;
+    zero = int(std::min<float>(std::max<float>(std::nearbyint(-lo / scale), 0),
+                               float(top)));
+  }
+  if (scale == 0)
+    scale = 1;
+  for (int64_t i = 0; i < count; ++i) {
+    float c = std::nearbyint(v[i] / scale) + float(zero);
+    codes[i] = uint8_t(std::min<float>(std::max<float>(c, 0), float(top)));
+  }
+}
+
+/// Appends part `w.quantPart` of the block quantization of the float
+/// source at `base` (the rank's slice of it), a chunk of columns at a time.
+Status appendQuantized(SafetensorsWriter &writer, const WeightSlice &w,
+                       const uint8_t *base) {
+  const std::vector<int64_t> ks = sliceIndices(w, w.kAxis),
+                             ns = sliceIndices(w, 1 - w.kAxis);
+  const int64_t k = int64_t(ks.size()), n = int64_t(ns.size());
+  const int64_t bs = w.quantBlock, blocks = (k + bs - 1) / bs;
+  const int bits = w.quantBits;
+  const int64_t stride = w.sourceShape[1];
+  constexpr int64_t kChunk = 64;
+  std::vector<float> values(static_cast<size_t>(kChunk * blocks * bs));
+  std::vector<uint8_t> codes(static_cast<size_t>(bs)), out;
+  std::vector<float> scales(static_cast<size_t>(blocks));
+  std::vector<int> zeros(static_cast<size_t>(blocks));
+  std::vector<uint16_t> narrowed(static_cast<size_t>(blocks));
+  const bool to16 = w.desc.dtype == DType::F16 || w.desc.dtype == DType::BF16;
+  for (int64_t n0 = 0; n0 < n; n0 += kChunk) {
+    const int64_t cols = std::min(kChunk, n - n0);
+    std::fill(values.begin(), values.end(), 0.0f);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < k; ++i) {
+        int64_t at = w.kAxis == 0 ? ks[size_t(i)] * stride + ns[size_t(n0 + j)]
+                                  : ns[size_t(n0 + j)] * stride + ks[size_t(i)];
+        values[size_t(j * blocks * bs + i)] =
+            sourceFloat(base, at, w.sourceDType);
+      }
+    for (int64_t j = 0; j < cols; ++j) {
+      out.clear();
+      for (int64_t b = 0; b < blocks; ++b) {
+        quantizeBlock(values.data() + (j * blocks + b) * bs, bs, bits,
+                      w.quantSymmetric, codes.data(), scales[size_t(b)],
+                      zeros[size_t(b)]);
+        if (w.quantPart == "codes") {
+          if (bits == 8)
+            out.insert(out.end(), codes.begin(), codes.end());
+          else
+            for (int64_t i = 0; i < bs; i += 2)
+              out.push_back(
+                  uint8_t(codes[size_t(i)] | codes[size_t(i + 1)] << 4));
+        }
+      }
+      Status st = Status::ok();
+      if (w.quantPart == "codes") {
+        st = writer.append(out.data(), out.size());
+      } else if (w.quantPart == "scales") {
+        if (to16) {
+          for (int64_t b = 0; b < blocks; ++b)
+            narrowed[size_t(b)] = w.desc.dtype == DType::BF16
+                                      ? floatToBf16Saturating(scales[size_t(b)])
+                                      : floatToHalfSaturating(scales[size_t(b)]);
+          st = writer.append(narrowed.data(), size_t(blocks) * 2);
+        } else {
+          st = writer.append(scales.data(), size_t(blocks) * 4);
+        }
+      } else if (w.quantPart == "zeros") {
+        for (int64_t b = 0; b < blocks; b += (bits == 4 ? 2 : 1))
+          out.push_back(bits == 8 ? uint8_t(zeros[size_t(b)])
+                                  : uint8_t(zeros[size_t(b)] |
+                                            (b + 1 < blocks
+                                                 ? zeros[size_t(b + 1)] << 4
+                                                 : 0)));
+        st = writer.append(out.data(), out.size());
+      } else {
+        return Status::error("weight '" + w.tensor +
+                             "': unknown quantized part '" + w.quantPart + "'");
+      }
+      TPC_RETURN_IF_ERROR(st);
+    }
+  }
+  return Status::ok();
+}
+
 LogicalResult Writer::openSources(const std::vector<SerializedRank> &ranks) {
   for (const SerializedRank &s : ranks)
     for (const WeightSlice &w : s.weights) {
@@ -125,6 +261,19 @@ Status Writer::writeWeights(const SerializedRank &s, const fs::path &path,
       continue;
     }
     const MappedFile *src = sources.at(w.file).get();
+    if (!w.quantPart.empty()) {
+      std::optional<uint64_t> srcBytes =
+          checkedByteSize(w.sourceShape, dtypeSize(w.sourceDType));
+      uint64_t end = 0;
+      if (w.offset < 0 || !srcBytes || w.sourceShape.size() != 2 ||
+          __builtin_add_overflow(uint64_t(w.offset), *srcBytes, &end) ||
+          end > src->size())
+        return Status::error("weight '" + w.tensor + "' lies outside '" +
+                             w.file + "'");
+      TPC_RETURN_IF_ERROR(appendQuantized(writer, w, src->data() + w.offset));
+      (void)src->adviseDontNeed(size_t(w.offset), size_t(*srcBytes));
+      continue;
+    }
     // Bytes are counted in the source's element type; a converted weight
     // is narrowed chunk by chunk on its way to the writer.
     size_t elem = dtypeSize(w.sourceDType);

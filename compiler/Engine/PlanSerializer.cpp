@@ -108,6 +108,16 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
           key += "," + std::to_string(x);
       if (w.getAxis())
         key += "/" + std::to_string(*w.getAxis());
+      std::optional<DictionaryAttr> quant = w.getQuantize();
+      if (quant)
+        key += "/q:" + cast<StringAttr>(quant->get("part")).str() + ":" +
+               std::to_string(cast<IntegerAttr>(quant->get("bits")).getInt()) +
+               ":" +
+               std::to_string(
+                   cast<IntegerAttr>(quant->get("block_size")).getInt()) +
+               ":" +
+               std::to_string(
+                   cast<BoolAttr>(quant->get("symmetric")).getValue());
       auto known = weightIds.find(key);
       if (known != weightIds.end()) {
         ids[w] = known->second;
@@ -128,6 +138,15 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
       if (auto r = w.getRanges()) {
         s.axis = *w.getAxis();
         s.ranges.assign(r->begin(), r->end());
+      }
+      if (quant) {
+        s.quantPart = cast<StringAttr>(quant->get("part")).str();
+        s.quantBits = int(cast<IntegerAttr>(quant->get("bits")).getInt());
+        s.quantBlock = cast<IntegerAttr>(quant->get("block_size")).getInt();
+        s.quantSymmetric = cast<BoolAttr>(quant->get("symmetric")).getValue();
+        s.kAxis = cast<IntegerAttr>(quant->get("k_axis")).getInt();
+        s.sourceDType = *onnx::dtypeOf(
+            cast<TypeAttr>(quant->get("source_type")).getValue());
       }
       if (failed(addBuffer(w, plan::Buffer::WEIGHT, 0, s.tensor, s.tensor)))
         return failure();

@@ -32,6 +32,15 @@ struct WeightSlice {
   /// Constants: their bytes.
   std::vector<uint8_t> data;
   bool isConstant = false;
+  /// A part of the block quantization of the float source's slice
+  /// (plan.weight's `quantize`): "codes", "scales" or "zeros"; empty for a
+  /// plain weight. `sourceDType` is then the float source's type and
+  /// `kAxis` the source axis that is K.
+  std::string quantPart;
+  int quantBits = 0;
+  int64_t quantBlock = 0;
+  bool quantSymmetric = true;
+  int64_t kAxis = 0;
 };
 
 struct SerializedRank {

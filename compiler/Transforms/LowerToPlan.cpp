@@ -83,7 +83,8 @@ struct LowerToPlanPass : impl::LowerToPlanPassBase<LowerToPlanPass> {
             src ? src : b.getDenseI64ArrayAttr(w.getType().getShape()),
             w->getAttrOfType<IntegerAttr>(tp::kAxisAttr),
             w->getAttrOfType<DenseI64ArrayAttr>(tp::kRangesAttr),
-            w->getAttrOfType<TypeAttr>("onnx.source_type"));
+            w->getAttrOfType<TypeAttr>("onnx.source_type"),
+            w->getAttrOfType<DictionaryAttr>("onnx.quantize"));
         repl = nw;
       } else if (auto st = dyn_cast<ext::KVStateOp>(op)) {
         repl = b.create<plan::StateOp>(op->getLoc(), st.getType(),

@@ -107,6 +107,39 @@ def BoundCacheAttentionPass
   let dependentDialects = ["tpc::onnx::ONNXDialect"];
 }
 
+def QuantizeWeightsPass : Pass<"tpc-quantize-weights", "mlir::ModuleOp"> {
+  let summary = "Weight-only quantization of each rank's weight MatMuls";
+  let description = [{
+    Per rank, after partitioning: every MatMul, and Gemm without a
+    transposed A (alpha 1, beta 1), whose weight is a float `onnx.Weight`,
+    [K, N] or transposed from [N, K], becomes `tpc.MatMulNBits` (a Gemm's
+    C an Add after it) over three new weights on the same bytes: codes
+    (uint8 [N, blocks, block_size * bits / 8]), scales (f32 [N, blocks])
+    and, unless symmetric, zero points (packed uint8). Each carries
+    `onnx.quantize` = {part, bits, block_size, symmetric, k_axis,
+    source_type}: the engine writer computes it from the rank's slice of
+    the float weight, round to nearest per block of K (symmetric: the
+    largest magnitude maps to code 0, zero point 2^(bits - 1), as
+    onnxruntime's quantizer; asymmetric: min and max of the block and 0).
+    Weights named (node or initializer) by a `skip` glob stay float. A
+    row-parallel slice of K that does not start on a block boundary is an
+    error naming the node, the block sizes and the tp values that work.
+  }];
+  let options = [
+    Option<"bits", "bits", "int64_t", "4", "Code width: 4 or 8">,
+    Option<"blockSize", "block-size", "int64_t", "32",
+           "Elements of K per scale: 16, 32, 64, 128 or 256">,
+    Option<"symmetric", "symmetric", "bool", "true",
+           "Symmetric codes (no zero points) or asymmetric">,
+    ListOption<"skip", "skip", "std::string",
+               "Globs of node or weight names kept in full precision">,
+  ];
+  let statistics = [
+    Statistic<"quantized", "quantized-matmuls", "Weight MatMuls quantized">,
+  ];
+  let dependentDialects = ["tpc::onnx::ONNXDialect", "tpc::ext::TPCDialect"];
+}
+
 def LowerToPlanPass : Pass<"tpc-lower-to-plan", "mlir::ModuleOp"> {
   let summary = "Lower onnx-dialect functions to plan-dialect kernel lists";
   let description = [{

@@ -261,3 +261,30 @@ def test_threads(tmp_path):
     again = tpc.Engine(engine.path, threads=2)
     gpt2_matches(again)
     gpt2_matches(tpc.Engine(engine.path, threads=3))
+
+
+def test_quantize_int4_matches_onnxruntime_on_the_same_quantization(tmp_path):
+    """quantize="int4" at tp 2: every weight MatMul runs on packed 4-bit
+    codes (inspect says so, and the shard holds u8 codes), and the outputs
+    equal onnxruntime's on the model quantized into MatMulNBits nodes by
+    the test suite's own quantizer (the same rounding)."""
+    helper = os.path.join(TEST_DIR, "compile", "Inputs", "make_matmul_nbits.py")
+    ref = str(tmp_path / "q4.onnx")
+    subprocess.run([sys.executable, helper, "quantize", model("gpt2_op17"), ref,
+                    "4", "32"], check=True)
+    engine = compile_gpt2(tmp_path, "q4", quantize="int4", block_size=32)
+    rank = tpc.inspect(engine.path)["ranks"][0]
+    kernels = {m["kernel"] for m in rank["weight_matmuls"]}
+    assert kernels == {"MatMulNBits"}, kernels
+    assert rank["weight_bytes_by_dtype"].get("u8", 0) > 0
+    ids = np.load(os.path.join(MODELS, "gpt2_op17", "inputs", "input_ids.npy"))
+    ort_matches(engine, ref, {"input_ids": ids})
+
+
+def test_quantize_refuses_a_split_off_the_blocks(tmp_path):
+    """Blocks of 64 cannot follow a row-parallel split of K = 64 over two
+    ranks: a clear error, and no engine folder."""
+    with pytest.raises(Exception) as err:
+        compile_gpt2(tmp_path, "bad", quantize="int4", block_size=64)
+    assert "do not fall on blocks of 64" in str(err.value)
+    assert not (tmp_path / "bad").exists()

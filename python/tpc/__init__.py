@@ -215,7 +215,8 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             vocab_parallel_embedding=False, lm_head=None, parallel_lm_head=False,
             ignore_sharding_annotations=False, pass_plugins=None, sharding=None, sharding_options=None,
             fusion=True, quiet=True, backend="cpu", threads=1,
-            kv_cache=None):
+            kv_cache=None, quantize=None, block_size=None, symmetric=True,
+            quantize_skip=None):
     """Compiles `model` (an .onnx path) for `tp` ranks into the folder
     `output` and returns the loaded Engine (on `backend`).
 
@@ -231,6 +232,10 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
     pass_plugins: list of MLIR pass plugin paths; sharding: the pass to use.
     kv_cache: for an export with past inputs, the KV-cache length of a
     decode engine (--kv-cache), for Engine.generate.
+    quantize: "int4" or "int8", weight-only quantization of the weight
+    MatMuls (--quantize); block_size (--block-size, default 32),
+    symmetric=False for zero points (--asymmetric), quantize_skip: glob or
+    list of globs kept in full precision (--quantize-skip).
     """
     if output is None:
         raise TypeError("compile() needs output=, the engine folder to write")
@@ -273,6 +278,16 @@ def compile(model, tp=1, output=None, *, dtype="fp32", input_shapes=None,
             args += ["--kv-cache", str(int(kv_cache))]
         if not fusion:
             args.append("--no-fusion")
+        if quantize is not None:
+            args += ["--quantize", quantize]
+            if block_size is not None:
+                args += ["--block-size", str(int(block_size))]
+            if not symmetric:
+                args.append("--asymmetric")
+            if isinstance(quantize_skip, str):
+                quantize_skip = [quantize_skip]
+            for glob in quantize_skip or []:
+                args += ["--quantize-skip", glob]
         if quiet:
             args.append("--quiet")
         r = subprocess.run(args, capture_output=True, text=True)

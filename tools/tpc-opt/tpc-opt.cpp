@@ -51,7 +51,8 @@ static bool loadPassPlugins(std::vector<char *> &args) {
 /// --help lists them (MLIR's own list is long and alphabetical).
 static const char *const kTpcPasses[] = {
     "tpc-compile-pipeline",   "tpc-kv-cache",       "tpc-last-token-logits",
-    "tpc-tp-shard",           "tpc-spmd-partition", "tpc-fuse-matmul-nbits",
+    "tpc-tp-shard",           "tpc-spmd-partition", "tpc-quantize-weights",
+    "tpc-fuse-matmul-nbits",
     "tpc-fuse-layer-norm",
     "tpc-fuse-rms-norm",      "tpc-fuse-add-norm",  "tpc-fuse-gelu",
     "tpc-fuse-swiglu",        "tpc-fuse-attention", "tpc-fuse-matmul-bias",

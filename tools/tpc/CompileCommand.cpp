@@ -87,6 +87,24 @@ const Command kCompileCommand = {
          "element type of the weights and activations, default fp32; "
          "inputs and outputs keep the model's types, GEMMs, norms and "
          "softmax accumulate in fp32"},
+        {"--quantize", "int4|int8",
+         "weight-only quantization of every weight MatMul (the LM head "
+         "included) as the shards are written: round to nearest per block "
+         "of K, kept packed in the shards and read packed by the "
+         "MatMulNBits kernel; default none"},
+        {"--block-size", "N",
+         "with --quantize: elements of K per scale, 16, 32 (default), 64, "
+         "128 or 256; a row-parallel split must fall on whole blocks"},
+        {"--symmetric", nullptr,
+         "with --quantize: codes around a fixed zero point, one scale per "
+         "block (the default)"},
+        {"--asymmetric", nullptr,
+         "with --quantize: a zero point per block as well (min and max of "
+         "the block)"},
+        {"--quantize-skip", "GLOB",
+         "with --quantize: keep the weight MatMuls whose ONNX node or "
+         "weight name matches GLOB in full precision",
+         true},
         {"--no-fusion", nullptr,
          "skip the fusion passes (norms, GELU, SwiGLU, attention), to "
          "compare with the unfused program"},
@@ -307,6 +325,31 @@ int runCompile(const ParsedArgs &args) {
   if (!isComputeDType(opts.dtype))
     return fail(cmd, "--dtype must be " + std::string(computeDTypeNames()) +
                          ", not '" + opts.dtype + "'");
+  opts.quantize = args.get("--quantize", "none");
+  if (opts.quantize != "none" && opts.quantize != "int4" &&
+      opts.quantize != "int8")
+    return fail(cmd, "--quantize must be int4 or int8, not '" +
+                         opts.quantize + "'");
+  const bool quantizing = opts.quantize != "none";
+  for (const char *flag :
+       {"--block-size", "--symmetric", "--asymmetric", "--quantize-skip"})
+    if (args.has(flag) && !quantizing)
+      return fail(cmd, std::string(flag) + " needs --quantize int4|int8");
+  if (args.has("--symmetric") && args.has("--asymmetric"))
+    return fail(cmd, "--symmetric and --asymmetric contradict each other");
+  opts.quantizeSymmetric = !args.has("--asymmetric");
+  if (args.has("--block-size")) {
+    std::string b = args.get("--block-size");
+    int64_t v = b.size() > 0 && b.size() < 5 &&
+                        b.find_first_not_of("0123456789") == std::string::npos
+                    ? std::stoll(b)
+                    : -1;
+    if (v != 16 && v != 32 && v != 64 && v != 128 && v != 256)
+      return fail(cmd, "--block-size must be 16, 32, 64, 128 or 256, not '" +
+                           b + "'");
+    opts.quantizeBlockSize = v;
+  }
+  opts.quantizeSkip = args.all("--quantize-skip");
   if (!parseShardingOptions(cmd, args, opts))
     return 1;
   ImportOptions importOpts;
@@ -457,7 +500,15 @@ int runCompile(const ParsedArgs &args) {
       {"sharding", opts.shardingPass.empty() ? std::string("tpc-tp-shard")
                                              : opts.shardingPass.getValue()},
       {"sharding_options", opts.shardingOptions.getValue()},
-      {"dtype", opts.dtype.getValue()}};
+      {"dtype", opts.dtype.getValue()},
+      {"quantize",
+       quantizing
+           ? llvm::json::Value(llvm::json::Object{
+                 {"type", opts.quantize.getValue()},
+                 {"block_size", opts.quantizeBlockSize.getValue()},
+                 {"symmetric", opts.quantizeSymmetric.getValue()},
+                 {"skip", toJsonArray(opts.quantizeSkip)}})
+           : llvm::json::Value(nullptr)}};
   // The engine's path as it is now: writing may replace the folder '.'
   // names (the old one is swapped out), so read it back by this path.
   const std::string engineDir =

@@ -191,6 +191,21 @@ Status tp1Reference(const nlohmann::json &opts, const std::string &model,
                                       "-o", dir + "/e1", "--quiet"};
   if (opts.is_object() && opts.contains("dtype") && opts["dtype"].is_string())
     compile.insert(compile.end(), {"--dtype", opts["dtype"].get<std::string>()});
+  // A quantized engine's reference is quantized the same way.
+  if (opts.is_object() && opts.contains("quantize") &&
+      opts["quantize"].is_object()) {
+    const nlohmann::json &q = opts["quantize"];
+    compile.insert(compile.end(),
+                   {"--quantize", q.value("type", std::string("int4")),
+                    "--block-size", std::to_string(q.value("block_size", 32)),
+                    q.value("symmetric", true) ? "--symmetric"
+                                               : "--asymmetric"});
+    if (q.contains("skip") && q["skip"].is_array())
+      for (const auto &g : q["skip"])
+        if (g.is_string())
+          compile.insert(compile.end(),
+                         {"--quantize-skip", g.get<std::string>()});
+  }
   if (opts.is_object() && opts.contains("input_shapes") &&
       opts["input_shapes"].is_object())
     for (const auto &[name, dims] : opts["input_shapes"].items()) {

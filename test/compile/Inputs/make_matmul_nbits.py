@@ -4,11 +4,13 @@ MatMuls quantized, and single-node cases of every input layout.
 usage: make_matmul_nbits.py quantize MODEL.onnx OUT.onnx BITS BLOCK
                             [--asymmetric] [--float-zero-points]
                             [--bias] [--skip NAME_SUBSTRING]
+       make_matmul_nbits.py compare REF.onnx INPUTS.npz OUT_DIR ATOL
        make_matmul_nbits.py nodes OUT_DIR
        make_matmul_nbits.py bad OUT_DIR
        make_matmul_nbits.py shard-bytes ENGINE_DIR
 
-`quantize` replaces every MatMul whose B is a 2-D float32 initializer by a
+`quantize` replaces every MatMul whose B is a 2-D float32 initializer (and
+every Gemm with alpha and beta 1 and no transposed A, its C the bias) by a
 MatMulNBits node (round to nearest per block of K, the packing onnxruntime
 defines: codes low nibble first along K, scales [N * blocks], zero points
 packed two 4-bit codes per byte, default 2^(bits - 1)), as onnxruntime's
@@ -17,7 +19,9 @@ MatMulNBitsQuantizer writes them. `nodes` writes one model per layout
 float or absent, bias, 1-D and 2-D scales, rank-2 and rank-3 A) with its
 input a.npy beside it. `bad` writes malformed nodes (bits, block size, K,
 B's shape, scale and zero point counts, a reordered g_idx).
-Deterministic: fixed seeds.
+`compare` runs REF.onnx in onnxruntime on the inputs (numpy.savez, by
+name) and compares every output with OUT_DIR/NAME.npy: max |diff| and
+"ok" within ATOL, else "FAIL". Deterministic: fixed seeds.
 """
 import os
 import sys
@@ -43,8 +47,11 @@ def quantize(w, bits, block, asymmetric):
         scale[scale == 0] = 1
         zero = np.clip(np.round(-lo / scale), 0, top).astype(np.uint8)
     else:
-        amax = np.abs(wb).max(axis=2)
-        scale = amax / (1 << (bits - 1))
+        # The value of largest magnitude maps to code 0, as onnxruntime's
+        # quantizer and tpc compile --quantize do.
+        at = np.abs(wb).argmax(axis=2)[..., None]
+        vmax = np.take_along_axis(wb, at, axis=2)[..., 0]
+        scale = vmax / np.float32(-(1 << (bits - 1)))
         scale[scale == 0] = 1
         zero = None
     z = zero if zero is not None else np.full(scale.shape, 1 << (bits - 1))
@@ -100,18 +107,35 @@ def quantize_model(src, out, bits, block, asymmetric, float_zero, bias,
     rng = np.random.default_rng(5)
     nodes, drop, added = [], set(), []
     for node in g.node:
-        w = inits.get(node.input[1]) if node.op_type == "MatMul" else None
+        w = (inits.get(node.input[1])
+             if node.op_type in ("MatMul", "Gemm") else None)
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        plain_gemm = (node.op_type != "Gemm" or
+                      (attrs.get("transA", 0) == 0 and attrs.get("alpha", 1.0) == 1.0
+                       and attrs.get("beta", 1.0) == 1.0))
         if (w is None or len(w.dims) != 2 or w.data_type != TensorProto.FLOAT
-                or (skip and skip in node.name)):
+                or not plain_gemm or (skip and skip in node.name)):
             nodes.append(node)
             continue
         arr = numpy_helper.to_array(w)
+        if node.op_type == "Gemm" and attrs.get("transB", 0):
+            arr = arr.T
         b = (rng.standard_normal(arr.shape[1]).astype(np.float32) * 0.02
              if bias else None)
+        c = (node.input[2] if node.op_type == "Gemm" and len(node.input) > 2
+             and node.input[2] else None)
+        out_name = node.output[0]
+        if c in inits:
+            b = numpy_helper.to_array(inits[c]).reshape(-1)
+            c = None
+        elif c:
+            out_name += "_product"
         q, qi = nbits_node(node.name or node.output[0], node.input[0],
-                           node.output[0], arr, bits, block, asymmetric,
+                           out_name, arr, bits, block, asymmetric,
                            float_zero, b)
         nodes.append(q)
+        if c:
+            nodes.append(helper.make_node("Add", [out_name, c], [node.output[0]]))
         added += qi
         drop.add(w.name)
     used = {i for n in nodes for i in n.input}
@@ -227,7 +251,20 @@ def shard_bytes(engine):
         print(f"{dtype} {total[dtype]}")
 
 
+def compare(ref, inputs, out_dir, atol):
+    import onnxruntime as ort
+    s = ort.InferenceSession(ref, providers=["CPUExecutionProvider"])
+    feeds = dict(np.load(inputs))
+    for o, got in zip(s.get_outputs(), s.run(None, feeds)):
+        mine = np.load(os.path.join(out_dir, o.name + ".npy"))
+        diff = float(np.abs(mine.astype(np.float64) - got).max())
+        print(f"{o.name}: max |diff| {diff:.2e} {'ok' if diff <= atol else 'FAIL'}")
+
+
 def main():
+    if sys.argv[1] == "compare":
+        compare(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]))
+        return
     if sys.argv[1] == "shard-bytes":
         shard_bytes(sys.argv[2])
         return

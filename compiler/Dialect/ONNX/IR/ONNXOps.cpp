@@ -434,6 +434,24 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
 
 LogicalResult WeightOp::verify() {
   RankedTensorType t = getType();
+  // A part of a weight quantized as the engine is written
+  // (--tpc-quantize-weights): the bytes are the float source's.
+  if (auto q = (*this)->getAttrOfType<DictionaryAttr>("onnx.quantize")) {
+    auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>(tp::kSourceShapeAttr);
+    auto from = q.getAs<TypeAttr>("source_type");
+    auto part = q.getAs<StringAttr>("part");
+    if (!src || src.size() != 2 || !from || !part ||
+        !isa<FloatType>(from.getValue()) || !q.getAs<IntegerAttr>("bits") ||
+        !q.getAs<IntegerAttr>("block_size") || !q.getAs<IntegerAttr>("k_axis"))
+      return emitOpError("onnx.quantize needs part, bits, block_size, k_axis, "
+                         "source_type and a 2-D tp.source_shape");
+    int64_t bytes = ShapedType::getNumElements(src.asArrayRef()) *
+                    elementBytes(from.getValue());
+    if (getLength() != bytes)
+      return emitOpError("length ") << getLength() << " differs from the "
+                                    << bytes << " bytes of its float source";
+    return success();
+  }
   Type stored = t.getElementType();
   // After --tpc-convert-float-type the file holds another element type.
   if (auto src = (*this)->getAttrOfType<TypeAttr>("onnx.source_type")) {

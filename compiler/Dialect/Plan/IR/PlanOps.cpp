@@ -29,6 +29,10 @@ LogicalResult KernelOp::verify() {
 LogicalResult WeightOp::verify() {
   ArrayRef<int64_t> src = getSourceShape();
   RankedTensorType t = getType();
+  // A part of a block-quantized float source: its shape is the part's.
+  if (getQuantize())
+    return src.size() == 2 ? success()
+                           : emitOpError("a quantized weight's source is 2-D");
   if (std::optional<Type> from = getSourceType()) {
     Type to = t.getElementType();
     if (!from->isF32() || !(to.isF16() || to.isBF16()))

@@ -56,6 +56,11 @@ def Plan_WeightOp : Plan_Op<"weight", [Pure]> {
     `source_type`, when set, is the element type stored in the file (f32)
     and the result's type is f16 or bf16: the engine writer converts the
     bytes as it streams them (round to nearest even, saturating).
+    `quantize`, when set, makes the tensor one part (codes, scales or zero
+    points) of the block quantization of the float source's slice, which
+    the writer computes as it streams it (onnx.Weight's `onnx.quantize`,
+    --tpc-quantize-weights); `source_shape` is then the float source's
+    [K, N] or [N, K] shape.
 
     ```mlir
     %w = plan.weight "h.0.mlp.c_fc.weight" {file = "model.onnx", offset = 4096 : i64, length = 65536 : i64, source_shape = array<i64: 64, 256>, axis = 1 : i64, ranges = array<i64: 0, 128>} : tensor<64x128xf32>
@@ -65,7 +70,8 @@ def Plan_WeightOp : Plan_Op<"weight", [Pure]> {
                        I64Attr:$length, DenseI64ArrayAttr:$source_shape,
                        OptionalAttr<I64Attr>:$axis,
                        OptionalAttr<DenseI64ArrayAttr>:$ranges,
-                       OptionalAttr<TypeAttr>:$source_type);
+                       OptionalAttr<TypeAttr>:$source_type,
+                       OptionalAttr<DictionaryAttr>:$quantize);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$name attr-dict `:` type($output)";
   let hasVerifier = 1;
