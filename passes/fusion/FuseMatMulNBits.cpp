@@ -13,11 +13,13 @@
 // the meaning: the zero point is passed as the values it has.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Dialect/ONNX/IR/ValueUtils.h"
 #include "compiler/Dialect/TP/IR/TPOps.h"
 #include "compiler/Dialect/TPC/IR/TPCOps.h"
 #include "passes/fusion/Match.h"
 #include "passes/fusion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 
 namespace tpc {
@@ -274,9 +276,52 @@ struct MatMulNBitsPattern : OpRewritePattern<onnx::MatMulOp> {
   }
 };
 
+/// A MatMul that reads a row slice of a block-quantized weight
+/// dequantized whole: the rank's split of K does not fall on the blocks,
+/// so each rank keeps every packed code and dequantizes them each forward.
+/// Stated as a warning naming the node (the compile goes on, correct).
+void warnUnfusedSlices(ModuleOp module) {
+  module.walk([](onnx::MatMulOp mm) {
+    // Every rank has the same MatMuls: rank 0 speaks for them.
+    auto func = mm->getParentOfType<func::FuncOp>();
+    auto rank = func ? func->getAttrOfType<IntegerAttr>("tp.rank") : nullptr;
+    if (rank && rank.getInt() != 0)
+      return;
+    auto slice = mm.getB().getDefiningOp<onnx::SliceOp>();
+    auto transpose =
+        slice ? slice.getData().getDefiningOp<onnx::TransposeOp>() : nullptr;
+    if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{1, 0})
+      return;
+    Value w = transpose.getData();
+    if (auto c = w.getDefiningOp<onnx::CastOp>())
+      w = c.getInput();
+    std::optional<Blocked> q = matchBlocked(w);
+    if (!q)
+      return;
+    const int64_t k = rankedOf(w).getShape()[1];
+    std::string tps;
+    for (int64_t t = 1; t <= 16; ++t)
+      if (t == 1 || (k % t == 0 && (k / t) % q->blockSize == 0))
+        tps += (tps.empty() ? "" : ", ") + std::to_string(t);
+    mm->emitWarning() << "node '" << nodeNameOf(mm->getLoc())
+                      << "': its quantized weight's K (" << k
+                      << ") is not split on its blocks of " << q->blockSize
+                      << ", so every rank keeps the whole packed weight and "
+                         "dequantizes its rows each forward (slower, and "
+                         "more memory per rank); tp values that split it on "
+                         "blocks: "
+                      << tps;
+  });
+}
+
 struct FuseMatMulNBitsPass
-    : FusionPass<impl::FuseMatMulNBitsPassBase<FuseMatMulNBitsPass>,
-                 MatMulNBitsPattern> {};
+    : impl::FuseMatMulNBitsPassBase<FuseMatMulNBitsPass> {
+  void runOnOperation() override {
+    if (failed(applyFusionPatterns<MatMulNBitsPattern>(getOperation())))
+      return signalPassFailure();
+    warnUnfusedSlices(getOperation());
+  }
+};
 
 } // namespace
 } // namespace tpc
