@@ -16,8 +16,10 @@ bench/.cache/hub/. For each activation dtype, `tpc compile` of the quantized
 file, then `tpc generate --json` from one prompt; onnxruntime runs its own
 past/present loop on the same quantized file (its MatMulNBits kernels, the
 file's accuracy_level: unset, so fp32 arithmetic), with the same threads.
-Unless --no-float, tpc's bf16 engine of the float model runs too: the
-engine a user without a quantized file had. Every engine is compiled first;
+tpc's own `--quantize` of the float model (same bits and blocks) runs
+too; its rounding is not onnxruntime's quantizer's bit for bit, so its
+tokens may differ. Unless --no-float, tpc's bf16 engine of the float model
+runs as well: the engine a user without a quantized file had. Every engine is compiled first;
 each round runs every runner in turn; medians over the rounds.
 
 Reported per runner: ms/token, onnxruntime / this, the bytes a decode step
@@ -114,15 +116,21 @@ def main(argv=None):
     try:
         plan = [(qmodel, d, "tpc %s, %s activations" % (label, d), qbytes)
                 for d in a.dtypes.split(",")]
+        fmodel = os.path.join(folder, "model.onnx")
+        qflags = ["--quantize", "int%d" % a.bits, "--block-size", str(a.block_size)] + \
+            (["--asymmetric"] if a.asymmetric else [])
+        plan.append((fmodel, "fp32", "tpc --quantize of the float model, fp32 "
+                     "activations", qbytes, qflags))
         if not a.no_float:
-            plan.append((os.path.join(folder, "model.onnx"), "bf16",
-                         "tpc float model, bf16 weights", fbytes / 2))
-        for i, (model, dtype, name, nbytes) in enumerate(plan):
+            plan.append((fmodel, "bf16", "tpc float model, bf16 weights",
+                         fbytes / 2, []))
+        plan = [p if len(p) == 5 else p + ([],) for p in plan]
+        for i, (model, dtype, name, nbytes, extra) in enumerate(plan):
             engine = os.path.join(work, "e%d" % i)
             compile_s = hub.timed([a.tpc, "compile", model, "--tp", str(a.tp),
                                    "--kv-cache", str(a.kv_cache), "--dtype", dtype,
                                    "--input-shape", "input_ids=1x1..%d" % a.prompt,
-                                   "-o", engine, "--quiet"])
+                                   "-o", engine, "--quiet"] + extra)
             j = json.loads(subprocess.run([a.tpc, "inspect", engine, "--json"],
                                           capture_output=True, text=True,
                                           check=True).stdout)
@@ -165,12 +173,14 @@ def main(argv=None):
           f"threads, --kv-cache {a.kv_cache}, prompt {a.prompt}, {a.tokens} tokens, "
           f"median of {a.rounds} rounds")
     print("| runner | ms/token | onnxruntime / this | TTFT ms | MB/token | GB/s "
-          "| of DRAM bw | tokens = onnxruntime's |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| of DRAM bw | tokens = onnxruntime's | compile s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        compile_s = f"{r['compile_s']:.1f}" if "compile_s" in r else ""
         print(f"| {r['runner']} | {r['ms_per_token']:.1f} | {r['onnxruntime_over_this']:.2f}x "
               f"| {r['ttft_ms']:.0f} | {r['bytes'] / a.tp / 1e6:.0f} | {r['read_gbs']:.1f} "
-              f"| {100 * r['of_membw']:.0f}% | {'yes' if r['tokens_agree_with_onnxruntime'] else 'no'} |")
+              f"| {100 * r['of_membw']:.0f}% | {'yes' if r['tokens_agree_with_onnxruntime'] else 'no'} "
+              f"| {compile_s} |")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"cpu": info, "membw_gbs": bw, "model": a.model,

@@ -7,6 +7,7 @@
 #include "kernels/cpu/Norm.h"
 #include "kernels/cpu/Parallel.h"
 #include "kernels/cpu/QuantMatMul.h"
+#include "kernels/cpu/Scratch.h"
 
 #include <cmath>
 #include <cstring>
@@ -232,9 +233,12 @@ public:
       product(static_cast<const float *>(i[0]), static_cast<float *>(o[0]));
       return;
     }
-    std::vector<float> a(size_t(rows * p_.k)), y(size_t(rows * p_.n));
-    widenFloats(p_.dtype, i[0], rows * p_.k, a.data());
-    product(a.data(), y.data());
+    // The calling rank thread's buffers: allocated once, not per step.
+    thread_local Scratch<float> aScratch, yScratch;
+    float *a = aScratch.get(size_t(rows * p_.k));
+    float *y = yScratch.get(size_t(rows * p_.n));
+    widenFloats(p_.dtype, i[0], rows * p_.k, a);
+    product(a, y);
     visitFloat16(p_.dtype, [&](auto tag) {
       using S = typename decltype(tag)::type;
       S *out = static_cast<S *>(o[0]);
