@@ -6,9 +6,9 @@
 // ops, reshapes, slices); what is particular to one op is written here.
 // Ops that run on whole tensors say so with WholeRule. The KV cache ops of
 // the tpc dialect get theirs when that dialect loads. The fused ops (the
-// tpc dialect's SwiGLU, AddNormalization and MatMulBias, and onnx's
-// RMSNormalization and Attention, which the importer expands) exist only
-// after partitioning and have no rule: a sharding pass never sees them,
+// tpc dialect's SwiGLU, AddNormalization, MatMulBias and MatMulNBits, and
+// onnx's RMSNormalization and Attention, which the importer expands) exist
+// only after partitioning and have no rule: a sharding pass never sees them,
 // and if one did, the analysis would refuse them rather than guess.
 //
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #define TPC_QUANT_X86 1
 #define TPC_AVX512 __attribute__((target("avx512f")))
+#define TPC_AVX2 __attribute__((target("avx2,fma")))
 #endif
 
 namespace tpc::cpu {
@@ -56,6 +57,9 @@ void portableColumns(const float *a, int64_t rows, const BlockQuantWeight &w,
 
 #ifdef TPC_QUANT_X86
 bool cpuHasAvx512() { return __builtin_cpu_supports("avx512f"); }
+bool cpuHasAvx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 
 /// A row of A for the AVX-512 kernel: padded with zeros to whole blocks,
 /// and for 4-bit codes each group of 32 reordered as its 16 even elements
@@ -241,6 +245,84 @@ TPC_AVX512 void packedGroup(const float *a, const float *sums, int64_t r0,
     }
 }
 
+/// packedGroup on AVX2: the group's 32 columns as four vectors of 8.
+template <int R, int P>
+TPC_AVX2 void packedGroupAvx2(const float *a, const float *sums, int64_t r0,
+                              const PackedBlockQuant &w, float *y,
+                              int64_t g) {
+  const int64_t bs = w.blockSize, unit = 32 * w.bits / 8;
+  const __m256i low = _mm256_set1_epi32(15);
+  float acc[R][32] = {};
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    const uint8_t *c = w.codes.data() + (g * w.blocks + b) * bs * unit;
+    const int64_t k0 = b * bs, kb = std::min(bs, w.k - k0);
+    __m256 t[R][P][4];
+    for (int r = 0; r < R; ++r)
+      for (int q = 0; q < P; ++q)
+        for (int h = 0; h < 4; ++h)
+          t[r][q][h] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < kb; i += P) {
+      for (int q = 0; q < P; ++q) {
+        if (P > 1 && i + q >= kb)
+          break;
+        const uint8_t *ci = c + (i + q) * unit;
+        __m256 v[4];
+        if (w.bits == 4) {
+          const __m128i bytes =
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(ci));
+          const __m256i first = _mm256_cvtepu8_epi32(bytes);
+          const __m256i second = _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8));
+          v[0] = _mm256_cvtepi32_ps(_mm256_and_si256(first, low));
+          v[1] = _mm256_cvtepi32_ps(_mm256_and_si256(second, low));
+          v[2] = _mm256_cvtepi32_ps(_mm256_srli_epi32(first, 4));
+          v[3] = _mm256_cvtepi32_ps(_mm256_srli_epi32(second, 4));
+        } else {
+          for (int h = 0; h < 4; ++h)
+            v[h] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                reinterpret_cast<const __m128i *>(ci + 8 * h))));
+        }
+        for (int r = 0; r < R; ++r) {
+          const __m256 x = _mm256_set1_ps(a[(r0 + r) * w.k + k0 + i + q]);
+          for (int h = 0; h < 4; ++h)
+            t[r][q][h] = _mm256_fmadd_ps(v[h], x, t[r][q][h]);
+        }
+      }
+    }
+    const float *s = w.scales.data() + (g * w.blocks + b) * 32;
+    const float *zs = w.zeroScales.data() + (g * w.blocks + b) * 32;
+    for (int h = 0; h < 4; ++h) {
+      const __m256 sv = _mm256_loadu_ps(s + 8 * h);
+      const __m256 zv = _mm256_loadu_ps(zs + 8 * h);
+      for (int r = 0; r < R; ++r) {
+        __m256 tr = t[r][0][h];
+        for (int q = 1; q < P; ++q)
+          tr = _mm256_add_ps(tr, t[r][q][h]);
+        __m256 ar = _mm256_loadu_ps(acc[r] + 8 * h);
+        ar = _mm256_fmadd_ps(tr, sv, ar);
+        ar = _mm256_fnmadd_ps(
+            zv, _mm256_set1_ps(sums[(r0 + r) * w.blocks + b]), ar);
+        _mm256_storeu_ps(acc[r] + 8 * h, ar);
+      }
+    }
+  }
+  const int64_t n0 = g * 32, valid = std::min<int64_t>(32, w.n - n0);
+  for (int r = 0; r < R; ++r)
+    for (int64_t j = 0; j < valid; ++j)
+      y[(r0 + r) * w.n + n0 + j] = acc[r][j];
+}
+
+void packedGroupsAvx2(const float *a, const float *sums, int64_t rows,
+                      const PackedBlockQuant &w, float *y, int64_t g0,
+                      int64_t g1) {
+  for (int64_t g = g0; g < g1; ++g) {
+    int64_t r = 0;
+    for (; r + 2 <= rows; r += 2)
+      packedGroupAvx2<2, 1>(a, sums, r, w, y, g);
+    if (r < rows)
+      packedGroupAvx2<1, 2>(a, sums, r, w, y, g);
+  }
+}
+
 void packedGroups(const float *a, const float *sums, int64_t rows,
                   const PackedBlockQuant &w, float *y, int64_t g0,
                   int64_t g1) {
@@ -311,13 +393,15 @@ const char *blockQuantKernelName() {
 #ifdef TPC_QUANT_X86
   if (cpuHasAvx512())
     return "avx512 column groups";
+  if (cpuHasAvx2())
+    return "avx2 column groups";
 #endif
   return "portable";
 }
 
 bool packedBlockQuantSupported(const BlockQuantWeight &w) {
 #ifdef TPC_QUANT_X86
-  return blockQuantSupported(w) && cpuHasAvx512();
+  return blockQuantSupported(w) && (cpuHasAvx512() || cpuHasAvx2());
 #else
   (void)w;
   return false;
@@ -359,16 +443,20 @@ PackedBlockQuant packBlockQuant(const BlockQuantWeight &w) {
 
 void matmulBlockQuantPacked(const float *a, int64_t rows,
                             const PackedBlockQuant &w, float *y,
-                            int numThreads) {
+                            int numThreads, bool useAvx512) {
 #ifdef TPC_QUANT_X86
   std::vector<float> sums(size_t(rows * w.blocks), 0.0f);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < w.k; ++i)
       sums[size_t(r * w.blocks + i / w.blockSize)] += a[r * w.k + i];
   const int64_t bytesPerGroup = w.blocks * w.blockSize * 32 * w.bits / 8;
+  const bool avx512 = useAvx512 && cpuHasAvx512();
   parallelFor(numThreads, w.groups, bytesPerGroup,
               [&](int64_t g0, int64_t g1) {
-                packedGroups(a, sums.data(), rows, w, y, g0, g1);
+                if (avx512)
+                  packedGroups(a, sums.data(), rows, w, y, g0, g1);
+                else
+                  packedGroupsAvx2(a, sums.data(), rows, w, y, g0, g1);
               });
 #else
   (void)a;
@@ -376,6 +464,7 @@ void matmulBlockQuantPacked(const float *a, int64_t rows,
   (void)w;
   (void)y;
   (void)numThreads;
+  (void)useAvx512;
 #endif
 }
 

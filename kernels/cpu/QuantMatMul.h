@@ -69,19 +69,22 @@ struct PackedBlockQuant {
 };
 
 /// The kernel an engine's quantized weights run on here: "avx512 column
-/// groups" or "portable".
+/// groups", "avx2 column groups" or "portable".
 const char *blockQuantKernelName();
 
-/// Whether the column-group kernel runs here (AVX-512) for `w`'s layout.
+/// Whether the column-group kernel runs here (AVX-512, or AVX2 with FMA)
+/// for `w`'s layout.
 bool packedBlockQuantSupported(const BlockQuantWeight &w);
 /// `w` repacked (packedBlockQuantSupported(w) must hold).
 PackedBlockQuant packBlockQuant(const BlockQuantWeight &w);
 /// Y [rows, n] = A [rows, k] x dequantize(w)^T with the column-group
 /// kernel: per block, sum(code * x) times the scale minus zero * scale
-/// times the block's sum of x; columns split over up to `numThreads`.
+/// times the block's sum of x; columns split over up to `numThreads`. On
+/// AVX-512 unless `useAvx512` is false (then AVX2: the fallback's parity
+/// test runs it on AVX-512 machines too).
 void matmulBlockQuantPacked(const float *a, int64_t rows,
                             const PackedBlockQuant &w, float *y,
-                            int numThreads);
+                            int numThreads, bool useAvx512 = true);
 
 } // namespace tpc::cpu
 

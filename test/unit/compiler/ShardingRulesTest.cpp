@@ -21,7 +21,7 @@ namespace {
 /// Ops that exist only after partitioning (fusions), never before a
 /// sharding pass: the analysis refuses them if one does reach it.
 const std::set<std::string> kFusedOnly = {
-    "tpc.SwiGLU", "tpc.AddNormalization", "tpc.MatMulBias",
+    "tpc.SwiGLU", "tpc.AddNormalization", "tpc.MatMulBias", "tpc.MatMulNBits",
     "onnx.RMSNormalization", "onnx.Attention"};
 
 TEST(ShardingRules, EveryOnnxAndTpcOpHasOne) {

@@ -123,11 +123,23 @@ void runCase(const Case &c) {
   if (!packedBlockQuantSupported(w))
     return;
   PackedBlockQuant packed = packBlockQuant(w);
-  Tensor y(DType::F32, {c.rows, c.n});
-  matmulBlockQuantPacked(static_cast<const float *>(a.data()), c.rows, packed,
-                         static_cast<float *>(y.data()), c.threads);
-  SCOPED_TRACE("repacked kernel");
-  expectClose(y, expected, rtol, rtol * scale);
+  // The AVX-512 kernel, and the AVX2 fallback where the CPU has AVX2.
+  for (bool avx512 : {true, false}) {
+#if defined(__x86_64__)
+    if (!avx512 && !(__builtin_cpu_supports("avx2") &&
+                     __builtin_cpu_supports("fma")))
+      continue;
+#else
+    if (!avx512)
+      continue;
+#endif
+    Tensor y(DType::F32, {c.rows, c.n});
+    matmulBlockQuantPacked(static_cast<const float *>(a.data()), c.rows,
+                           packed, static_cast<float *>(y.data()), c.threads,
+                           avx512);
+    SCOPED_TRACE(avx512 ? "repacked kernel" : "repacked kernel, AVX2");
+    expectClose(y, expected, rtol, rtol * scale);
+  }
 }
 
 TEST(MatMulNBits, EveryLayoutMatchesTheReference) {
