@@ -16,8 +16,8 @@ def Plan_Dialect : Dialect {
     kernel invocations over tensors. Weights and constants are read-only
     buffers of the rank's weight file; every other value lives in one arena
     at a byte offset that `--tpc-plan-memory` assigns by liveness. The
-    translation `--tpc-plan-to-proto` (and the engine writer) serialises a
-    planned function into the runtime's plan format.
+    engine writer (compiler/Engine/PlanSerializer) serialises a planned
+    function into the runtime's plan format.
   }];
 }
 
