@@ -531,6 +531,11 @@ struct SpmdPartitionPass : impl::SpmdPartitionPassBase<SpmdPartitionPass> {
       auto nw = b.create<onnx::WeightOp>(w.getLoc(), slicedT, w.getNameAttr(),
                                          w.getFileAttr(), w.getOffsetAttr(),
                                          w.getLengthAttr());
+      // What the engine writer computes the bytes from (a repacked or
+      // converted weight) stays with each rank's slice.
+      for (StringRef keep : {"onnx.quantize", "onnx.source_type"})
+        if (Attribute a = w->getAttr(keep))
+          nw->setAttr(keep, a);
       nw->setAttr(tp::kSourceShapeAttr, b.getDenseI64ArrayAttr(sourceShape));
       nw->setAttr(tp::kAxisAttr, b.getI64IntegerAttr(weightSplit.axis));
       nw->setAttr(tp::kRangesAttr, b.getDenseI64ArrayAttr(ranges));

@@ -214,6 +214,86 @@ Status appendQuantized(SafetensorsWriter &writer, const WeightSlice &w,
   return Status::ok();
 }
 
+/// The rank's slice of a weight of `elem`-byte elements as row runs:
+/// `ranges` ([start, size] pairs) along `axis`, repeated for each of the
+/// `outer` leading indices, each element of the axis `inner` bytes long.
+struct SliceGeometry {
+  std::vector<int64_t> ranges;
+  int64_t axis = 0, outer = 1, inner = 1, axisDim = 1;
+};
+SliceGeometry sliceGeometry(const WeightSlice &w, size_t elem) {
+  SliceGeometry g;
+  g.ranges = w.ranges;
+  g.axis = w.axis;
+  if (g.ranges.empty()) {
+    g.axis = 0;
+    g.ranges = {0, w.sourceShape.empty() ? 1 : w.sourceShape[0]};
+  }
+  g.inner = int64_t(elem);
+  for (int64_t d = 0; d < int64_t(w.sourceShape.size()); ++d) {
+    if (d < g.axis)
+      g.outer *= w.sourceShape[size_t(d)];
+    else if (d > g.axis)
+      g.inner *= w.sourceShape[size_t(d)];
+  }
+  g.axisDim = w.sourceShape.empty() ? 1 : w.sourceShape[size_t(g.axis)];
+  return g;
+}
+
+/// Part `w.quantPart` ("repack_codes", "repack_scales", "repack_zeros") of
+/// a QDQ weight rearranged from its initializer's bytes at `src` into the
+/// MatMulNBits layout, whole (the caller slices it): codes [k, n] (4-bit
+/// two to a byte, low nibble first along the flat index) into [n, blocks,
+/// block * bits / 8], scales [blocks, n] into [n, blocks], zero points
+/// [blocks, n] into [n, ceil(blocks * bits / 8)]; signed codes and zero
+/// points offset by 2^(bits - 1) into unsigned ones.
+std::vector<uint8_t> repackQdq(const WeightSlice &w, const uint8_t *src) {
+  const int64_t k = w.repackK, n = w.repackN, bs = w.quantBlock;
+  const int64_t blocks = k / bs;
+  const int bits = w.quantBits;
+  const int flip = w.repackSigned ? 1 << (bits - 1) : 0;
+  auto codeAt = [&](int64_t i) {
+    int v = bits == 8 ? src[i] : (i % 2 ? src[i / 2] >> 4 : src[i / 2] & 15);
+    return uint8_t(v ^ flip);
+  };
+  std::vector<uint8_t> out;
+  if (w.quantPart == "repack_scales") {
+    const size_t e = dtypeSize(w.sourceDType);
+    out.resize(size_t(n * blocks) * e);
+    for (int64_t c = 0; c < n; ++c)
+      for (int64_t b = 0; b < blocks; ++b)
+        std::memcpy(out.data() + size_t(c * blocks + b) * e,
+                    src + size_t(b * n + c) * e, e);
+    return out;
+  }
+  if (w.quantPart == "repack_zeros") {
+    const int64_t per = (blocks * bits + 7) / 8;
+    out.assign(size_t(n * per), 0);
+    for (int64_t c = 0; c < n; ++c)
+      for (int64_t b = 0; b < blocks; ++b) {
+        uint8_t z = codeAt(b * n + c);
+        if (bits == 8)
+          out[size_t(c * per + b)] = z;
+        else
+          out[size_t(c * per + b / 2)] |= uint8_t(b % 2 ? z << 4 : z);
+      }
+    return out;
+  }
+  const int64_t blob = bs * bits / 8;
+  out.assign(size_t(n * blocks * blob), 0);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t c = 0; c < n; ++c) {
+      uint8_t code = codeAt(kk * n + c);
+      const int64_t b = kk / bs, i = kk % bs;
+      uint8_t *dst = out.data() + (c * blocks + b) * blob;
+      if (bits == 8)
+        dst[i] = code;
+      else
+        dst[i / 2] |= uint8_t(i % 2 ? code << 4 : code);
+    }
+  return out;
+}
+
 LogicalResult Writer::openSources(const std::vector<SerializedRank> &ranks) {
   for (const SerializedRank &s : ranks)
     for (const WeightSlice &w : s.weights) {
@@ -261,6 +341,42 @@ Status Writer::writeWeights(const SerializedRank &s, const fs::path &path,
       continue;
     }
     const MappedFile *src = sources.at(w.file).get();
+    if (StringRef(w.quantPart).starts_with("repack_")) {
+      uint64_t end = 0;
+      if (w.offset < 0 || w.sourceLength < 0 ||
+          __builtin_add_overflow(uint64_t(w.offset), uint64_t(w.sourceLength),
+                                 &end) ||
+          end > src->size())
+        return Status::error("weight '" + w.tensor + "' lies outside '" +
+                             w.file + "'");
+      const std::vector<uint8_t> whole = repackQdq(w, src->data() + w.offset);
+      (void)src->adviseDontNeed(size_t(w.offset), size_t(w.sourceLength));
+      // The rank's slice of the repacked tensor, as for any weight.
+      const SliceGeometry geo = sliceGeometry(w, dtypeSize(w.sourceDType));
+      const std::vector<int64_t> &ranges = geo.ranges;
+      const int64_t outer = geo.outer, inner = geo.inner,
+                    axisDim = geo.axisDim;
+      if (outer * axisDim * inner != int64_t(whole.size()))
+        return Status::error("weight '" + w.tensor +
+                             "': its repacked bytes do not match its shape");
+      const bool narrow = w.sourceDType != w.desc.dtype;
+      for (int64_t o = 0; o < outer; ++o)
+        for (size_t r = 0; r + 1 < ranges.size(); r += 2) {
+          const uint8_t *from =
+              whole.data() + (o * axisDim + ranges[r]) * inner;
+          const int64_t bytes = ranges[r + 1] * inner;
+          for (int64_t done = 0; done < bytes;) {
+            const int64_t chunk = std::min<int64_t>(
+                bytes - done, int64_t(narrowed.size()) * 4);
+            TPC_RETURN_IF_ERROR(
+                narrow ? appendNarrowed(writer, from + done, size_t(chunk / 4),
+                                        w.desc.dtype == DType::BF16, narrowed)
+                       : writer.append(from + done, size_t(chunk)));
+            done += chunk;
+          }
+        }
+      continue;
+    }
     if (!w.quantPart.empty()) {
       std::optional<uint64_t> srcBytes =
           checkedByteSize(w.sourceShape, dtypeSize(w.sourceDType));
@@ -291,20 +407,9 @@ Status Writer::writeWeights(const SerializedRank &s, const fs::path &path,
       return Status::error("weight '" + w.tensor + "' lies outside '" +
                            w.file + "'");
     const uint8_t *base = src->data() + w.offset;
-    std::vector<int64_t> ranges = w.ranges;
-    int64_t axis = w.axis;
-    if (ranges.empty()) {
-      axis = 0;
-      ranges = {0, w.sourceShape.empty() ? 1 : w.sourceShape[0]};
-    }
-    int64_t outer = 1, inner = int64_t(elem);
-    for (int64_t d = 0; d < int64_t(w.sourceShape.size()); ++d) {
-      if (d < axis)
-        outer *= w.sourceShape[d];
-      else if (d > axis)
-        inner *= w.sourceShape[d];
-    }
-    int64_t axisDim = w.sourceShape.empty() ? 1 : w.sourceShape[axis];
+    const SliceGeometry geo = sliceGeometry(w, elem);
+    const std::vector<int64_t> &ranges = geo.ranges;
+    const int64_t outer = geo.outer, inner = geo.inner, axisDim = geo.axisDim;
     // Source pages are needed once: release them every few MiB so that
     // resident memory stays flat however large the weights are.
     constexpr int64_t kReleaseEvery = 4 << 20;

@@ -109,15 +109,15 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
       if (w.getAxis())
         key += "/" + std::to_string(*w.getAxis());
       std::optional<DictionaryAttr> quant = w.getQuantize();
-      if (quant)
+      if (quant) {
         key += "/q:" + cast<StringAttr>(quant->get("part")).str() + ":" +
                std::to_string(cast<IntegerAttr>(quant->get("bits")).getInt()) +
                ":" +
                std::to_string(
-                   cast<IntegerAttr>(quant->get("block_size")).getInt()) +
-               ":" +
-               std::to_string(
-                   cast<BoolAttr>(quant->get("symmetric")).getValue());
+                   cast<IntegerAttr>(quant->get("block_size")).getInt());
+        if (auto sym = quant->getAs<BoolAttr>("symmetric"))
+          key += ":" + std::to_string(sym.getValue());
+      }
       auto known = weightIds.find(key);
       if (known != weightIds.end()) {
         ids[w] = known->second;
@@ -143,10 +143,18 @@ FailureOr<SerializedRank> serializeRank(func::FuncOp func, int rank,
         s.quantPart = cast<StringAttr>(quant->get("part")).str();
         s.quantBits = int(cast<IntegerAttr>(quant->get("bits")).getInt());
         s.quantBlock = cast<IntegerAttr>(quant->get("block_size")).getInt();
-        s.quantSymmetric = cast<BoolAttr>(quant->get("symmetric")).getValue();
-        s.kAxis = cast<IntegerAttr>(quant->get("k_axis")).getInt();
-        s.sourceDType = *onnx::dtypeOf(
-            cast<TypeAttr>(quant->get("source_type")).getValue());
+        s.sourceLength = w.getLength();
+        if (StringRef(s.quantPart).starts_with("repack_")) {
+          s.repackK = cast<IntegerAttr>(quant->get("k")).getInt();
+          s.repackN = cast<IntegerAttr>(quant->get("n")).getInt();
+          s.repackSigned = cast<BoolAttr>(quant->get("signed")).getValue();
+        } else {
+          s.quantSymmetric =
+              cast<BoolAttr>(quant->get("symmetric")).getValue();
+          s.kAxis = cast<IntegerAttr>(quant->get("k_axis")).getInt();
+          s.sourceDType = *onnx::dtypeOf(
+              cast<TypeAttr>(quant->get("source_type")).getValue());
+        }
       }
       if (failed(addBuffer(w, plan::Buffer::WEIGHT, 0, s.tensor, s.tensor)))
         return failure();

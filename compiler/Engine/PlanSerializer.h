@@ -41,6 +41,10 @@ struct WeightSlice {
   int64_t quantBlock = 0;
   bool quantSymmetric = true;
   int64_t kAxis = 0;
+  /// "repack_*" parts (a QDQ weight): the initializer's [k, n] shape, its
+  /// stored length, and whether its codes are signed.
+  int64_t repackK = 0, repackN = 0, sourceLength = 0;
+  bool repackSigned = false;
 };
 
 struct SerializedRank {

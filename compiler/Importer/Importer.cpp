@@ -642,7 +642,18 @@ LogicalResult GraphImporter::importInitializer(const ::onnx::TensorProto &t,
     DenseElementsAttr value = tensorToAttr(&ctx, *src, err);
     if (!value)
       return error() << "'" << path << "': " << err;
-    values[t.name()] = b.create<onnx::ConstantOp>(loc, type, value);
+    auto constant = b.create<onnx::ConstantOp>(loc, type, value);
+    // Where a packed 4-bit tensor's bytes lie, so that a block-quantized
+    // weight's DequantizeLinear can keep them packed (QuantizeImporters).
+    if (packed && (external || inlineRaw))
+      constant->setAttr(
+          "onnx.packed_source",
+          b.getDictionaryAttr(
+              {b.getNamedAttr("name", b.getStringAttr(t.name())),
+               b.getNamedAttr("file", b.getStringAttr(where.file)),
+               b.getNamedAttr("offset", b.getI64IntegerAttr(where.offset)),
+               b.getNamedAttr("length", b.getI64IntegerAttr(where.length))}));
+    values[t.name()] = constant;
     return success();
   }
   if (where.length != bytes)

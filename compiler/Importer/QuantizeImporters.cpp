@@ -198,9 +198,14 @@ Value dequantize(Emitter &e, Value x, Value scale, Value zero, Type out) {
   return e.cast(e.binary<MulOp>(v, e.cast(scale, f32)), out);
 }
 
+FailureOr<bool> importBlockedWeightDequantize(NodeContext &c, Results &results);
+
 LogicalResult importDequantizeLinear(NodeContext &c, Results &results) {
   if (failed(c.requireInputs(2)))
     return failure();
+  FailureOr<bool> blocked = importBlockedWeightDequantize(c, results);
+  if (failed(blocked) || *blocked)
+    return blocked;
   Emitter e(c);
   Value x = c.input(0);
   Type out = elementTypeOf(c.input(1));
@@ -351,6 +356,123 @@ Value unpackNibbles(Emitter &e, Value packed, int64_t count) {
   Value sixteen = e.scalar(u8, 16);
   return e.binary<SubOp>(
       down, e.binary<MulOp>(e.binary<DivOp>(down, sixteen), sixteen));
+}
+
+/// A weight of the QDQ format: DequantizeLinear of a 4- or 8-bit integer
+/// initializer [K, N] blocked along K (axis 0, blocks that divide K) with
+/// initializer scales [K / block, N]. Imported as MatMulNBits' dataflow on
+/// weights the engine writer repacks from the initializers' bytes (codes
+/// [N, blocks, block * bits / 8], scales [N, blocks], zero points packed;
+/// signed codes stored offset by 2^(bits - 1), their zero point with
+/// them), transposed back to [K, N]: the same values, and the MatMul it
+/// feeds fuses into MatMulNBits over the packed bytes. True when it
+/// matched; false leaves the node to the general import.
+FailureOr<bool> importBlockedWeightDequantize(NodeContext &c,
+                                              Results &results) {
+  Value x = c.input(0), scale = c.input(1), zp = c.input(2);
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || xt.getRank() != 2 || !xt.hasStaticShape())
+    return false;
+  auto it = dyn_cast<IntegerType>(xt.getElementType());
+  if (!it || (it.getWidth() != 4 && it.getWidth() != 8))
+    return false;
+  const int bits = int(it.getWidth());
+  const bool isSigned = !it.isUnsigned();
+  auto [axis, block] = axisAndBlock(c);
+  const int64_t k = xt.getDimSize(0), n = xt.getDimSize(1);
+  if ((axis != 0 && axis != -2) || block < 16 || block > 256 ||
+      (block & (block - 1)) || k % block)
+    return false;
+  const int64_t blocks = k / block;
+  // Where the bytes lie: a 4-bit initializer is a constant that remembers
+  // its packed source, an 8-bit one a weight.
+  auto source = [&](Value v) -> std::optional<DictionaryAttr> {
+    if (auto cst = v.getDefiningOp<ConstantOp>())
+      if (auto d = cst->getAttrOfType<DictionaryAttr>("onnx.packed_source"))
+        return d;
+    if (auto w = v.getDefiningOp<WeightOp>())
+      return DictionaryAttr::get(
+          c.b.getContext(),
+          {c.named("name", w.getNameAttr()), c.named("file", w.getFileAttr()),
+           c.named("offset", w.getOffsetAttr()),
+           c.named("length", w.getLengthAttr())});
+    return std::nullopt;
+  };
+  std::optional<DictionaryAttr> xs = source(x);
+  if (!xs || xt.getNumElements() <= 4096)
+    return false;
+  auto st = dyn_cast<RankedTensorType>(scale.getType());
+  if (!st || !isa<FloatType>(st.getElementType()) ||
+      st.getShape() != ArrayRef<int64_t>{blocks, n})
+    return false;
+  if (zp && cast<RankedTensorType>(zp.getType()).getShape() !=
+                ArrayRef<int64_t>{blocks, n})
+    return false;
+  Type out = st.getElementType();
+  if (int64_t dt = c.attrInt("output_dtype", 0)) {
+    out = onnxElementType(c.b.getContext(), dt);
+    if (!out || !isa<FloatType>(out))
+      return c.error() << "output_dtype " << dt << " is not a float type";
+  }
+  Emitter e(c);
+  MLIRContext *ctx = c.b.getContext();
+  Type u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  Type f32 = c.b.getF32Type();
+  // A weight the writer computes from `src`'s bytes: part `part` of the
+  // repacking, of type [shape] x elem.
+  auto repacked = [&](DictionaryAttr src, StringRef part,
+                      ArrayRef<int64_t> shape, Type elem,
+                      Type stored) -> Value {
+    auto w = c.b.create<WeightOp>(
+        c.loc, RankedTensorType::get(shape, elem),
+        c.b.getStringAttr(cast<StringAttr>(src.get("name")).str() + "." +
+                          part.str()),
+        cast<StringAttr>(src.get("file")), cast<IntegerAttr>(src.get("offset")),
+        cast<IntegerAttr>(src.get("length")));
+    w->setAttr("onnx.quantize",
+               c.b.getDictionaryAttr(
+                   {c.named("part", c.b.getStringAttr("repack_" + part.str())),
+                    c.named("bits", c.b.getI64IntegerAttr(bits)),
+                    c.named("block_size", c.b.getI64IntegerAttr(block)),
+                    c.named("signed", c.b.getBoolAttr(isSigned)),
+                    c.named("k", c.b.getI64IntegerAttr(k)),
+                    c.named("n", c.b.getI64IntegerAttr(n)),
+                    c.named("source_type", TypeAttr::get(stored))}));
+    return w;
+  };
+  const double offset = isSigned ? double(int64_t(1) << (bits - 1)) : 0.0;
+  Value codes = repacked(*xs, "codes", {n, blocks, block * bits / 8}, u8,
+                         it);
+  if (bits == 4)
+    codes = unpackNibbles(e, codes, block);
+  Value zero;
+  if (!zp) {
+    zero = e.scalar(f32, offset);
+  } else if (std::optional<DictionaryAttr> zs = source(zp);
+             zs && elementTypeOf(zp) == Type(it)) {
+    zero = repacked(*zs, "zeros", {n, (blocks * bits + 7) / 8}, u8, it);
+    if (bits == 4)
+      zero = unpackNibbles(e, zero, blocks);
+    zero = e.reshape(e.cast(zero, f32), {n, blocks, 1});
+  } else {
+    zero = e.cast(zp, f32);
+    if (offset != 0)
+      zero = e.binary<AddOp>(zero, e.scalar(f32, offset));
+    zero = e.reshape(e.transpose(zero, {1, 0}), {n, blocks, 1});
+  }
+  Value scales;
+  if (std::optional<DictionaryAttr> ss = source(scale);
+      ss && scale.getDefiningOp<WeightOp>())
+    scales = repacked(*ss, "scales", {n, blocks}, st.getElementType(),
+                      st.getElementType());
+  else
+    scales = e.transpose(scale, {1, 0});
+  scales = e.reshape(e.cast(scales, f32), {n, blocks, 1});
+  Value w = e.binary<MulOp>(e.binary<SubOp>(e.cast(codes, f32), zero), scales);
+  w = e.transpose(e.cast(e.reshape(w, {n, k}), out), {1, 0});
+  if (failed(e.finish({w}, results)))
+    return failure();
+  return true;
 }
 
 /// MatMulNBits (com.microsoft): Y = A x dequantize(B)^T + bias, B [N,

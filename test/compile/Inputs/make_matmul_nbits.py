@@ -4,6 +4,7 @@ MatMuls quantized, and single-node cases of every input layout.
 usage: make_matmul_nbits.py quantize MODEL.onnx OUT.onnx BITS BLOCK
                             [--asymmetric] [--float-zero-points]
                             [--bias] [--skip NAME_SUBSTRING]
+       make_matmul_nbits.py qdq MODEL.onnx OUT.onnx BITS BLOCK [--asymmetric]
        make_matmul_nbits.py compare REF.onnx INPUTS.npz OUT_DIR ATOL
        make_matmul_nbits.py nodes OUT_DIR
        make_matmul_nbits.py bad OUT_DIR
@@ -19,7 +20,9 @@ MatMulNBitsQuantizer writes them. `nodes` writes one model per layout
 float or absent, bias, 1-D and 2-D scales, rank-2 and rank-3 A) with its
 input a.npy beside it. `bad` writes malformed nodes (bits, block size, K,
 B's shape, scale and zero point counts, a reordered g_idx).
-`compare` runs REF.onnx in onnxruntime on the inputs (numpy.savez, by
+`qdq` writes the QDQ form instead: DequantizeLinear of int4 / int8
+codes (uint4 / uint8 with zero points when asymmetric) blocked along K,
+into the MatMul. `compare` runs REF.onnx in onnxruntime on the inputs (numpy.savez, by
 name) and compares every output with OUT_DIR/NAME.npy: max |diff| and
 "ok" within ATOL, else "FAIL". Deterministic: fixed seeds.
 """
@@ -99,6 +102,17 @@ def nbits_node(name, a, y, w, bits, block, asymmetric=False,
     return node, inits
 
 
+def replace_graph(g, nodes, drop, added):
+    """g's nodes become `nodes`; its initializers lose those in `drop` that
+    no node reads any more and gain `added`."""
+    used = {i for n in nodes for i in n.input}
+    keep = [t for t in g.initializer if t.name not in drop or t.name in used]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep + added)
+
+
 def quantize_model(src, out, bits, block, asymmetric, float_zero, bias,
                    skip):
     model = onnx.load(src)
@@ -138,12 +152,7 @@ def quantize_model(src, out, bits, block, asymmetric, float_zero, bias,
             nodes.append(helper.make_node("Add", [out_name, c], [node.output[0]]))
         added += qi
         drop.add(w.name)
-    used = {i for n in nodes for i in n.input}
-    keep = [t for t in g.initializer if t.name not in drop or t.name in used]
-    del g.node[:]
-    g.node.extend(nodes)
-    del g.initializer[:]
-    g.initializer.extend(keep + added)
+    replace_graph(g, nodes, drop, added)
     if not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     onnx.save(model, out)
@@ -251,9 +260,72 @@ def shard_bytes(engine):
         print(f"{dtype} {total[dtype]}")
 
 
+def qdq_model(src, out, bits, block, asymmetric):
+    """Every MatMul whose B is a 2-D float32 initializer [K, N] with K a
+    multiple of `block` reads it through a DequantizeLinear of its codes
+    (axis 0, blocked; symmetric: signed codes, no zero point; asymmetric:
+    unsigned codes and zero points of the same type), as onnxruntime's QDQ
+    quantizer writes weights. Opset 21 (blocked DequantizeLinear)."""
+    model = onnx.load(src)
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    signed = {4: TensorProto.INT4, 8: TensorProto.INT8}[bits]
+    unsigned = {4: TensorProto.UINT4, 8: TensorProto.UINT8}[bits]
+    nodes, drop, added = [], set(), []
+    for node in g.node:
+        w = inits.get(node.input[1]) if node.op_type == "MatMul" else None
+        if (w is None or len(w.dims) != 2 or w.data_type != TensorProto.FLOAT
+                or w.dims[0] % block):
+            nodes.append(node)
+            continue
+        arr = numpy_helper.to_array(w)
+        k, n = arr.shape
+        codes, scale, zero = quantize(arr, bits, block, asymmetric)
+        # codes [N, blocks, block] -> [K, N]; parameters [blocks, N].
+        kn = codes.transpose(1, 2, 0).reshape(k, n).astype(np.int64)
+        base = w.name + "_qdq"
+
+        def raw(name, dtype, values):
+            # raw_data, as exporters and quantizers store tensors: 4-bit
+            # values two to a byte, the first in the low nibble.
+            flat = (values.flatten() & 0xFF).astype(np.uint8)
+            if bits == 4:
+                flat = flat & 15
+                if flat.size % 2:
+                    flat = np.concatenate([flat, np.zeros(1, np.uint8)])
+                flat = flat[0::2] | (flat[1::2] << 4)
+            return helper.make_tensor(name, dtype, list(values.shape),
+                                      flat.tobytes(), raw=True)
+        if asymmetric:
+            q = raw(base, unsigned, kn)
+            z = raw(base + "_zero", unsigned, zero.T.astype(np.int64))
+        else:
+            q = raw(base, signed, kn - (1 << (bits - 1)))
+            z = None
+        s = numpy_helper.from_array(scale.T.copy(), base + "_scale")
+        added += [q, s] + ([z] if z is not None else [])
+        dq_out = base + "_dq"
+        ins = [base, base + "_scale"] + ([base + "_zero"] if z is not None else [])
+        nodes.append(helper.make_node("DequantizeLinear", ins, [dq_out],
+                                      axis=0, block_size=block))
+        nodes.append(helper.make_node("MatMul", [node.input[0], dq_out],
+                                      list(node.output), name=node.name))
+        drop.add(w.name)
+    replace_graph(g, nodes, drop, added)
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = max(o.version, 21)
+    model.ir_version = max(model.ir_version, 10)
+    onnx.save(model, out)
+
+
 def compare(ref, inputs, out_dir, atol):
     import onnxruntime as ort
-    s = ort.InferenceSession(ref, providers=["CPUExecutionProvider"])
+    # The basic level: the extended one rewrites a dequantized weight's
+    # MatMul into one that quantizes its activations (another arithmetic).
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    s = ort.InferenceSession(ref, so, providers=["CPUExecutionProvider"])
     feeds = dict(np.load(inputs))
     for o, got in zip(s.get_outputs(), s.run(None, feeds)):
         mine = np.load(os.path.join(out_dir, o.name + ".npy"))
@@ -262,6 +334,10 @@ def compare(ref, inputs, out_dir, atol):
 
 
 def main():
+    if sys.argv[1] == "qdq":
+        qdq_model(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
+                  "--asymmetric" in sys.argv[6:])
+        return
     if sys.argv[1] == "compare":
         compare(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]))
         return

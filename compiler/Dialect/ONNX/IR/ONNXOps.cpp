@@ -437,9 +437,29 @@ LogicalResult WeightOp::verify() {
   // A part of a weight quantized as the engine is written
   // (--tpc-quantize-weights): the bytes are the float source's.
   if (auto q = (*this)->getAttrOfType<DictionaryAttr>("onnx.quantize")) {
+    auto part = q.getAs<StringAttr>("part");
+    // A QDQ weight's codes, scales or zero points repacked from the bytes
+    // of its initializer: [k, n] codes or [k / block_size, n] parameters.
+    if (part && part.getValue().starts_with("repack_")) {
+      auto kk = q.getAs<IntegerAttr>("k"), nn = q.getAs<IntegerAttr>("n");
+      auto bits = q.getAs<IntegerAttr>("bits");
+      auto block = q.getAs<IntegerAttr>("block_size");
+      auto from = q.getAs<TypeAttr>("source_type");
+      if (!kk || !nn || !bits || !block || !from || block.getInt() <= 0)
+        return emitOpError("onnx.quantize of a repacked weight needs k, n, "
+                           "bits, block_size and source_type");
+      int64_t count = part.getValue() == "repack_codes"
+                          ? kk.getInt() * nn.getInt()
+                          : kk.getInt() / block.getInt() * nn.getInt();
+      int64_t width = from.getValue().getIntOrFloatBitWidth();
+      int64_t bytes = (count * width + 7) / 8;
+      if (getLength() != bytes)
+        return emitOpError("length ") << getLength() << " differs from the "
+                                      << bytes << " bytes of its source";
+      return success();
+    }
     auto src = (*this)->getAttrOfType<DenseI64ArrayAttr>(tp::kSourceShapeAttr);
     auto from = q.getAs<TypeAttr>("source_type");
-    auto part = q.getAs<StringAttr>("part");
     if (!src || src.size() != 2 || !from || !part ||
         !isa<FloatType>(from.getValue()) || !q.getAs<IntegerAttr>("bits") ||
         !q.getAs<IntegerAttr>("block_size") || !q.getAs<IntegerAttr>("k_axis"))

@@ -30,9 +30,16 @@ LogicalResult WeightOp::verify() {
   ArrayRef<int64_t> src = getSourceShape();
   RankedTensorType t = getType();
   // A part of a block-quantized float source: its shape is the part's.
-  if (getQuantize())
+  if (std::optional<DictionaryAttr> q = getQuantize()) {
+    auto part = q->getAs<StringAttr>("part");
+    if (part && part.getValue().starts_with("repack_"))
+      return src.size() == size_t(t.getRank())
+                 ? success()
+                 : emitOpError("source shape rank differs from the result "
+                               "rank");
     return src.size() == 2 ? success()
                            : emitOpError("a quantized weight's source is 2-D");
+  }
   if (std::optional<Type> from = getSourceType()) {
     Type to = t.getElementType();
     if (!from->isF32() || !(to.isF16() || to.isBF16()))
