@@ -9,7 +9,8 @@ onnxruntime on the same MatMulNBits file, in one run.
 
 The float model is bench/make_hub_model.py's (optimum's with-past export,
 seeded random weights); bench/make_quant_model.py quantizes it with
-onnxruntime's own MatMulNBitsQuantizer (every MatMul with a constant weight,
+onnxruntime's own MatMulNBitsQuantizer (MatMulNBits nodes, or with --qdq its
+QDQ format: DequantizeLinear of int4 weights; every MatMul with a constant weight,
 the LM head included; round to nearest per block of K), both in the
 generator virtualenv (scripts/gen-models --venv-only) and cached under
 bench/.cache/hub/. For each activation dtype, `tpc compile` of the quantized
@@ -44,8 +45,9 @@ sys.path.insert(0, HERE)
 import bench_hub_decode as hub  # noqa: E402
 import machine  # noqa: E402
 
+# Bytes per element by ONNX data type (4-bit types two to a byte).
 ELEM_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8,
-              12: 4, 13: 8, 16: 2}
+              12: 4, 13: 8, 16: 2, 21: 0.5, 22: 0.5}
 
 
 def streamed_bytes(model):
@@ -58,7 +60,7 @@ def streamed_bytes(model):
         n = 1
         for d in t.dims:
             n *= d
-        size[t.name] = n * ELEM_BYTES.get(t.data_type, 4)
+        size[t.name] = int(n * ELEM_BYTES.get(t.data_type, 4) + 0.5)
     readers = {}
     for node in m.graph.node:
         for k, name in enumerate(node.input):
@@ -70,12 +72,14 @@ def streamed_bytes(model):
     return sum(size.values()) - gathered
 
 
-def quant_model(folder, bits, block, asymmetric):
-    out = "%s-q%db%d%s" % (folder, bits, block, "a" if asymmetric else "")
+def quant_model(folder, bits, block, asymmetric, qdq=False):
+    out = "%s-q%db%d%s%s" % (folder, bits, block, "a" if asymmetric else "",
+                             "-qdq" if qdq else "")
     args = [os.path.join(hub.GEN_VENV, "bin", "python"),
             os.path.join(HERE, "make_quant_model.py"),
             os.path.join(folder, "model.onnx"), out, "--bits", str(bits),
-            "--block-size", str(block)] + (["--asymmetric"] if asymmetric else [])
+            "--block-size", str(block)] + (["--asymmetric"] if asymmetric else []) + \
+        (["--qdq"] if qdq else [])
     r = subprocess.run(args, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit("make_quant_model.py failed:\n%s" % r.stderr)
@@ -97,10 +101,12 @@ def main(argv=None):
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-float", action="store_true")
+    ap.add_argument("--qdq", action="store_true",
+                    help="the quantizer's QDQ format instead of MatMulNBits nodes")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     folder = hub.hub_model(a.model)
-    qmodel = quant_model(folder, a.bits, a.block_size, a.asymmetric)
+    qmodel = quant_model(folder, a.bits, a.block_size, a.asymmetric, a.qdq)
     with open(os.path.join(folder, "hf", "config.json")) as f:
         cfg = json.load(f)
     info = machine.cpu_info()
@@ -110,8 +116,9 @@ def main(argv=None):
     qbytes = streamed_bytes(qmodel)
     fbytes = streamed_bytes(os.path.join(folder, "model.onnx"))
     work = tempfile.mkdtemp(prefix="tpc-quant-", dir=os.path.join(HERE, ".cache"))
-    label = "int%d blocks of %d%s" % (a.bits, a.block_size,
-                                      " asymmetric" if a.asymmetric else "")
+    label = "int%d blocks of %d%s%s" % (a.bits, a.block_size,
+                                        " asymmetric" if a.asymmetric else "",
+                                        " QDQ" if a.qdq else "")
     runs = []
     try:
         plan = [(qmodel, d, "tpc %s, %s activations" % (label, d), qbytes)

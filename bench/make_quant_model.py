@@ -4,10 +4,11 @@ K), every MatMul with a constant weight rewritten to com.microsoft's
 MatMulNBits, the LM head included (as onnxruntime-genai's builder does).
 
     make_quant_model.py MODEL.onnx OUT_DIR [--bits 4|8] [--block-size 32]
-        [--asymmetric]
+        [--asymmetric] [--qdq]
 
 Writes OUT_DIR/model.onnx with its weights in external data (model.onnx.data)
-and prints OUT_DIR. Needs onnxruntime's quantization tools and onnx_ir (the
+and prints OUT_DIR. With --qdq, the quantizer's QDQ format instead:
+DequantizeLinear of int4 / uint4 weights blocked along K into each MatMul. Needs onnxruntime's quantization tools and onnx_ir (the
 generator virtualenv has both: scripts/gen-models --venv-only). Idempotent:
 an existing output with the same recipe (recipe.json) is kept.
 """
@@ -24,11 +25,12 @@ def main(argv=None):
     ap.add_argument("--bits", type=int, default=4, choices=(4, 8))
     ap.add_argument("--block-size", type=int, default=32)
     ap.add_argument("--asymmetric", action="store_true")
+    ap.add_argument("--qdq", action="store_true")
     a = ap.parse_args(argv)
     recipe = {"model": os.path.abspath(a.model),
               "model_bytes": os.path.getsize(a.model),
               "bits": a.bits, "block_size": a.block_size,
-              "symmetric": not a.asymmetric}
+              "symmetric": not a.asymmetric, "qdq": a.qdq}
     recipe_path = os.path.join(a.out, "recipe.json")
     if os.path.exists(recipe_path) and os.path.exists(os.path.join(a.out, "model.onnx")):
         with open(recipe_path) as f:
@@ -36,13 +38,17 @@ def main(argv=None):
                 print(a.out)
                 return 0
     import onnx
+    from onnxruntime.quantization import QuantFormat
     from onnxruntime.quantization.matmul_nbits_quantizer import (
         DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer)
     model = onnx.load(a.model)
+    fmt = QuantFormat.QDQ if a.qdq else QuantFormat.QOperator
     cfg = DefaultWeightOnlyQuantConfig(block_size=a.block_size,
-                                       is_symmetric=not a.asymmetric, bits=a.bits)
+                                       is_symmetric=not a.asymmetric, bits=a.bits,
+                                       quant_format=fmt)
     q = MatMulNBitsQuantizer(model, bits=a.bits, block_size=a.block_size,
-                             is_symmetric=not a.asymmetric, algo_config=cfg)
+                             is_symmetric=not a.asymmetric, quant_format=fmt,
+                             algo_config=cfg)
     q.process()
     os.makedirs(a.out, exist_ok=True)
     for f in ("model.onnx", "model.onnx.data"):
