@@ -164,28 +164,26 @@ void widenFloats(DType dtype, const void *src, int64_t count, float *dst) {
 
 /// MatMulNBits on the block-quantized GEMM (QuantMatMul.h). An engine's
 /// weight (codes, scales and zero points all bound) is repacked once for
-/// the column-group kernel where it runs (AVX-512); otherwise the codes are
-/// read packed where they lie, scales and float zero points widened to f32
-/// once when bound, else every run. 16-bit activations are widened on the
-/// way in and rounded once on the way out.
+/// the column-group kernel where one runs; otherwise each run reads the
+/// operands as they are (scales and float zero points widened to f32).
+/// 16-bit activations are widened on the way in and rounded once on the
+/// way out.
 class MatMulNBitsKernel final : public PreparedKernel {
 public:
   explicit MatMulNBitsKernel(const MatMulNBitsParams &p) : p_(p) {}
 
   void bindConstantInput(size_t index, const void *data) override {
-    if (index == 1) {
-      boundCodes_ = static_cast<const uint8_t *>(data);
-    } else if (index == 2) {
-      scales_ = widened(p_.scaleType, data, p_.n * p_.blocks);
-      scalesBound_ = true;
-    } else if (index == 3) {
-      if (p_.zero == MatMulNBitsParams::Zero::Packed)
-        boundZeroCodes_ = static_cast<const uint8_t *>(data);
-      else
-        zeros_ = zerosOf(data);
-      zerosBound_ = true;
-    }
-    packOnceBound();
+    if (index < 1 || index > 3)
+      return;
+    bound_[index - 1] = data;
+    const bool needsZero = p_.zero != MatMulNBitsParams::Zero::Default;
+    if (packed_ || !bound_[0] || !bound_[1] || (needsZero && !bound_[2]))
+      return;
+    std::vector<float> scales, zeros;
+    BlockQuantWeight w = weightOf(bound_[0], bound_[1], bound_[2], scales,
+                                  zeros);
+    if (packedBlockQuantSupported(w))
+      packed_ = std::make_shared<const PackedBlockQuant>(packBlockQuant(w));
   }
 
   /// The same step prepared for other run-time shapes shares the packing.
@@ -201,27 +199,13 @@ public:
 
   void run(const void *const *i, void *const *o,
            const ExecContext &ctx) override {
-    BlockQuantWeight w;
     std::vector<float> scales, zeros;
-    if (!packed_) {
-      w.n = p_.n;
-      w.k = p_.k;
-      w.blockSize = p_.blockSize;
-      w.bits = p_.bits;
-      w.codes = static_cast<const uint8_t *>(i[1]);
-      if (scalesBound_)
-        w.scales = scales_.data();
-      else if (p_.scaleType == DType::F32)
-        w.scales = static_cast<const float *>(i[2]);
-      else
-        w.scales =
-            (scales = widened(p_.scaleType, i[2], p_.n * p_.blocks)).data();
-      if (p_.zero == MatMulNBitsParams::Zero::Packed)
-        w.zeroCodes = static_cast<const uint8_t *>(i[3]);
-      else if (p_.zero != MatMulNBitsParams::Zero::Default)
-        w.zeroFloats =
-            zerosBound_ ? zeros_.data() : (zeros = zerosOf(i[3])).data();
-    }
+    BlockQuantWeight w;
+    if (!packed_)
+      w = weightOf(i[1], i[2], p_.zero == MatMulNBitsParams::Zero::Default
+                                   ? nullptr
+                                   : i[3],
+                   scales, zeros);
     const int64_t rows = p_.rows;
     auto product = [&](const float *a, float *y) {
       if (packed_)
@@ -248,48 +232,51 @@ public:
   }
 
 private:
-  /// Repacks the weight for the column-group kernel once every part of it
-  /// is bound, where that kernel runs.
-  void packOnceBound() {
-    if (packed_ || !boundCodes_ || !scalesBound_ ||
-        (p_.zero != MatMulNBitsParams::Zero::Default && !zerosBound_))
-      return;
+  /// The kernel's view of the operands: f32 scales and float zero points
+  /// (a scalar repeated per block) widened into `scales` and `zeros` where
+  /// they are stored otherwise; `zero` is null for the default.
+  BlockQuantWeight weightOf(const void *codes, const void *scale,
+                            const void *zero, std::vector<float> &scales,
+                            std::vector<float> &zeros) const {
+    const int64_t count = p_.n * p_.blocks;
     BlockQuantWeight w;
     w.n = p_.n;
     w.k = p_.k;
     w.blockSize = p_.blockSize;
     w.bits = p_.bits;
-    w.codes = boundCodes_;
-    w.scales = scales_.data();
-    w.zeroCodes = boundZeroCodes_;
-    if (p_.zero == MatMulNBitsParams::Zero::PerBlock ||
-        p_.zero == MatMulNBitsParams::Zero::Scalar)
-      w.zeroFloats = zeros_.data();
-    if (packedBlockQuantSupported(w))
-      packed_ = std::make_shared<const PackedBlockQuant>(packBlockQuant(w));
-  }
-
-  static std::vector<float> widened(DType dtype, const void *data,
-                                    int64_t count) {
-    std::vector<float> out(static_cast<size_t>(count));
-    widenFloats(dtype, data, count, out.data());
-    return out;
-  }
-
-  /// Float zero points, one per block (a scalar repeated).
-  std::vector<float> zerosOf(const void *data) const {
-    const int64_t count = p_.n * p_.blocks;
-    if (p_.zero == MatMulNBitsParams::Zero::PerBlock)
-      return widened(p_.zeroType, data, count);
-    float z;
-    widenFloats(p_.zeroType, data, 1, &z);
-    return std::vector<float>(size_t(count), z);
+    w.codes = static_cast<const uint8_t *>(codes);
+    if (p_.scaleType == DType::F32) {
+      w.scales = static_cast<const float *>(scale);
+    } else {
+      scales.resize(size_t(count));
+      widenFloats(p_.scaleType, scale, count, scales.data());
+      w.scales = scales.data();
+    }
+    switch (p_.zero) {
+    case MatMulNBitsParams::Zero::Default:
+      break;
+    case MatMulNBitsParams::Zero::Packed:
+      w.zeroCodes = static_cast<const uint8_t *>(zero);
+      break;
+    case MatMulNBitsParams::Zero::PerBlock:
+      zeros.resize(size_t(count));
+      widenFloats(p_.zeroType, zero, count, zeros.data());
+      w.zeroFloats = zeros.data();
+      break;
+    case MatMulNBitsParams::Zero::Scalar: {
+      float z;
+      widenFloats(p_.zeroType, zero, 1, &z);
+      zeros.assign(size_t(count), z);
+      w.zeroFloats = zeros.data();
+      break;
+    }
+    }
+    return w;
   }
 
   MatMulNBitsParams p_;
-  std::vector<float> scales_, zeros_;
-  const uint8_t *boundCodes_ = nullptr, *boundZeroCodes_ = nullptr;
-  bool scalesBound_ = false, zerosBound_ = false;
+  /// Bound codes, scales and zero points (index 1, 2, 3 less one).
+  const void *bound_[3] = {nullptr, nullptr, nullptr};
   std::shared_ptr<const PackedBlockQuant> packed_;
 };
 

@@ -61,122 +61,7 @@ bool cpuHasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-/// A row of A for the AVX-512 kernel: padded with zeros to whole blocks,
-/// and for 4-bit codes each group of 32 reordered as its 16 even elements
-/// then its 16 odd ones (the low and the high nibbles of 16 bytes).
-void prepareRow(const float *x, const BlockQuantWeight &w, float *out) {
-  const int64_t padded = w.blocks() * w.blockSize;
-  if (w.bits == 8) {
-    for (int64_t i = 0; i < padded; ++i)
-      out[i] = i < w.k ? x[i] : 0.0f;
-    return;
-  }
-  for (int64_t g = 0; g < padded; g += 32)
-    for (int64_t i = 0; i < 32; ++i) {
-      const int64_t src = g + (i < 16 ? 2 * i : 2 * (i - 16) + 1);
-      out[g + i] = src < w.k ? x[src] : 0.0f;
-    }
-}
 
-/// Block b's codes of one column widened to floats, (code - zero) with an
-/// integer zero point (zero is 0 for float zero points, which the caller
-/// corrects for with the block's sum of x), 16 per vector, in the order
-/// prepareRow lays x out.
-TPC_AVX512 inline void decodeBlock(const uint8_t *codes, int64_t blockSize,
-                                   int bits, __m512i zero, __m512 *out) {
-  if (bits == 4) {
-    const __m512i low = _mm512_set1_epi32(15);
-    for (int64_t g = 0; g < blockSize / 32; ++g, codes += 16) {
-      __m512i v = _mm512_cvtepu8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i *>(codes)));
-      out[2 * g] =
-          _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_and_si512(v, low), zero));
-      out[2 * g + 1] =
-          _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(v, 4), zero));
-    }
-    return;
-  }
-  for (int64_t g = 0; g < blockSize / 16; ++g, codes += 16)
-    out[g] = _mm512_cvtepi32_ps(_mm512_sub_epi32(
-        _mm512_cvtepu8_epi32(
-            _mm_loadu_si128(reinterpret_cast<const __m128i *>(codes))),
-        zero));
-}
-
-/// Columns [n0, n1) of R rows starting at r0: each block of a column is
-/// widened once and multiplied into the R rows' accumulators. `prepared`
-/// holds the rows as prepareRow lays them out; `sums` each row's per-block
-/// sums of x (float zero points only).
-template <int R>
-TPC_AVX512 void avx512Rows(const float *prepared, const float *sums,
-                           int64_t r0, const BlockQuantWeight &w, float *y,
-                           int64_t n0, int64_t n1) {
-  const int64_t blocks = w.blocks(), blob = w.blockSize * w.bits / 8;
-  const int64_t padded = blocks * w.blockSize, vecs = w.blockSize / 16;
-  const bool floatZero = !w.zeroCodes && w.zeroFloats;
-  __m512 decoded[256 / 16];
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t *column = w.codes + n * blocks * blob;
-    const float *scales = w.scales + n * blocks;
-    __m512 acc[R];
-    float correction[R];
-    for (int r = 0; r < R; ++r) {
-      acc[r] = _mm512_setzero_ps();
-      correction[r] = 0;
-    }
-    for (int64_t b = 0; b < blocks; ++b) {
-      __m512i zero =
-          _mm512_set1_epi32(floatZero ? 0 : int(zeroOf(w, n, b)));
-      decodeBlock(column + b * blob, w.blockSize, w.bits, zero, decoded);
-      const __m512 scale = _mm512_set1_ps(scales[b]);
-      for (int r = 0; r < R; ++r) {
-        const float *xp = prepared + (r0 + r) * padded + b * w.blockSize;
-        __m512 t = _mm512_mul_ps(decoded[0], _mm512_loadu_ps(xp));
-        for (int64_t v = 1; v < vecs; ++v)
-          t = _mm512_fmadd_ps(decoded[v], _mm512_loadu_ps(xp + 16 * v), t);
-        acc[r] = _mm512_fmadd_ps(t, scale, acc[r]);
-        if (floatZero)
-          correction[r] += scales[b] * w.zeroFloats[n * blocks + b] *
-                           sums[(r0 + r) * blocks + b];
-      }
-    }
-    for (int r = 0; r < R; ++r)
-      y[(r0 + r) * w.n + n] = _mm512_reduce_add_ps(acc[r]) - correction[r];
-  }
-}
-
-/// Every row for columns [n0, n1), four rows at a time.
-void avx512Columns(const float *prepared, const float *sums, int64_t rows,
-                   const BlockQuantWeight &w, float *y, int64_t n0,
-                   int64_t n1) {
-  int64_t r = 0;
-  for (; r + 4 <= rows; r += 4)
-    avx512Rows<4>(prepared, sums, r, w, y, n0, n1);
-  switch (rows - r) {
-  case 3:
-    avx512Rows<3>(prepared, sums, r, w, y, n0, n1);
-    break;
-  case 2:
-    avx512Rows<2>(prepared, sums, r, w, y, n0, n1);
-    break;
-  case 1:
-    avx512Rows<1>(prepared, sums, r, w, y, n0, n1);
-    break;
-  default:
-    break;
-  }
-}
-
-/// Whether the AVX-512 kernel takes `w`: blocks of whole 16-byte groups of
-/// codes (32 codes at 4 bits, 16 at 8), at most 256 codes.
-bool avx512Takes(const BlockQuantWeight &w) {
-  return cpuHasAvx512() && w.blockSize <= 256 &&
-         w.blockSize % (w.bits == 4 ? 32 : 16) == 0;
-}
-#endif
-
-
-#ifdef TPC_QUANT_X86
 /// Rows [r0, r0 + R) of group g: per block, each k's 32 codes are widened
 /// once and multiplied into every row's sums; P independent sums per row
 /// (alternate k) keep the FMA chains short when R is small.
@@ -353,37 +238,15 @@ void matmulBlockQuantPortable(const float *a, int64_t rows,
   portableColumns(a, rows, w, y, 0, w.n);
 }
 
-const char *blockQuantPath(const BlockQuantWeight &w) {
-#ifdef TPC_QUANT_X86
-  if (avx512Takes(w))
-    return "avx512";
-#endif
-  (void)w;
-  return "portable";
-}
-
 void matmulBlockQuant(const float *a, int64_t rows, const BlockQuantWeight &w,
                       float *y, int numThreads) {
-  int64_t bytesPerColumn = w.blocks() * (w.blockSize * w.bits / 8 + 4);
-#ifdef TPC_QUANT_X86
-  if (avx512Takes(w)) {
-    int64_t blocks = w.blocks(), padded = blocks * w.blockSize;
-    std::vector<float> prepared(size_t(rows * padded));
-    std::vector<float> sums;
-    for (int64_t r = 0; r < rows; ++r)
-      prepareRow(a + r * w.k, w, prepared.data() + r * padded);
-    if (!w.zeroCodes && w.zeroFloats) {
-      sums.assign(size_t(rows * blocks), 0.0f);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t i = 0; i < w.k; ++i)
-          sums[r * blocks + i / w.blockSize] += a[r * w.k + i];
-    }
-    parallelFor(numThreads, w.n, bytesPerColumn, [&](int64_t n0, int64_t n1) {
-      avx512Columns(prepared.data(), sums.data(), rows, w, y, n0, n1);
-    });
+  // Unbound weights (constant folding) are repacked for each call: the
+  // column-group kernel is the one fast kernel.
+  if (packedBlockQuantSupported(w)) {
+    matmulBlockQuantPacked(a, rows, packBlockQuant(w), y, numThreads);
     return;
   }
-#endif
+  const int64_t bytesPerColumn = w.blocks() * (w.blockSize * w.bits / 8 + 4);
   parallelFor(numThreads, w.n, bytesPerColumn, [&](int64_t n0, int64_t n1) {
     portableColumns(a, rows, w, y, n0, n1);
   });

@@ -4,9 +4,10 @@
 // MatMulNBits stores it: per column n, K cut into blocks of `blockSize`,
 // each block `bits`-bit codes packed low first into bytes, one scale and one
 // zero point (packed codes, a float, or the default 2^(bits-1)) per block;
-// W[n, k] = (code - zero) * scale. The codes stay packed in memory: each
-// block is widened in registers and multiplied into float accumulators, so
-// a decode step streams the packed bytes only.
+// W[n, k] = (code - zero) * scale. The codes stay packed in memory (an
+// engine's weight repacked once into column groups, PackedBlockQuant): each
+// k's codes are widened in registers and multiplied into float
+// accumulators, so a decode step streams the packed bytes only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TPC_KERNELS_CPU_QUANTMATMUL_H
@@ -39,16 +40,15 @@ struct BlockQuantWeight {
 bool blockQuantSupported(const BlockQuantWeight &w);
 
 /// Y [rows, w.n] = A [rows, w.k] x dequantize(w)^T in float32 over up to
-/// `numThreads` threads (columns split between them). `path` picks the
-/// kernel: the AVX-512 one where the CPU has it (blocks of 32 codes widened
-/// in registers), else the portable loop.
+/// `numThreads` threads (columns split between them), for a weight that is
+/// not bound once (constant folding): repacked for this call and run on the
+/// column-group kernel where the CPU has one (packedBlockQuantSupported),
+/// else on the portable loop.
 void matmulBlockQuant(const float *a, int64_t rows, const BlockQuantWeight &w,
                       float *y, int numThreads);
-/// The same through the portable loop only (the parity reference's peer).
+/// The same through the portable loop only, on any CPU (its parity test).
 void matmulBlockQuantPortable(const float *a, int64_t rows,
                               const BlockQuantWeight &w, float *y);
-/// "avx512" or "portable": the path matmulBlockQuant takes for `w` here.
-const char *blockQuantPath(const BlockQuantWeight &w);
 
 /// A weight repacked once (an engine's weight, bound before the first run)
 /// for the column-group kernel: columns in groups of 32, and for each group,

@@ -1,6 +1,7 @@
 //===- QuantMatMulTest.cpp - MatMulNBits against a float64 reference ------===//
 //
-// The block-quantized GEMM through the kernel registry, as a plan runs it:
+// The block-quantized GEMM through the kernel registry, as a plan runs it
+// (unbound, so repacked per call), and each kernel directly:
 // every bit width, block size and zero-point form, K and N that are not
 // multiples of anything, one to nine rows (the kernel groups rows by four),
 // f32 and bf16 activations, f16 scales, one and two threads. The reference
@@ -100,8 +101,9 @@ void runCase(const Case &c) {
     scale = std::max(scale, std::fabs(v));
   expectClose(out[0], expected, rtol, rtol * scale);
 
-  // The repacked column-group kernel an engine's bound weight runs on,
-  // from the same bytes (f32 activations and scales).
+  // The portable loop (the kernel of CPUs without AVX2), and the repacked
+  // column-group kernels an engine's bound weight runs on, from the same
+  // bytes (f32 activations and scales).
   if (c.dtype != DType::F32 || c.scaleType != DType::F32)
     return;
   BlockQuantWeight w;
@@ -120,6 +122,13 @@ void runCase(const Case &c) {
     w.zeroFloats =
         (zeros = std::vector<float>(size_t(c.n * blocks), float(zero.at(0))))
             .data();
+  {
+    Tensor y(DType::F32, {c.rows, c.n});
+    matmulBlockQuantPortable(static_cast<const float *>(a.data()), c.rows, w,
+                             static_cast<float *>(y.data()));
+    SCOPED_TRACE("portable loop");
+    expectClose(y, expected, rtol, rtol * scale);
+  }
   if (!packedBlockQuantSupported(w))
     return;
   PackedBlockQuant packed = packBlockQuant(w);
@@ -173,13 +182,16 @@ TEST(MatMulNBits, TwoThreadsSplitTheColumns) {
 }
 
 TEST(MatMulNBits, ThePathIsNamed) {
+  // The kernel an engine's weights run on is named after what this CPU has.
+  const std::string name = blockQuantKernelName();
   BlockQuantWeight w;
-  w.bits = 4;
-  w.blockSize = 32;
-  const std::string path = blockQuantPath(w);
-  EXPECT_TRUE(path == "avx512" || path == "portable") << path;
-  w.blockSize = 16; // 16 4-bit codes are half a register's bytes
-  EXPECT_EQ(std::string(blockQuantPath(w)), "portable");
+  w.n = w.k = 32;
+  w.codes = reinterpret_cast<const uint8_t *>("");
+  w.scales = reinterpret_cast<const float *>("");
+  EXPECT_TRUE(name == "avx512 column groups" || name == "avx2 column groups" ||
+              name == "portable")
+      << name;
+  EXPECT_EQ(packedBlockQuantSupported(w), name != "portable");
 }
 
 TEST(MatMulNBits, RejectsBadOperands) {
