@@ -121,7 +121,7 @@ def main(argv=None):
                                         " QDQ" if a.qdq else "")
     runs = []
     try:
-        plan = [(qmodel, d, "tpc %s, %s activations" % (label, d), qbytes)
+        plan = [(qmodel, d, "tpc %s, %s activations" % (label, d), qbytes, [])
                 for d in a.dtypes.split(",")]
         fmodel = os.path.join(folder, "model.onnx")
         qflags = ["--quantize", "int%d" % a.bits, "--block-size", str(a.block_size)] + \
@@ -131,7 +131,6 @@ def main(argv=None):
         if not a.no_float:
             plan.append((fmodel, "bf16", "tpc float model, bf16 weights",
                          fbytes / 2, []))
-        plan = [p if len(p) == 5 else p + ([],) for p in plan]
         for i, (model, dtype, name, nbytes, extra) in enumerate(plan):
             engine = os.path.join(work, "e%d" % i)
             compile_s = hub.timed([a.tpc, "compile", model, "--tp", str(a.tp),

@@ -112,7 +112,7 @@ std::vector<int64_t> sliceIndices(const WeightSlice &w, int64_t axis) {
 /// [min(v, 0), max(v, 0)] maps onto [0, 2^bits - 1]. A block of zeros gets
 /// scale 1.
 void quantizeBlock(const float *v, int64_t count, int bits, bool symmetric,
-                   uint8_t *codes, float &scale, int &zero) {
+                   uint8_t *codes, float &scale, uint8_t &zero) {
   const int top = (1 << bits) - 1;
   if (symmetric) {
     float vmax = 0;
@@ -120,7 +120,9 @@ void quantizeBlock(const float *v, int64_t count, int bits, bool symmetric,
       if (std::fabs(v[i]) > std::fabs(vmax))
         vmax = v[i];
     scale = vmax / float(-(1 << (bits - 1)));
-    zero = 1 << (bits - 1);
+    if (scale == 0)
+      scale = 1;
+    zero = uint8_t(1 << (bits - 1));
   } else {
     float lo = 0, hi = 0;
     for (int64_t i = 0; i < count; ++i) {
@@ -130,15 +132,25 @@ void quantizeBlock(const float *v, int64_t count, int bits, bool symmetric,
     scale = (hi - lo) / float(top);
     if (scale == 0)
       scale = 1;
-    zero = int(std::min<float>(std::max<float>(std::nearbyint(-lo / scale), 0),
-                               float(top)));
+    zero = uint8_t(std::min<float>(
+        std::max<float>(std::nearbyint(-lo / scale), 0), float(top)));
   }
-  if (scale == 0)
-    scale = 1;
   for (int64_t i = 0; i < count; ++i) {
     float c = std::nearbyint(v[i] / scale) + float(zero);
     codes[i] = uint8_t(std::min<float>(std::max<float>(c, 0), float(top)));
   }
+}
+
+/// Appends `count` codes to `out` packed as MatMulNBits packs them: 8-bit
+/// one a byte, 4-bit two a byte, the first in the low nibble.
+void appendPacked(std::vector<uint8_t> &out, const uint8_t *codes,
+                  int64_t count, int bits) {
+  if (bits == 8) {
+    out.insert(out.end(), codes, codes + count);
+    return;
+  }
+  for (int64_t i = 0; i < count; i += 2)
+    out.push_back(uint8_t(codes[i] | (i + 1 < count ? codes[i + 1] << 4 : 0)));
 }
 
 /// Appends part `w.quantPart` of the block quantization of the float
@@ -152,12 +164,15 @@ Status appendQuantized(SafetensorsWriter &writer, const WeightSlice &w,
   const int bits = w.quantBits;
   const int64_t stride = w.sourceShape[1];
   constexpr int64_t kChunk = 64;
+  if (w.quantPart != "codes" && w.quantPart != "scales" &&
+      w.quantPart != "zeros")
+    return Status::error("weight '" + w.tensor +
+                         "': unknown quantized part '" + w.quantPart + "'");
   std::vector<float> values(static_cast<size_t>(kChunk * blocks * bs));
-  std::vector<uint8_t> codes(static_cast<size_t>(bs)), out;
+  std::vector<uint8_t> codes(static_cast<size_t>(blocks * bs)), out;
   std::vector<float> scales(static_cast<size_t>(blocks));
-  std::vector<int> zeros(static_cast<size_t>(blocks));
+  std::vector<uint8_t> zeros(static_cast<size_t>(blocks));
   std::vector<uint16_t> narrowed(static_cast<size_t>(blocks));
-  const bool to16 = w.desc.dtype == DType::F16 || w.desc.dtype == DType::BF16;
   for (int64_t n0 = 0; n0 < n; n0 += kChunk) {
     const int64_t cols = std::min(kChunk, n - n0);
     std::fill(values.begin(), values.end(), 0.0f);
@@ -169,44 +184,23 @@ Status appendQuantized(SafetensorsWriter &writer, const WeightSlice &w,
             sourceFloat(base, at, w.sourceDType);
       }
     for (int64_t j = 0; j < cols; ++j) {
-      out.clear();
-      for (int64_t b = 0; b < blocks; ++b) {
+      for (int64_t b = 0; b < blocks; ++b)
         quantizeBlock(values.data() + (j * blocks + b) * bs, bs, bits,
-                      w.quantSymmetric, codes.data(), scales[size_t(b)],
-                      zeros[size_t(b)]);
-        if (w.quantPart == "codes") {
-          if (bits == 8)
-            out.insert(out.end(), codes.begin(), codes.end());
-          else
-            for (int64_t i = 0; i < bs; i += 2)
-              out.push_back(
-                  uint8_t(codes[size_t(i)] | codes[size_t(i + 1)] << 4));
-        }
-      }
+                      w.quantSymmetric, codes.data() + b * bs,
+                      scales[size_t(b)], zeros[size_t(b)]);
       Status st = Status::ok();
-      if (w.quantPart == "codes") {
-        st = writer.append(out.data(), out.size());
-      } else if (w.quantPart == "scales") {
-        if (to16) {
-          for (int64_t b = 0; b < blocks; ++b)
-            narrowed[size_t(b)] = w.desc.dtype == DType::BF16
-                                      ? floatToBf16Saturating(scales[size_t(b)])
-                                      : floatToHalfSaturating(scales[size_t(b)]);
-          st = writer.append(narrowed.data(), size_t(blocks) * 2);
-        } else {
-          st = writer.append(scales.data(), size_t(blocks) * 4);
-        }
-      } else if (w.quantPart == "zeros") {
-        for (int64_t b = 0; b < blocks; b += (bits == 4 ? 2 : 1))
-          out.push_back(bits == 8 ? uint8_t(zeros[size_t(b)])
-                                  : uint8_t(zeros[size_t(b)] |
-                                            (b + 1 < blocks
-                                                 ? zeros[size_t(b + 1)] << 4
-                                                 : 0)));
-        st = writer.append(out.data(), out.size());
+      out.clear();
+      if (w.quantPart == "scales") {
+        const auto *bytes = reinterpret_cast<const uint8_t *>(scales.data());
+        st = w.desc.dtype == DType::F32
+                 ? writer.append(bytes, size_t(blocks) * 4)
+                 : appendNarrowed(writer, bytes, size_t(blocks),
+                                  w.desc.dtype == DType::BF16, narrowed);
       } else {
-        return Status::error("weight '" + w.tensor +
-                             "': unknown quantized part '" + w.quantPart + "'");
+        const bool isCodes = w.quantPart == "codes";
+        appendPacked(out, isCodes ? codes.data() : zeros.data(),
+                     isCodes ? blocks * bs : blocks, bits);
+        st = writer.append(out.data(), out.size());
       }
       TPC_RETURN_IF_ERROR(st);
     }
